@@ -1,0 +1,106 @@
+"""One error hierarchy for assay.
+
+    AssayError
+    ├── UsageError               user-fixable; CLI prints one line and exits 1
+    │   ├── ConfigError          a bad file, flag or env var (names it, with the line when known)
+    │   ├── MissingDependencyError   an optional extra is not installed (names the pip command)
+    │   ├── ResumeError          a --resume directory that cannot be resumed
+    │   └── DataIntegrityError   pinned data whose checksum does not match
+    ├── InfraError               backend/judge unreachable, auth rejected, quota: never the subject's fault (exit 3)
+    ├── SubjectError             the thing under test broke (an attempt is recorded as ERROR)
+    ├── LockHeldError            another eval holds the machine lock (exit 2)
+    ├── SecretLeakError          an artifact would have contained a known secret value
+    ├── NotComparableError       two runs cannot be compared (exit 3)
+    └── IndexCorruptError        a stored index is damaged or was built differently
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AssayError",
+    "ConfigError",
+    "DataIntegrityError",
+    "IndexCorruptError",
+    "InfraError",
+    "LockHeldError",
+    "MissingDependencyError",
+    "NotComparableError",
+    "ResumeError",
+    "SecretLeakError",
+    "SubjectError",
+    "UsageError",
+]
+
+
+class AssayError(Exception):
+    """Base of every error assay raises on purpose."""
+
+    exit_code: int = 1
+
+
+class UsageError(AssayError):
+    """Something the user can fix: a flag, a file, an env var."""
+
+    exit_code = 1
+
+
+class ConfigError(UsageError):
+    """A bad configuration value; the message names the file and line, the flag or the env var."""
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
+        self.path = path
+        self.line = line
+        where = ""
+        if path is not None:
+            where = f"{path}:{line}: " if line is not None else f"{path}: "
+        super().__init__(where + message)
+
+
+class MissingDependencyError(UsageError):
+    """An optional dependency is missing; the message says which extra to install."""
+
+    def __init__(self, package: str, extra: str) -> None:
+        self.package = package
+        self.extra = extra
+        super().__init__(f"{package} is not installed: pip install 'assay[{extra}]'")
+
+
+class ResumeError(UsageError):
+    """A run directory that cannot be resumed (missing meta, changed suite, ...)."""
+
+
+class DataIntegrityError(UsageError):
+    """Pinned data whose checksum or shape does not match what was recorded."""
+
+
+class InfraError(AssayError):
+    """The model backend, judge or another service was unreachable or refused us.
+
+    Never the subject's fault: the run stops, the attempt is INFRA_ERROR and the rest NOT_RUN.
+    """
+
+    exit_code = 3
+
+
+class SubjectError(AssayError):
+    """The subject under test broke; recorded as an ERROR attempt, not raised out of a run."""
+
+
+class LockHeldError(AssayError):
+    """Another eval holds the machine lock."""
+
+    exit_code = 2
+
+
+class SecretLeakError(AssayError):
+    """A known secret value would have been written to an artifact."""
+
+
+class NotComparableError(AssayError):
+    """Two runs differ in what makes them comparable (model, judge, embedder, suite, benchmark)."""
+
+    exit_code = 3
+
+
+class IndexCorruptError(AssayError):
+    """A stored index is damaged, incomplete or was built with another embedder/schema."""

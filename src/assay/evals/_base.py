@@ -1,0 +1,114 @@
+"""The contract a benchmark keeps to plug into assay's runner, stats, gate and report.
+
+A benchmark owns what is particular to it (its suite, how one case is attempted, its extra metrics and
+report section); everything else (run directory, journal, resume, lock, executor, folding, gating,
+rendering) is shared.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import click
+
+from assay.models._usage import Usage
+from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
+
+
+@dataclass
+class Case:
+    """One thing to measure. ``input`` must be JSON-serialisable so attempts can run elsewhere (Ray)."""
+
+    id: str
+    category: str = "default"
+    input: Any = None
+    tags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Suite:
+    name: str
+    version: str
+    cases: list[Case]
+
+    def case_ids(self) -> list[str]:
+        return [c.id for c in self.cases]
+
+
+@dataclass
+class Outcome:
+    """What ``run_case`` returns; the runner adds timing, commit and iteration."""
+
+    status: Status
+    score: float | None = None
+    metrics: dict[str, float] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
+    usage: Usage | None = None
+    error: ErrorInfo | None = None
+    skip_reason: str | None = None
+
+    @classmethod
+    def skipped(cls, reason: str, **details: Any) -> Outcome:
+        return cls(status=Status.SKIPPED, skip_reason=reason, details=dict(details))
+
+
+@dataclass
+class AttemptContext:
+    """Per-attempt information handed to ``run_case``."""
+
+    run_dir: str
+    iteration: int
+    seed: int
+    timeout_s: float | None
+
+
+class Benchmark(ABC):
+    """Base class of every benchmark. Subclasses are registered by ``name``."""
+
+    name: ClassVar[str]
+    help: ClassVar[str] = ""
+    suites: ClassVar[tuple[str, ...]] = ("pr",)
+    default_suite: ClassVar[str] = "pr"
+    #: metrics this benchmark reports; direction and tolerance are declared once here
+    metric_specs: ClassVar[tuple[MetricSpec, ...]] = ()
+    #: whether attempts pass/fail (agent-like) or only carry metrics (retrieval, serving)
+    pass_fail: ClassVar[bool] = True
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.options = options
+
+    @classmethod
+    def cli_options(cls) -> list[click.Option]:
+        """Benchmark-specific CLI options (the shared ones are added by the eval group)."""
+        return []
+
+    def subject_config(self) -> SubjectConfig:
+        """What makes two runs comparable (subject, model, judge model, embedder)."""
+        return SubjectConfig()
+
+    @abstractmethod
+    def load_suite(self, suite: str) -> Suite:
+        """Load and validate the suite; raise ConfigError naming the file/line on bad input."""
+
+    async def preflight(self) -> None:  # noqa: B027 - optional hook
+        """One cheap check that every backend is reachable; raise InfraError or ConfigError."""
+
+    async def setup(self, run_dir: str) -> None:  # noqa: B027 - optional hook
+        """Start what the attempts need (a server, an index)."""
+
+    async def teardown(self) -> None:  # noqa: B027 - optional hook
+        """Stop what setup started. Always called."""
+
+    @abstractmethod
+    async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
+        """Attempt one case. Raise InfraError for an outage; other exceptions are recorded as ERROR."""
+
+    def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
+        """Run-level metrics beyond the per-case means the shared fold computes (e.g. throughput)."""
+        return {}
+
+    def report_section(self, scorecard: Scorecard) -> str:
+        """Markdown appended to the shared report."""
+        return ""
