@@ -5,7 +5,8 @@
     │   ├── ConfigError          a bad file, flag or env var (names it, with the line when known)
     │   ├── MissingDependencyError   an optional extra is not installed (names the pip command)
     │   ├── ResumeError          a --resume directory that cannot be resumed
-    │   └── DataIntegrityError   pinned data whose checksum does not match
+    │   ├── DataIntegrityError   pinned data whose checksum does not match
+    │   └── DocumentError        a document that cannot be indexed (scanned, unreadable, unsupported)
     ├── InfraError               backend/judge unreachable, auth rejected, quota: never the subject's fault (exit 3)
     ├── SubjectError             the thing under test broke (an attempt is recorded as ERROR)
     ├── LockHeldError            another eval holds the machine lock (exit 2)
@@ -20,6 +21,7 @@ __all__ = [
     "AssayError",
     "ConfigError",
     "DataIntegrityError",
+    "DocumentError",
     "IndexCorruptError",
     "InfraError",
     "LockHeldError",
@@ -71,6 +73,14 @@ class ResumeError(UsageError):
 
 class DataIntegrityError(UsageError):
     """Pinned data whose checksum or shape does not match what was recorded."""
+
+
+class DocumentError(UsageError):
+    """A document that cannot be indexed as it is (image-only PDF, unreadable file, unsupported type)."""
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}" if path else message)
 
 
 class InfraError(AssayError):
