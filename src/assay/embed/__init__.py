@@ -1,8 +1,27 @@
-"""Embedders: the local ONNX default, a deterministic hashing embedder, and OpenAI-compatible servers."""
+"""Embedders: the local ONNX default, a deterministic hashing embedder, and OpenAI-compatible servers.
+
+Pick one by spec with :func:`get_embedder` (``"local"``, ``"hash"``, ``"hash:DIM"``, ``"local:PATH.onnx"``,
+``"openai-compat/NAME@URL"``); wrap any embedder in :class:`CachedEmbedder` for a memory LRU and a disk cache.
+"""
 
 from __future__ import annotations
 
+from assay.embed._cache import CachedEmbedder, CacheStats, default_cache_dir
 from assay.embed._hash import HashEmbedder
+from assay.embed._local import LocalEmbedder
+from assay.embed._openai import OpenAICompatEmbedder
 from assay.embed._protocol import Embedder
+from assay.embed._registry import DEFAULT_EMBEDDER, EMBEDDER_SPECS, get_embedder
 
-__all__ = ["Embedder", "HashEmbedder"]
+__all__ = [
+    "DEFAULT_EMBEDDER",
+    "EMBEDDER_SPECS",
+    "CacheStats",
+    "CachedEmbedder",
+    "Embedder",
+    "HashEmbedder",
+    "LocalEmbedder",
+    "OpenAICompatEmbedder",
+    "default_cache_dir",
+    "get_embedder",
+]

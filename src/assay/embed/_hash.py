@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -36,7 +37,7 @@ class HashEmbedder:
         for tok in _TOKEN.findall(text):
             words.extend(_split_identifier(tok))
         feats: list[tuple[str, float]] = [("w:" + w, 1.0) for w in words]
-        feats += [("b:" + a + "_" + b, 0.7) for a, b in zip(words, words[1:], strict=False)]
+        feats += [("b:" + a + "_" + b, 0.7) for a, b in itertools.pairwise(words)]
         n = self.char_ngrams
         for w in words:
             padded = f"#{w}#"

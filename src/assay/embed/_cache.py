@@ -1,0 +1,248 @@
+"""A caching wrapper for any embedder: a bounded in-memory LRU in front of an on-disk cache.
+
+On disk, vectors are keyed by (embedder id, sha256 of the text)::
+
+    $ASSAY_HOME/cache/embeddings/<slug>-<sha256(id)[:16]>/
+        embedder.json               {"schema_version": 1, "id": ..., "name": ..., "dim": ...}
+        ab/abcdef....npy            one float32 vector per text, plain .npy (never pickled)
+
+Each file is written to a temporary name and renamed into place, so a killed process leaves no half-written
+entry. An entry that fails to load (truncated, wrong shape or dtype, non-finite) is ignored, recomputed and
+rewritten; a directory whose ``embedder.json`` names another id is never read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from assay.embed._protocol import Embedder
+from assay.errors import ConfigError
+
+__all__ = ["CacheStats", "CachedEmbedder", "default_cache_dir", "text_key"]
+
+_SCHEMA_VERSION = 1
+
+
+def default_cache_dir() -> Path:
+    """``$ASSAY_HOME/cache/embeddings`` (``ASSAY_HOME`` defaults to ``~/.assay``)."""
+    home = Path(os.environ.get("ASSAY_HOME") or Path.home() / ".assay").expanduser()
+    return home / "cache" / "embeddings"
+
+
+def text_key(text: str) -> str:
+    """sha256 hex digest of the UTF-8 text (surrogates escaped, so any ``str`` has a key)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass
+class CacheStats:
+    """Counts since the wrapper was built: texts served from memory, from disk, and computed."""
+
+    memory_hits: int = 0
+    disk_hits: int = 0
+    misses: int = 0
+    corrupt: int = 0
+    write_errors: int = 0
+
+    @property
+    def hits(self) -> int:
+        return self.memory_hits + self.disk_hits
+
+
+class CachedEmbedder:
+    """Wraps ``inner``; same ``id``, ``name``, ``dim`` and vectors, computed once per distinct text.
+
+    ``memory_items`` bounds the LRU (0 disables it). ``cache_dir=False`` disables the disk cache; ``None``
+    uses :func:`default_cache_dir`. Duplicate texts in one call are embedded once.
+    """
+
+    def __init__(
+        self,
+        inner: Embedder,
+        *,
+        memory_items: int = 50_000,
+        cache_dir: str | Path | bool | None = None,
+    ) -> None:
+        if memory_items < 0:
+            raise ConfigError(f"memory_items must be 0 or more, got {memory_items}")
+        self.inner = inner
+        self.memory_items = memory_items
+        self.stats = CacheStats()
+        self._lru: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        if cache_dir is False:
+            self.cache_dir: Path | None = None
+        elif cache_dir is None or cache_dir is True:
+            self.cache_dir = default_cache_dir()
+        else:
+            self.cache_dir = Path(cache_dir)
+        self._dir: Path | None = None
+        self._dir_ready = False
+
+    # -- the Embedder protocol, delegated -------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    @property
+    def max_tokens(self) -> int:
+        return self.inner.max_tokens
+
+    @property
+    def id(self) -> str:
+        return self.inner.id
+
+    # -- disk layout ----------------------------------------------------------------------------------
+    @property
+    def directory(self) -> Path | None:
+        """The folder this embedder's vectors live in, or None when the disk cache is off."""
+        if self.cache_dir is None:
+            return None
+        if self._dir is None:
+            ident = self.inner.id
+            slug = re.sub(r"[^A-Za-z0-9._-]+", "_", self.inner.name)[:40].strip("_") or "embedder"
+            self._dir = self.cache_dir / f"{slug}-{hashlib.sha256(ident.encode()).hexdigest()[:16]}"
+        return self._dir
+
+    def _prepare_dir(self) -> bool:
+        """Create the folder and its ``embedder.json``; False if it belongs to another id or is unusable."""
+        if self._dir_ready:
+            return True
+        d = self.directory
+        if d is None:
+            return False
+        meta_path = d / "embedder.json"
+        want = {"schema_version": _SCHEMA_VERSION, "id": self.inner.id, "name": self.inner.name}
+        try:
+            if meta_path.is_file():
+                try:
+                    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+                except (ValueError, OSError):
+                    meta = None
+                if isinstance(meta, dict) and meta.get("id") == want["id"]:
+                    self._dir_ready = True
+                    return True
+                if isinstance(meta, dict) and "id" in meta and meta["id"] != want["id"]:
+                    return False  # a hash collision of ids: never mix vectors of two embedders
+            d.mkdir(parents=True, exist_ok=True)
+            want["dim"] = self.inner.dim
+            self._atomic_write(meta_path, json.dumps(want, indent=2).encode())
+        except OSError:
+            self.stats.write_errors += 1
+            return False
+        self._dir_ready = True
+        return True
+
+    def _path(self, key: str) -> Path:
+        assert self._dir is not None
+        return self._dir / key[:2] / f"{key}.npy"
+
+    @staticmethod
+    def _atomic_write(path: Path, data: bytes) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    def _read(self, key: str) -> np.ndarray | None:
+        path = self._path(key)
+        try:
+            vec = np.load(path, allow_pickle=False)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, EOFError):
+            self.stats.corrupt += 1
+            return None
+        if vec.dtype != np.float32 or vec.shape != (self.inner.dim,) or not np.all(np.isfinite(vec)):
+            self.stats.corrupt += 1
+            return None
+        sq = float(np.dot(vec, vec))
+        if sq != 0.0 and abs(sq - 1.0) > 1e-3:  # every embedder returns unit vectors (or zero for "")
+            self.stats.corrupt += 1
+            return None
+        return vec
+
+    def _write(self, key: str, vec: np.ndarray) -> None:
+        import io
+
+        buf = io.BytesIO()
+        np.save(buf, np.ascontiguousarray(vec, dtype=np.float32), allow_pickle=False)
+        try:
+            self._atomic_write(self._path(key), buf.getvalue())
+        except OSError:
+            self.stats.write_errors += 1
+
+    # -- memory ---------------------------------------------------------------------------------------
+    def _remember(self, key: str, vec: np.ndarray) -> None:
+        if self.memory_items == 0:
+            return
+        self._lru[key] = vec
+        self._lru.move_to_end(key)
+        while len(self._lru) > self.memory_items:
+            self._lru.popitem(last=False)
+
+    def clear_memory(self) -> None:
+        with self._lock:
+            self._lru.clear()
+
+    # -- embedding ------------------------------------------------------------------------------------
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts, not one string")
+        keys = [text_key(t) for t in texts]
+        found: dict[str, np.ndarray] = {}
+        todo: dict[str, str] = {}  # key -> text, first occurrence
+        with self._lock:
+            disk = self._prepare_dir()
+            for key, text in zip(keys, texts, strict=True):
+                if key in found or key in todo:
+                    continue
+                vec = self._lru.get(key)
+                if vec is not None:
+                    self._lru.move_to_end(key)
+                    self.stats.memory_hits += 1
+                    found[key] = vec
+                    continue
+                vec = self._read(key) if disk else None
+                if vec is not None:
+                    self.stats.disk_hits += 1
+                    found[key] = vec
+                    self._remember(key, vec)
+                    continue
+                todo[key] = text
+        if todo:
+            new = self.inner.embed(list(todo.values()))
+            with self._lock:
+                for key, vec in zip(todo, new, strict=True):
+                    vec = np.array(vec, dtype=np.float32)  # own the row, not a view of the batch
+                    found[key] = vec
+                    self._remember(key, vec)
+                    if disk:
+                        self._write(key, vec)
+                self.stats.misses += len(todo)
+        out = np.zeros((len(texts), self.inner.dim), dtype=np.float32)
+        for i, key in enumerate(keys):
+            out[i] = found[key]
+        return out

@@ -1,0 +1,95 @@
+"""The default local embedder: the real all-MiniLM-L6-v2 int8 ONNX model on small inputs."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from assay.embed import Embedder, LocalEmbedder, get_embedder
+from assay.errors import DataIntegrityError, MissingDependencyError
+
+pytest.importorskip("onnxruntime", reason="extra 'embed' not installed")
+
+
+@pytest.fixture(scope="module")
+def local() -> LocalEmbedder:
+    return LocalEmbedder()
+
+
+def _cos(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b)
+
+
+def test_shape_dtype_norm(local: LocalEmbedder) -> None:
+    out = local.embed(["A short sentence.", "Another, somewhat longer sentence about embeddings."])
+    assert out.shape == (2, 384)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(out, axis=1), 1.0, atol=1e-5)
+    assert local.embed([]).shape == (0, 384)
+    assert isinstance(local, Embedder)
+
+
+def test_similarity_ordering_on_sentence_pairs(local: LocalEmbedder) -> None:
+    pairs = [
+        ("A man is playing a guitar.", "Someone is playing an instrument.", "The stock market fell today."),
+        ("How do I reset my password?", "I forgot my login password.", "The recipe needs two eggs."),
+        ("The cat sleeps on the sofa.", "A kitten is napping on the couch.", "Rockets launch from Florida."),
+        ("def add(a, b): return a + b", "a function that sums two numbers", "weather forecast for Paris"),
+    ]
+    for anchor, near, far in pairs:
+        a, n, f = local.embed([anchor, near, far])
+        assert _cos(a, n) > _cos(a, f) + 0.2, (anchor, _cos(a, n), _cos(a, f))
+
+
+def test_known_similarity_values(local: LocalEmbedder) -> None:
+    # Pinned against this ONNX file (its sha256 is in the id); float noise across CPUs is far below 0.01.
+    a, b, c = local.embed(
+        ["A man is playing a guitar.", "Someone plays an instrument.", "The stock market fell sharply today."]
+    )
+    assert _cos(a, b) == pytest.approx(0.666, abs=0.01)
+    assert _cos(a, c) == pytest.approx(-0.05, abs=0.01)
+
+
+def test_batching_does_not_change_vectors(local: LocalEmbedder) -> None:
+    texts = ["short", "a sentence of medium length about retrieval", "word " * 300, "another one", "x"]
+    together = local.embed(texts)
+    alone = np.stack([local.embed([t])[0] for t in texts])
+    np.testing.assert_allclose(together, alone, atol=1e-5)
+    small = LocalEmbedder(batch_size=2, threads=1)
+    assert small.id == local.id
+    np.testing.assert_allclose(small.embed(texts), together, atol=1e-5)
+
+
+def test_truncates_at_max_tokens(local: LocalEmbedder) -> None:
+    long_text = "tokens " * 1000
+    assert local.count_tokens(long_text) == 256
+    # Text past the limit cannot change the vector.
+    a, b = local.embed([long_text, long_text + " completely different ending about volcanoes"])
+    np.testing.assert_allclose(a, b, atol=1e-6)
+
+
+def test_id_names_weights_tokenizer_and_settings(local: LocalEmbedder) -> None:
+    assert local.id.startswith("all-MiniLM-L6-v2:onnx=8199be6f699a:tok=")
+    assert "max_tokens=256" in local.id
+    assert LocalEmbedder(max_tokens=128).id != local.id
+    assert get_embedder("local").id == local.id
+
+
+def test_missing_onnxruntime_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    with pytest.raises(MissingDependencyError) as err:
+        LocalEmbedder()
+    assert err.value.package == "onnxruntime"
+    assert err.value.extra == "embed"
+    assert "pip install 'assay[embed]'" in str(err.value)
+
+
+def test_damaged_model_file_is_a_data_error(tmp_path) -> None:
+    bad = tmp_path / "model.onnx"
+    bad.write_bytes(b"not an onnx model at all")
+    emb = LocalEmbedder(bad)
+    assert "onnx=" in emb.id
+    with pytest.raises(DataIntegrityError, match=r"model\.onnx"):
+        emb.embed(["hello"])
