@@ -1,18 +1,18 @@
 """One error hierarchy for assay.
 
-    AssayError
-    ├── UsageError               user-fixable; CLI prints one line and exits 1
-    │   ├── ConfigError          a bad file, flag or env var (names it, with the line when known)
-    │   ├── MissingDependencyError   an optional extra is not installed (names the pip command)
-    │   ├── ResumeError          a --resume directory that cannot be resumed
-    │   ├── DataIntegrityError   pinned data whose checksum does not match
-    │   └── DocumentError        a document that cannot be indexed (scanned, unreadable, unsupported)
-    ├── InfraError               backend/judge unreachable, auth rejected, quota: never the subject's fault (exit 3)
-    ├── SubjectError             the thing under test broke (an attempt is recorded as ERROR)
-    ├── LockHeldError            another eval holds the machine lock (exit 2)
-    ├── SecretLeakError          an artifact would have contained a known secret value
-    ├── NotComparableError       two runs cannot be compared (exit 3)
-    └── IndexCorruptError        a stored index is damaged or was built differently
+AssayError
+├── UsageError               user-fixable; CLI prints one line and exits 1
+│   ├── ConfigError          a bad file, flag or env var (names it, with the line when known)
+│   ├── MissingDependencyError   an optional extra is not installed (names the pip command)
+│   ├── ResumeError          a --resume directory that cannot be resumed
+│   ├── DataIntegrityError   pinned data whose checksum does not match
+│   └── DocumentError        a document that cannot be indexed (scanned, unreadable, unsupported)
+├── InfraError               backend/judge unreachable, auth rejected, quota: never the subject's fault (exit 3)
+├── SubjectError             the thing under test broke (an attempt is recorded as ERROR)
+├── LockHeldError            another eval holds the machine lock (exit 2)
+├── SecretLeakError          an artifact would have contained a known secret value
+├── NotComparableError       two runs cannot be compared (exit 3)
+└── IndexCorruptError        a stored index is damaged or was built differently
 """
 
 from __future__ import annotations

@@ -5,4 +5,13 @@ from __future__ import annotations
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._registry import available, get_benchmark, register
 
-__all__ = ["AttemptContext", "Benchmark", "Case", "Outcome", "Suite", "available", "get_benchmark", "register"]
+__all__ = [
+    "AttemptContext",
+    "Benchmark",
+    "Case",
+    "Outcome",
+    "Suite",
+    "available",
+    "get_benchmark",
+    "register",
+]

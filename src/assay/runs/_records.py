@@ -6,7 +6,7 @@ All are versioned pydantic models; ``schema_version`` changes when a field chang
 from __future__ import annotations
 
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -18,7 +18,7 @@ SCHEMA_VERSION = 1
 Direction = Literal["higher", "lower"]
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     PASS = "PASS"
     FAIL = "FAIL"
     ERROR = "ERROR"

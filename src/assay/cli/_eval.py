@@ -1,0 +1,198 @@
+"""`assay eval <benchmark>`: one command per registered benchmark, with the options every benchmark shares."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from assay.cli._commands import EVAL_EXTRA_COMMANDS
+from assay.cli._main import load_command
+from assay.errors import ConfigError
+from assay.evals._base import Benchmark
+from assay.evals._registry import available, get_benchmark
+from assay.runs._records import Scorecard
+from assay.runs._runner import EXIT_REGRESSION, RunOptions, RunResult, run_benchmark
+
+_P = click.Path(path_type=Path)
+
+SHARED_OPTIONS: list[click.Option] = [
+    click.Option(
+        ["--suite"], default=None, envvar="ASSAY_SUITE", help="Suite to run (default: the benchmark's own)."
+    ),
+    click.Option(
+        ["--iterations", "-n"],
+        type=click.IntRange(min=1),
+        default=1,
+        envvar="ASSAY_ITERATIONS",
+        show_default=True,
+        help="Attempts per case; repeats are folded into stability labels.",
+    ),
+    click.Option(
+        ["--max-concurrency", "-j"],
+        type=click.IntRange(min=1),
+        default=4,
+        envvar="ASSAY_MAX_CONCURRENCY",
+        show_default=True,
+        help="Attempts in flight at once.",
+    ),
+    click.Option(
+        ["--timeout"],
+        "timeout_s",
+        type=click.FloatRange(min=0, min_open=True),
+        default=None,
+        envvar="ASSAY_TIMEOUT",
+        help="Per-attempt timeout in seconds (TIMEOUT status).",
+    ),
+    click.Option(
+        ["--out"], type=_P, default=None, help="Run directory (default results/<benchmark>-<suite>-<UTC>)."
+    ),
+    click.Option(
+        ["--results-dir"],
+        type=_P,
+        default=Path("results"),
+        envvar="ASSAY_RESULTS_DIR",
+        show_default=True,
+        help="Where new run directories go.",
+    ),
+    click.Option(["--seed"], type=int, default=0, envvar="ASSAY_SEED", show_default=True),
+    click.Option(
+        ["--resume"],
+        type=_P,
+        default=None,
+        help="Run only the attempts RUN_DIR lacks, under its recorded config, then rewrite its scorecard.",
+    ),
+    click.Option(
+        ["--compare", "--gate", "compare"],
+        type=_P,
+        default=None,
+        help="Baseline run dir / scorecard to compare with; exit 2 on a regression, 3 if not comparable.",
+    ),
+    click.Option(["--noise"], type=_P, default=None, help="noise.json giving the noise floor for --compare."),
+    click.Option(["--save-baseline"], type=_P, default=None, help="Write this run as a baseline to DIR."),
+    click.Option(["--force"], is_flag=True, help="With --save-baseline: accept a 1-iteration run."),
+    click.Option(
+        ["--require-complete"],
+        is_flag=True,
+        help="Exit 2 if any case is unmeasured (or, with --compare, missing from the baseline).",
+    ),
+    click.Option(["--expect"], type=_P, default=None, help="Expectations file to check the run against."),
+    click.Option(["--enforce"], is_flag=True, help="With expectations: exit 2 on a miss."),
+]
+SHARED_NAMES = {o.name for o in SHARED_OPTIONS}
+_LIST_OPTION = click.Option(["--list", "list_cases"], is_flag=True, help="List the suite's cases and exit.")
+
+
+def print_summary(result: RunResult, console: Console) -> None:
+    card: Scorecard = result.scorecard
+    s = card.summary
+    table = Table(title=f"{card.benchmark} · {card.suite}", show_header=True)
+    table.add_column("status")
+    table.add_column("count", justify="right")
+    for status, n in s.counts.items():
+        if n:
+            table.add_row(status, str(n))
+    console.print(table)
+    if s.measured:
+        console.print(
+            f"pass rate {100 * (s.pass_rate or 0):.1f}% of {s.measured} measured "
+            f"(95% CI {100 * (s.pass_rate_low or 0):.1f}–{100 * (s.pass_rate_high or 0):.1f}%)"
+        )
+    for name, m in s.metrics.items():
+        if m.value is not None:
+            console.print(f"  {name}: {m.value:.4g}{(' ' + m.unit) if m.unit else ''}")
+    console.print(f"run directory: {result.run_dir}")
+
+
+def _apply_gates(result: RunResult, shared: dict[str, Any], console: Console) -> int:
+    wants_gate = any(shared[k] for k in ("compare", "save_baseline", "expect"))
+    if wants_gate:
+        try:
+            from assay.gate import apply_run_options
+        except ImportError as exc:
+            raise ConfigError(f"--compare/--save-baseline/--expect need the gate module: {exc}") from None
+        return int(
+            apply_run_options(
+                result.run_dir,
+                result.scorecard,
+                compare=shared["compare"],
+                save_baseline=shared["save_baseline"],
+                require_complete=shared["require_complete"],
+                force=shared["force"],
+                noise=shared["noise"],
+                expect=shared["expect"],
+                enforce=shared["enforce"],
+                console=console,
+            )
+        )
+    if shared["require_complete"] and not result.scorecard.complete:
+        console.print("[red]incomplete:[/red] some cases were not measured (--require-complete)")
+        return EXIT_REGRESSION
+    return 0
+
+
+def make_command(name: str, cls: type[Benchmark]) -> click.Command:
+    own = cls.cli_options()
+    clash = SHARED_NAMES & {o.name for o in own}
+    if clash:
+        raise ConfigError(f"benchmark {name!r} redefines shared options: {sorted(clash)}")
+    params = [*SHARED_OPTIONS, *own]
+    if hasattr(cls, "describe"):
+        params.append(_LIST_OPTION)
+
+    @click.pass_context
+    def callback(ctx: click.Context, **kwargs: Any) -> None:
+        shared = {k: kwargs.pop(k) for k in SHARED_NAMES}
+        console = Console(stderr=False)
+        if kwargs.pop("list_cases", False):
+            click.echo(cls.describe(kwargs))  # type: ignore[attr-defined]
+            return
+        opts = RunOptions(
+            suite=shared["suite"],
+            iterations=shared["iterations"],
+            max_concurrency=shared["max_concurrency"],
+            timeout_s=shared["timeout_s"],
+            out=shared["out"],
+            results_dir=shared["results_dir"],
+            seed=shared["seed"],
+            resume=shared["resume"],
+            command_line=["assay", *sys.argv[1:]],
+        )
+        result = run_benchmark(None if shared["resume"] else cls, kwargs, opts)
+        print_summary(result, console)
+        if result.stopped_reason:
+            click.echo(f"error: run stopped: {result.stopped_reason}", err=True)
+            click.echo(f"resume with: {result.resume_command}", err=True)
+            ctx.exit(result.exit_code)
+        ctx.exit(_apply_gates(result, shared, console))
+
+    return click.Command(name=name, params=params, callback=callback, help=cls.help or cls.__doc__)
+
+
+class EvalGroup(click.Group):
+    """Lists every registered benchmark; builds its command when named."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(available()) | set(EVAL_EXTRA_COMMANDS))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in EVAL_EXTRA_COMMANDS:
+            return load_command(EVAL_EXTRA_COMMANDS[name])
+        if name not in available():
+            return None
+        try:
+            cls = get_benchmark(name)
+        except (ImportError, AttributeError, ConfigError) as exc:
+            from assay.cli._main import _unavailable
+
+            return _unavailable(f"eval {name}", exc)
+        return make_command(name, cls)
+
+
+@click.group(cls=EvalGroup, name="eval")
+def eval_group() -> None:
+    """Run a benchmark. Shared options: --suite, --iterations, --max-concurrency, --resume, --compare, ..."""

@@ -1,0 +1,310 @@
+"""Run a benchmark: suite -> attempts -> journal -> scorecard -> report, with resume and outage handling."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from assay import __version__
+from assay.errors import ConfigError, InfraError, ResumeError
+from assay.evals._base import AttemptContext, Benchmark, Case, Suite
+from assay.evals._registry import get_benchmark
+from assay.exec import AttemptSpec, RunStopped, run_local
+from assay.runs._journal import Journal, latest_attempts, read_journal
+from assay.runs._lock import EvalLock
+from assay.runs._provenance import git_commit, git_dirty, machine
+from assay.runs._records import FINAL_STATUSES, Attempt, ErrorInfo, RunMeta, Scorecard, Status
+from assay.runs._rundir import JOURNAL, META, SCORECARD, load_meta, new_run_dir, write_model
+from assay.runs._scrub import Scrubber
+
+#: exit codes shared by every command (see DESIGN.md)
+EXIT_OK, EXIT_USAGE, EXIT_REGRESSION, EXIT_NOT_COMPARABLE = 0, 1, 2, 3
+
+
+@dataclass
+class RunOptions:
+    """Options every benchmark shares."""
+
+    suite: str | None = None
+    iterations: int = 1
+    max_concurrency: int = 4
+    timeout_s: float | None = None
+    out: Path | None = None
+    results_dir: Path = Path("results")
+    seed: int = 0
+    resume: Path | None = None
+    command_line: list[str] = field(default_factory=lambda: list(sys.argv))
+
+    def recorded(self) -> dict[str, Any]:
+        return {"iterations": self.iterations, "timeout_s": self.timeout_s, "seed": self.seed}
+
+
+@dataclass
+class RunResult:
+    run_dir: Path
+    scorecard: Scorecard
+    exit_code: int
+    stopped_reason: str | None = None
+
+    @property
+    def resume_command(self) -> str:
+        return f"assay eval {self.scorecard.benchmark.split('-')[0]} --resume {self.run_dir}"
+
+
+def _jsonable(options: dict[str, Any]) -> dict[str, Any]:
+    return json.loads(json.dumps(options, default=str))
+
+
+def _benchmark_class(benchmark: str | type[Benchmark]) -> type[Benchmark]:
+    return get_benchmark(benchmark) if isinstance(benchmark, str) else benchmark
+
+
+class _Run:
+    """State of one run while it executes."""
+
+    def __init__(
+        self, bench: Benchmark, suite: Suite, meta: RunMeta, run_dir: Path, opts: RunOptions
+    ) -> None:
+        self.bench, self.suite, self.meta, self.run_dir, self.opts = bench, suite, meta, run_dir, opts
+        self.scrubber = Scrubber()
+        self.commit = git_commit()
+
+    def pending(self, done: dict[tuple[str, int], Attempt]) -> list[AttemptSpec]:
+        specs = []
+        for idx, case in enumerate(self.suite.cases):
+            for it in range(self.meta.iterations):
+                prev = done.get((case.id, it))
+                if prev is None or prev.status not in FINAL_STATUSES:
+                    specs.append(AttemptSpec(idx, case.id, it))
+        return specs
+
+    def _record(self, case: Case, spec: AttemptSpec, started: datetime, t0: float, **fields: Any) -> Attempt:
+        return Attempt(
+            case_id=case.id,
+            iteration=spec.iteration,
+            category=case.category,
+            started_at=started,
+            elapsed_s=time.perf_counter() - t0,
+            commit=self.commit,
+            **fields,
+        )
+
+    async def attempt(self, spec: AttemptSpec) -> Attempt:
+        case = self.suite.cases[spec.case_index]
+        ctx = AttemptContext(
+            run_dir=str(self.run_dir),
+            iteration=spec.iteration,
+            seed=self.meta.seed,
+            timeout_s=self.opts.timeout_s,
+        )
+        started, t0 = datetime.now(UTC), time.perf_counter()
+        try:
+            async with asyncio.timeout(self.opts.timeout_s) as deadline:
+                outcome = await self.bench.run_case(case, ctx)
+        except InfraError as exc:
+            rec = self._record(
+                case,
+                spec,
+                started,
+                t0,
+                status=Status.INFRA_ERROR,
+                error=ErrorInfo(type=type(exc).__name__, message=str(exc)),
+            )
+            raise RunStopped(rec, str(exc)) from exc
+        except TimeoutError as exc:
+            if deadline.expired():
+                return self._record(
+                    case,
+                    spec,
+                    started,
+                    t0,
+                    status=Status.TIMEOUT,
+                    error=ErrorInfo(type="Timeout", message=f"no result after {self.opts.timeout_s}s"),
+                )
+            return self._error(case, spec, started, t0, exc)
+        except Exception as exc:  # the subject broke: recorded, never raised out of the run
+            return self._error(case, spec, started, t0, exc)
+        return self._record(
+            case,
+            spec,
+            started,
+            t0,
+            status=outcome.status,
+            score=outcome.score,
+            metrics=outcome.metrics,
+            details=outcome.details,
+            usage=outcome.usage,
+            error=outcome.error,
+            skip_reason=outcome.skip_reason,
+        )
+
+    def _error(
+        self, case: Case, spec: AttemptSpec, started: datetime, t0: float, exc: BaseException
+    ) -> Attempt:
+        return self._record(
+            case,
+            spec,
+            started,
+            t0,
+            status=Status.ERROR,
+            error=ErrorInfo(type=type(exc).__name__, message=str(exc)[:2000]),
+        )
+
+    def not_run(self, specs: list[AttemptSpec], reason: str) -> list[Attempt]:
+        now = datetime.now(UTC)
+        return [
+            Attempt(
+                case_id=s.case_id,
+                iteration=s.iteration,
+                category=self.suite.cases[s.case_index].category,
+                status=Status.NOT_RUN,
+                started_at=now,
+                commit=self.commit,
+                skip_reason=reason,
+            )
+            for s in specs
+        ]
+
+
+def _prepare(benchmark: str | type[Benchmark] | None, options: dict[str, Any], opts: RunOptions) -> _Run:
+    if opts.resume is not None:
+        return _prepare_resume(opts)
+    if benchmark is None:
+        raise ConfigError("no benchmark given")
+    cls = _benchmark_class(benchmark)
+    bench = cls(options)
+    suite_name = opts.suite or cls.default_suite
+    suite = bench.load_suite(suite_name)
+    if opts.iterations < 1:
+        raise ConfigError("--iterations must be at least 1")
+    ids = suite.case_ids()
+    if len(set(ids)) != len(ids):
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise ConfigError(f"suite {suite.name!r} has a duplicate case id {dup!r}")
+    run_dir = new_run_dir(opts.results_dir, bench.name, suite.name, opts.out)
+    m = machine()
+    meta = RunMeta(
+        run_id=run_dir.name,
+        benchmark=bench.name,
+        suite=suite.name,
+        suite_version=suite.version,
+        assay_version=__version__,
+        git_commit=git_commit(),
+        git_dirty=git_dirty(),
+        hostname=str(m["hostname"]),
+        os=str(m["os"]),
+        cpu_count=int(m["cpu_count"]),
+        python=str(m["python"]),
+        command_line=list(opts.command_line),
+        config=bench.subject_config(),
+        options={
+            "benchmark": _jsonable(options),
+            "run": opts.recorded(),
+            "benchmark_class": f"{cls.__module__}:{cls.__qualname__}",
+        },
+        seed=opts.seed,
+        iterations=opts.iterations,
+        case_ids=ids,
+        started_at=datetime.now(UTC),
+    )
+    run = _Run(bench, suite, meta, run_dir, opts)
+    write_model(run_dir / META, meta, run.scrubber)
+    return run
+
+
+def _prepare_resume(opts: RunOptions) -> _Run:
+    run_dir = Path(opts.resume)  # type: ignore[arg-type]
+    meta = load_meta(run_dir)
+    recorded = meta.options.get("run", {})
+    cls_spec = meta.options.get("benchmark_class", meta.benchmark)
+    try:
+        module, _, attr = cls_spec.partition(":")
+        cls = getattr(__import__(module, fromlist=[attr]), attr) if attr else get_benchmark(cls_spec)
+    except (ImportError, AttributeError) as exc:
+        raise ResumeError(f"{run_dir / META}: cannot load benchmark {cls_spec!r}: {exc}") from None
+    bench = cls(dict(meta.options.get("benchmark", {})))
+    suite = bench.load_suite(meta.suite)
+    if suite.case_ids() != meta.case_ids:
+        added = sorted(set(suite.case_ids()) - set(meta.case_ids))
+        removed = sorted(set(meta.case_ids) - set(suite.case_ids()))
+        raise ResumeError(
+            f"{run_dir}: suite {meta.suite!r} changed since the run started "
+            f"(added {added[:5]}, removed {removed[:5]}); start a new run instead of --resume"
+        )
+    opts.iterations = meta.iterations
+    opts.seed = meta.seed
+    opts.timeout_s = recorded.get("timeout_s", opts.timeout_s)
+    return _Run(bench, suite, meta, run_dir, opts)
+
+
+async def arun_benchmark(
+    benchmark: str | type[Benchmark] | None,
+    options: dict[str, Any] | None = None,
+    opts: RunOptions | None = None,
+) -> RunResult:
+    """Run (or resume) a benchmark and write its run directory. See :func:`run_benchmark`."""
+    opts = opts or RunOptions()
+    with EvalLock(list(opts.command_line)):
+        run = _prepare(benchmark, dict(options or {}), opts)
+        journal_path = run.run_dir / JOURNAL
+        done = latest_attempts(read_journal(journal_path))
+        specs = run.pending(done)
+        stopped_reason: str | None = None
+        with Journal(journal_path, run.scrubber) as journal:
+            try:
+                await run.bench.preflight()
+            except InfraError as exc:
+                stopped_reason = f"preflight failed: {exc}"
+                for rec in run.not_run(specs, stopped_reason):
+                    journal.append(rec)
+                specs = []
+            if specs:
+                try:
+                    await run.bench.setup(str(run.run_dir))
+                    report = await run_local(specs, run.attempt, journal.append, opts.max_concurrency)
+                finally:
+                    await run.bench.teardown()
+                if report.stopped is not None:
+                    stopped_reason = f"backend outage: {report.stopped.reason}"
+                    for rec in run.not_run(report.cancelled + report.not_started, stopped_reason):
+                        journal.append(rec)
+        scorecard = finish_run(run.run_dir, run.bench, run.suite, run.meta, run.scrubber)
+    exit_code = EXIT_NOT_COMPARABLE if stopped_reason else EXIT_OK
+    return RunResult(run.run_dir, scorecard, exit_code, stopped_reason)
+
+
+def finish_run(run_dir: Path, bench: Benchmark, suite: Suite, meta: RunMeta, scrubber: Scrubber) -> Scorecard:
+    """Fold the journal into ``scorecard.json`` and render the reports."""
+    from assay.report import write_reports
+    from assay.stats import fold
+
+    attempts = read_journal(run_dir / JOURNAL)
+    final = list(latest_attempts(attempts).values())
+    scorecard = fold(
+        attempts,
+        meta,
+        categories={c.id: c.category for c in suite.cases},
+        metric_specs=bench.metric_specs,
+        run_metrics=bench.run_metrics(final),
+    )
+    write_model(run_dir / SCORECARD, scorecard, scrubber)
+    write_reports(run_dir, scorecard, bench.report_section(scorecard), scrubber)
+    return scorecard
+
+
+def run_benchmark(
+    benchmark: str | type[Benchmark] | None,
+    options: dict[str, Any] | None = None,
+    opts: RunOptions | None = None,
+) -> RunResult:
+    """Run a benchmark by name or class, or resume ``opts.resume``; returns the run directory and scorecard.
+
+    Exit code 3 means the run stopped on an infrastructure outage (the rest is NOT_RUN; resume it later).
+    """
+    return asyncio.run(arun_benchmark(benchmark, options, opts))

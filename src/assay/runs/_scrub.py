@@ -1,0 +1,98 @@
+"""Secret scrubbing: every artifact passes through here before it is written.
+
+Two kinds of secret are removed: the *values* of secret-looking environment variables (``*_KEY``,
+``*_TOKEN``, ``*_SECRET``, ``*PASSWORD*``) and *secret-shaped* strings (provider API keys, bearer tokens,
+private key blocks, AWS keys). If a known secret value would still reach a file after scrubbing, the write
+fails with :class:`SecretLeakError` instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from assay.errors import SecretLeakError
+
+MARKER = "[REDACTED]"
+
+_SECRET_ENV_NAME = re.compile(r"(_KEY|_TOKEN|_SECRET|^TOKEN|^SECRET)$|PASSWORD|PASSWD", re.IGNORECASE)
+#: env var values shorter than this are too common to treat as secrets (e.g. "1", "true")
+_MIN_SECRET_LEN = 8
+
+SECRET_SHAPES: tuple[re.Pattern[str], ...] = (
+    re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE KEY-----", re.DOTALL),
+    re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
+    re.compile(r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_\-]{20,}"),
+    re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    re.compile(r"(?i)aws_secret_access_key\s*[=:]\s*[A-Za-z0-9/+=]{40}"),
+    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,}\b"),
+    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,}\b"),
+    re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}\b"),
+    re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}\b"),
+    re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"),
+    re.compile(r"\bhf_[A-Za-z0-9]{30,}\b"),
+    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{16,}=*"),
+)
+
+
+def secret_env_values(env: Mapping[str, str] | None = None) -> set[str]:
+    """Values of environment variables whose names look secret."""
+    env = os.environ if env is None else env
+    return {v for k, v in env.items() if _SECRET_ENV_NAME.search(k) and len(v) >= _MIN_SECRET_LEN}
+
+
+class Scrubber:
+    """Replaces secrets with :data:`MARKER` and refuses to let a known secret value through."""
+
+    def __init__(self, env: Mapping[str, str] | None = None, extra_values: Iterable[str] = ()) -> None:
+        values = secret_env_values(env) | {v for v in extra_values if len(v) >= _MIN_SECRET_LEN}
+        # longest first so a secret containing another is replaced whole
+        self.values = sorted(values, key=len, reverse=True)
+
+    def add(self, value: str) -> None:
+        if len(value) >= _MIN_SECRET_LEN and value not in self.values:
+            self.values = sorted([*self.values, value], key=len, reverse=True)
+
+    def scrub_text(self, text: str) -> str:
+        for value in self.values:
+            if value in text:
+                text = text.replace(value, MARKER)
+        for shape in SECRET_SHAPES:
+            text = shape.sub(MARKER, text)
+        return text
+
+    def scrub(self, obj: Any) -> Any:
+        """Scrub every string inside nested dicts/lists (keys included)."""
+        if isinstance(obj, str):
+            return self.scrub_text(obj)
+        if isinstance(obj, Mapping):
+            return {self.scrub(k): self.scrub(v) for k, v in obj.items()}
+        if isinstance(obj, list | tuple):
+            return [self.scrub(v) for v in obj]
+        return obj
+
+    def check(self, text: str, where: str) -> None:
+        """Raise if a known secret value (raw or JSON-escaped) is in ``text``."""
+        for value in self.values:
+            if value in text or json.dumps(value)[1:-1] in text:
+                raise SecretLeakError(f"refusing to write {where}: it would contain a secret value")
+
+    def clean(self, text: str, where: str) -> str:
+        cleaned = self.scrub_text(text)
+        self.check(cleaned, where)
+        return cleaned
+
+
+def write_scrubbed(path: Path, text: str, scrubber: Scrubber) -> None:
+    """Write ``text`` atomically after scrubbing it (temp file, fsync, rename)."""
+    cleaned = scrubber.clean(text, str(path))
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(cleaned)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
