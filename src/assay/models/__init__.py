@@ -1,8 +1,45 @@
-"""Chat models: one async protocol, providers selected by a ``provider/model`` string."""
+"""Chat models: one async protocol, providers selected by a ``provider/model`` string.
+
+model = get_model("local/smollm2")                       # in-process llama.cpp (extra 'local')
+model = get_model("openai-compat/qwen3@http://127.0.0.1:8080/v1")
+model = get_model("scripted/tests/fixtures/script.yaml")
+out = await model.generate([Message("user", "hi")], stream=True)
+out.text, out.usage.cost_usd, out.timings.ttft_s
+"""
 
 from __future__ import annotations
 
+from assay.models._base import BaseChatModel, ChunkStream
+from assay.models._cost import RateCard, load_rate_card, price_usage
+from assay.models._errors import ModelInfraError, ModelResponseError
+from assay.models._registry import PROVIDERS, ProviderInfo, get_model, register_provider
+from assay.models._retry import AdaptiveLimiter, RetryPolicy
+from assay.models._server import LlamaServer, embedded_gguf_path
 from assay.models._types import ChatModel, Message, ModelOutput, StreamChunk, Timings, Tool, ToolCall
 from assay.models._usage import Usage
 
-__all__ = ["ChatModel", "Message", "ModelOutput", "StreamChunk", "Timings", "Tool", "ToolCall", "Usage"]
+__all__ = [
+    "PROVIDERS",
+    "AdaptiveLimiter",
+    "BaseChatModel",
+    "ChatModel",
+    "ChunkStream",
+    "LlamaServer",
+    "Message",
+    "ModelInfraError",
+    "ModelOutput",
+    "ModelResponseError",
+    "ProviderInfo",
+    "RateCard",
+    "RetryPolicy",
+    "StreamChunk",
+    "Timings",
+    "Tool",
+    "ToolCall",
+    "Usage",
+    "embedded_gguf_path",
+    "get_model",
+    "load_rate_card",
+    "price_usage",
+    "register_provider",
+]

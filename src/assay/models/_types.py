@@ -16,6 +16,8 @@ class ToolCall:
     id: str
     name: str
     arguments: dict[str, Any]
+    #: the arguments as the model wrote them, kept only when they were not a JSON object
+    raw_arguments: str | None = None
 
 
 @dataclass
