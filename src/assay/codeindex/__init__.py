@@ -1,1 +1,33 @@
-"""assay.codeindex."""
+"""assay.codeindex: the code search index under test.
+
+Discover a repository's source files, chunk them by symbol, embed the chunks, and search them with dense
+(FAISS) and lexical (BM25) retrieval fused by reciprocal rank, at chunk, symbol or file level. The index
+lives in one folder under ``$ASSAY_HOME/code_index/``, is saved atomically, verified on load, and updated
+incrementally (only changed files are re-embedded; the result equals a fresh build).
+"""
+
+from __future__ import annotations
+
+from assay.codeindex._chunk import Chunk, chunk_file
+from assay.codeindex._discover import Discovery, SourceFile, discover
+from assay.codeindex._index import CodeIndex, SearchHit, UpdateStats, assay_home, default_index_dir
+from assay.codeindex._lexical import LexicalIndex, code_tokens
+from assay.codeindex._store import SCHEMA_VERSION, IndexMetadata, StaleIndexError
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Chunk",
+    "CodeIndex",
+    "Discovery",
+    "IndexMetadata",
+    "LexicalIndex",
+    "SearchHit",
+    "SourceFile",
+    "StaleIndexError",
+    "UpdateStats",
+    "assay_home",
+    "chunk_file",
+    "code_tokens",
+    "default_index_dir",
+    "discover",
+]

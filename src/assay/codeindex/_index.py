@@ -1,0 +1,361 @@
+"""The code index: discover, chunk, embed, fuse dense (FAISS) and lexical (BM25) search, save atomically."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from assay.codeindex._chunk import MAX_LINES, Chunk, chunk_file
+from assay.codeindex._discover import DEFAULT_MAX_FILE_BYTES, discover
+from assay.codeindex._lexical import LexicalIndex, code_tokens
+from assay.codeindex._store import (
+    ChunkRecord,
+    FileRecord,
+    IndexMetadata,
+    LoadReport,
+    _faiss,
+    load_index,
+    save_index,
+    sha256_text,
+)
+from assay.embed._protocol import Embedder
+from assay.errors import ConfigError, IndexCorruptError
+
+__all__ = ["CodeIndex", "SearchHit", "UpdateStats", "assay_home", "default_index_dir"]
+
+Level = Literal["chunk", "symbol", "file"]
+#: how many chunks each of dense and lexical search contributes before fusion, and the fused depth
+CANDIDATES = 200
+RRF_K = 60.0
+EMBED_BATCH = 32
+
+
+def assay_home() -> Path:
+    return Path(os.environ.get("ASSAY_HOME") or Path.home() / ".assay")
+
+
+def default_index_dir(root: str | os.PathLike[str]) -> Path:
+    """``$ASSAY_HOME/code_index/<folder name>-<hash of the absolute path>``."""
+    real = os.path.realpath(root)
+    digest = hashlib.sha256(real.encode()).hexdigest()[:12]
+    return assay_home() / "code_index" / f"{Path(real).name or 'root'}-{digest}"
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    rank: int
+    score: float
+    path: str
+    symbol: str
+    kind: str
+    start_line: int
+    end_line: int
+    text: str
+
+
+@dataclass
+class UpdateStats:
+    files_total: int = 0
+    files_added: int = 0
+    files_changed: int = 0
+    files_removed: int = 0
+    files_unchanged: int = 0
+    chunks_total: int = 0
+    chunks_embedded: int = 0
+    rebuilt_reason: str | None = None
+    skipped: dict[str, int] = field(default_factory=dict)
+    discover_s: float = 0.0
+    embed_s: float = 0.0
+    save_s: float = 0.0
+    total_s: float = 0.0
+
+
+def _record(c: Chunk) -> ChunkRecord:
+    return ChunkRecord(
+        path=c.path, symbol=c.symbol, kind=c.kind, start_line=c.start_line, end_line=c.end_line, text=c.text
+    )
+
+
+def _embed_text(c: ChunkRecord) -> str:
+    return Chunk(c.path, c.symbol, c.kind, c.start_line, c.end_line, c.text).embed_text()
+
+
+def _lexical_doc(c: ChunkRecord) -> list[str]:
+    return code_tokens(c.path.replace("/", " ").replace(".", " ") + " " + c.symbol + " " + c.text)
+
+
+class CodeIndex:
+    """A searchable index of one source tree, stored under ``index_dir``.
+
+    ``CodeIndex.open`` loads what is on disk (rebuilding, or raising IndexCorruptError with
+    ``on_damage="raise"``, when it cannot be trusted); ``update`` brings it up to date with the tree,
+    re-embedding only files whose content changed, and saves atomically.
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        embedder: Embedder,
+        *,
+        index_dir: str | os.PathLike[str] | None = None,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        max_lines: int = MAX_LINES,
+    ) -> None:
+        self.root = Path(root)
+        self.embedder = embedder
+        self.index_dir = Path(index_dir) if index_dir is not None else default_index_dir(root)
+        self.max_file_bytes = max_file_bytes
+        self.max_lines = max_lines
+        self.files: dict[str, FileRecord] = {}
+        self.chunks: list[ChunkRecord] = []
+        self.vectors = np.zeros((0, embedder.dim), dtype=np.float32)
+        self.skipped: dict[str, int] = {}
+        self.generation = 0
+        self.load_report = LoadReport()
+        self.damage: str | None = None  # why what was on disk could not be used (then it was rebuilt)
+        self._dense = None
+        self._lexical: LexicalIndex | None = None
+
+    # ---------------------------------------------------------------- loading
+    @classmethod
+    def open(
+        cls,
+        root: str | os.PathLike[str],
+        embedder: Embedder,
+        *,
+        index_dir: str | os.PathLike[str] | None = None,
+        on_damage: Literal["rebuild", "raise"] = "rebuild",
+        **kwargs: int,
+    ) -> CodeIndex:
+        """The index of ``root`` as stored (empty when none is); damage is rebuilt or raised."""
+        idx = cls(root, embedder, index_dir=index_dir, **kwargs)
+        if not idx.index_dir.exists() or not any(idx.index_dir.iterdir()):
+            return idx
+        try:
+            idx._load()
+        except IndexCorruptError as exc:
+            if on_damage == "raise":
+                raise
+            idx.damage = f"{getattr(exc, 'reason', 'corrupt')}: {exc}"
+            idx._reset()
+        return idx
+
+    @classmethod
+    def load(cls, index_dir: str | os.PathLike[str], embedder: Embedder) -> CodeIndex:
+        """Load an existing index for searching; raise IndexCorruptError if it is missing or damaged."""
+        meta_root = Path(index_dir)
+        idx = cls(meta_root, embedder, index_dir=meta_root)
+        idx._load()
+        idx.root = Path(idx._root_from_meta)
+        return idx
+
+    def _load(self) -> None:
+        meta, vectors, report = load_index(self.index_dir, self.embedder.id)
+        if meta.dim != self.embedder.dim:
+            err = IndexCorruptError(
+                f"code index {self.index_dir}: dim {meta.dim} but embedder has {self.embedder.dim}"
+            )
+            err.reason = "dim"  # type: ignore[attr-defined]
+            raise err
+        if meta.max_lines != self.max_lines or meta.max_file_bytes != self.max_file_bytes:
+            err = IndexCorruptError(
+                f"code index {self.index_dir}: built with other chunking settings; rebuild it"
+            )
+            err.reason = "settings"  # type: ignore[attr-defined]
+            raise err
+        self._root_from_meta = meta.root
+        self.files = dict(meta.files)
+        self.chunks = list(meta.chunks)
+        self.vectors = vectors
+        self.skipped = dict(meta.skipped)
+        self.generation = meta.generation
+        self.load_report = report
+        self._dense = None
+        self._lexical = None
+
+    def _reset(self) -> None:
+        self.files, self.chunks, self.skipped = {}, [], {}
+        self.vectors = np.zeros((0, self.embedder.dim), dtype=np.float32)
+        self._dense = None
+        self._lexical = None
+
+    # ---------------------------------------------------------------- building
+    def update(
+        self,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        _crash_between_renames: bool = False,
+    ) -> UpdateStats:
+        """Bring the index up to date with the tree, re-embedding only changed files, and save it."""
+        t0 = time.perf_counter()
+        stats = UpdateStats(rebuilt_reason=self.damage)
+        found = discover(self.root, max_file_bytes=self.max_file_bytes)
+        stats.discover_s = time.perf_counter() - t0
+        stats.skipped = dict(sorted(found.skipped.items()))
+        by_path: dict[str, tuple[int, int]] = {}
+        pos = 0
+        for path, rec in self.files.items():
+            by_path[path] = (pos, pos + rec.chunks)
+            pos += rec.chunks
+        # self.chunks is ordered by path (dict insertion order is sorted on every save)
+        new_files: dict[str, FileRecord] = {}
+        new_chunks: list[ChunkRecord] = []
+        keep_rows: list[int] = []  # row in old vectors, or -1 for a chunk to embed
+        to_embed: list[int] = []
+        for sf in found.files:
+            digest = sha256_text(sf.text)
+            old = self.files.get(sf.path)
+            if old is not None and old.sha256 == digest and sf.path in by_path:
+                a, b = by_path[sf.path]
+                new_files[sf.path] = old
+                new_chunks.extend(self.chunks[a:b])
+                keep_rows.extend(range(a, b))
+                stats.files_unchanged += 1
+                continue
+            if old is None:
+                stats.files_added += 1
+            else:
+                stats.files_changed += 1
+            chunks = [_record(c) for c in chunk_file(sf.path, sf.text, sf.language, max_lines=self.max_lines)]
+            new_files[sf.path] = FileRecord(
+                sha256=digest, chunks=len(chunks), encoding=sf.encoding, language=sf.language
+            )
+            for c in chunks:
+                to_embed.append(len(new_chunks))
+                new_chunks.append(c)
+                keep_rows.append(-1)
+        stats.files_removed = len(set(self.files) - set(new_files))
+        stats.files_total = len(new_files)
+        stats.chunks_total = len(new_chunks)
+        stats.chunks_embedded = len(to_embed)
+        t1 = time.perf_counter()
+        vectors = np.zeros((len(new_chunks), self.embedder.dim), dtype=np.float32)
+        rows = np.array(keep_rows, dtype=np.int64)
+        kept = np.flatnonzero(rows >= 0)
+        if kept.size:
+            vectors[kept] = self.vectors[rows[kept]]
+        for start in range(0, len(to_embed), EMBED_BATCH):
+            batch = to_embed[start : start + EMBED_BATCH]
+            emb = np.asarray(
+                self.embedder.embed([_embed_text(new_chunks[i]) for i in batch]), dtype=np.float32
+            )
+            if emb.shape != (len(batch), self.embedder.dim):
+                raise ConfigError(
+                    f"embedder {self.embedder.id} returned shape {emb.shape} for {len(batch)} texts"
+                )
+            vectors[batch] = emb
+            if progress is not None:
+                progress(min(start + EMBED_BATCH, len(to_embed)), len(to_embed))
+        stats.embed_s = time.perf_counter() - t1
+        t2 = time.perf_counter()
+        unchanged = not to_embed and stats.files_removed == 0 and len(new_chunks) == len(self.chunks)
+        if unchanged and self.generation > 0 and self.damage is None and not self.load_report.leftovers:
+            stats.total_s = time.perf_counter() - t0
+            return stats  # nothing to write: the stored index is this tree's
+        meta = IndexMetadata(
+            root=os.path.realpath(self.root),
+            embedder_id=self.embedder.id,
+            dim=self.embedder.dim,
+            max_lines=self.max_lines,
+            max_file_bytes=self.max_file_bytes,
+            generation=self.generation,
+            vectors_file="",
+            vectors_sha256="",
+            vector_count=len(new_chunks),
+            chunks_sha256="",
+            files=new_files,
+            chunks=new_chunks,
+            skipped=stats.skipped,
+            created_at=datetime.now(UTC),
+        )
+        saved = save_index(self.index_dir, meta, vectors, crash_between_renames=_crash_between_renames)
+        stats.save_s = time.perf_counter() - t2
+        self.files, self.chunks, self.vectors = new_files, new_chunks, vectors
+        self.skipped = stats.skipped
+        self.generation = saved.generation
+        self.damage = None
+        self._dense = None
+        self._lexical = None
+        stats.total_s = time.perf_counter() - t0
+        return stats
+
+    # ---------------------------------------------------------------- searching
+    def _ensure_search(self) -> None:
+        if self._dense is None:
+            faiss = _faiss()
+            dense = faiss.IndexFlatIP(self.embedder.dim)
+            if len(self.vectors):
+                dense.add(np.ascontiguousarray(self.vectors))
+            self._dense = dense
+        if self._lexical is None:
+            self._lexical = LexicalIndex([_lexical_doc(c) for c in self.chunks])
+
+    def dense_ranking(self, query: str, depth: int = CANDIDATES) -> list[int]:
+        self._ensure_search()
+        if not self.chunks:
+            return []
+        qv = np.asarray(self.embedder.embed([query]), dtype=np.float32).reshape(1, -1)
+        _, ids = self._dense.search(qv, min(depth, len(self.chunks)))  # type: ignore[union-attr]
+        return [int(i) for i in ids[0] if i >= 0]
+
+    def lexical_ranking(self, query: str, depth: int = CANDIDATES) -> list[int]:
+        self._ensure_search()
+        assert self._lexical is not None
+        return [i for i, _ in self._lexical.top(code_tokens(query), depth)]
+
+    def search(
+        self, query: str, k: int = 10, *, level: Level = "chunk", mode: str = "hybrid"
+    ) -> list[SearchHit]:
+        """The ``k`` best chunks, symbols or files for ``query`` (reciprocal-rank fusion of dense and lexical).
+
+        ``mode`` is ``hybrid`` (default), ``dense`` or ``lexical``. Symbols and files are ranked by their
+        best chunk among the fused top 200.
+        """
+        if not query.strip():
+            raise ConfigError("empty search query")
+        if mode not in ("hybrid", "dense", "lexical"):
+            raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense, lexical)")
+        fused: dict[int, float] = {}
+        if mode in ("hybrid", "dense"):
+            for r, i in enumerate(self.dense_ranking(query)):
+                fused[i] = fused.get(i, 0.0) + 1.0 / (RRF_K + r + 1)
+        if mode in ("hybrid", "lexical"):
+            for r, i in enumerate(self.lexical_ranking(query)):
+                fused[i] = fused.get(i, 0.0) + 1.0 / (RRF_K + r + 1)
+        order = sorted(fused, key=lambda i: (-fused[i], i))[:CANDIDATES]
+        hits: list[SearchHit] = []
+        seen: set[tuple[str, ...]] = set()
+        for i in order:
+            c = self.chunks[i]
+            if level == "file":
+                key: tuple[str, ...] = (c.path,)
+            elif level == "symbol":
+                key = (c.path, c.symbol or f"<{c.kind}:{c.start_line}>")
+            else:
+                key = (str(i),)
+            if key in seen:
+                continue
+            seen.add(key)
+            hits.append(
+                SearchHit(
+                    rank=len(hits) + 1,
+                    score=round(fused[i], 6),
+                    path=c.path,
+                    symbol=c.symbol,
+                    kind=c.kind,
+                    start_line=c.start_line,
+                    end_line=c.end_line,
+                    text=c.text,
+                )
+            )
+            if len(hits) >= k:
+                break
+        return hits
