@@ -1,1 +1,46 @@
-"""assay.rag."""
+"""The document retrieval SDK: extract, chunk, embed, index (FAISS + BM25, fused), a signed cache, answers.
+
+from assay.embed import HashEmbedder
+from assay.rag import DocumentIndex
+
+index = DocumentIndex(HashEmbedder())
+index.index_document("handbook.pdf")
+for hit in index.search("how many vacation days", k=5):
+    print(hit.chunk.doc_id, hit.chunk.page, hit.chunk.text[:80])
+"""
+
+from __future__ import annotations
+
+from assay.rag._chunk import Chunk, ChunkConfig, chunk_document, count_tokens
+from assay.rag._extract import ExtractedDocument, Page, extract, extract_bytes
+from assay.rag._index import DocumentIndex, DocumentInfo, IndexResult, SearchHit, SearchMode, iter_supported
+from assay.rag._lexical import rrf
+from assay.rag._query import Answer, ToolResult, answer, format_context, query_documents, query_documents_tool
+from assay.rag._signing import install_key, read_signed, write_signed
+
+__all__ = [
+    "Answer",
+    "Chunk",
+    "ChunkConfig",
+    "DocumentIndex",
+    "DocumentInfo",
+    "ExtractedDocument",
+    "IndexResult",
+    "Page",
+    "SearchHit",
+    "SearchMode",
+    "ToolResult",
+    "answer",
+    "chunk_document",
+    "count_tokens",
+    "extract",
+    "extract_bytes",
+    "format_context",
+    "install_key",
+    "iter_supported",
+    "query_documents",
+    "query_documents_tool",
+    "read_signed",
+    "rrf",
+    "write_signed",
+]

@@ -1,0 +1,294 @@
+"""Turn a file into text: PDF (per-page ``[Page N]`` markers), Markdown, HTML and plain text.
+
+Every extractor returns an :class:`ExtractedDocument` whose ``text`` is what chunk spans point into, and
+whose ``pages`` map character ranges of that text back to 1-based page numbers (a non-PDF is one page).
+A PDF with no text layer but with images is refused (it needs OCR first); a damaged or truncated PDF
+either fails with :class:`~assay.errors.DocumentError` or is returned flagged ``degraded``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Literal
+
+from assay.errors import DocumentError, MissingDependencyError
+
+__all__ = ["SUFFIXES", "DocKind", "ExtractedDocument", "Page", "extract", "extract_bytes", "kind_of"]
+
+DocKind = Literal["pdf", "markdown", "html", "text"]
+
+SUFFIXES: dict[str, DocKind] = {
+    ".pdf": "pdf",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+    ".txt": "text",
+    ".text": "text",
+    ".rst": "text",
+}
+
+#: a page whose text layer has fewer characters than this counts as having no text
+_MIN_PAGE_CHARS = 16
+PAGE_MARKER = re.compile(r"^\[Page (\d+)\]$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Page:
+    """Characters ``start:end`` of the extracted text are page ``number`` (1-based)."""
+
+    number: int
+    start: int
+    end: int
+
+
+@dataclass
+class ExtractedDocument:
+    text: str
+    kind: DocKind
+    pages: list[Page]
+    sha256: str
+    title: str = ""
+    degraded: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+    def page_at(self, offset: int) -> int:
+        """The page number the character at ``offset`` lies on."""
+        for page in self.pages:
+            if page.start <= offset < page.end:
+                return page.number
+        return self.pages[-1].number if self.pages else 1
+
+    def page_text(self, number: int) -> str:
+        for page in self.pages:
+            if page.number == number:
+                return self.text[page.start : page.end]
+        raise KeyError(number)
+
+
+def kind_of(path: str | Path) -> DocKind:
+    suffix = Path(path).suffix.lower()
+    if suffix not in SUFFIXES:
+        raise DocumentError(
+            f"unsupported document type {suffix or '(no suffix)'!r}; "
+            f"supported: {', '.join(sorted(SUFFIXES))}",
+            path=str(path),
+        )
+    return SUFFIXES[suffix]
+
+
+def extract(path: str | Path) -> ExtractedDocument:
+    """Read and extract one file; raises DocumentError naming the file when it cannot be used."""
+    p = Path(path)
+    kind = kind_of(p)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise DocumentError(f"cannot read: {exc.strerror or exc}", path=str(p)) from exc
+    return extract_bytes(data, kind, name=str(p))
+
+
+def extract_bytes(data: bytes, kind: DocKind, *, name: str = "<bytes>") -> ExtractedDocument:
+    sha = hashlib.sha256(data).hexdigest()
+    if kind == "pdf":
+        return _extract_pdf(data, sha, name)
+    text = _decode(data, name)
+    if kind == "html":
+        title, text = _html_to_text(text)
+    else:
+        title = _first_heading(text) if kind == "markdown" else ""
+    text = _normalise_newlines(text)
+    if not text.strip():
+        raise DocumentError("document is empty (no text to index)", path=name)
+    title = title or Path(name).stem
+    return ExtractedDocument(text=text, kind=kind, pages=[Page(1, 0, len(text))], sha256=sha, title=title)
+
+
+def _decode(data: bytes, name: str) -> str:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if b"\x00" in data[:4096]:
+            raise DocumentError("looks like a binary file, not text", path=name) from exc
+        return data.decode("latin-1")
+
+
+def _normalise_newlines(text: str) -> str:
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    return re.sub(r"\n{3,}", "\n\n", text).strip("\n") + "\n"
+
+
+def _first_heading(text: str) -> str:
+    m = re.search(r"^#{1,6}\s+(.+?)\s*#*$", text, re.MULTILINE)
+    return m.group(1).strip() if m else ""
+
+
+# --------------------------------------------------------------------------------------------- HTML
+
+
+class _HtmlText(HTMLParser):
+    """Visible text of an HTML page; headings become Markdown headings so the chunker sees structure."""
+
+    _SKIP = frozenset({"script", "style", "noscript", "template", "svg"})
+    _BLOCK = frozenset(
+        {"p", "div", "section", "article", "li", "tr", "br", "table", "ul", "ol", "pre", "blockquote",
+         "header", "footer", "main", "nav", "aside", "dd", "dt", "figure", "figcaption", "hr"}
+    )  # fmt: skip
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.title = ""
+        self._skip = 0
+        self._in_title = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self._SKIP:
+            self._skip += 1
+        if tag == "title":
+            self._in_title = True
+        elif re.fullmatch(r"h[1-6]", tag):
+            self.parts.append("\n\n" + "#" * int(tag[1]) + " ")
+        elif tag in self._BLOCK:
+            self.parts.append("\n\n" if tag in {"p", "div", "section", "article", "table", "pre"} else "\n")
+            if tag == "li":
+                self.parts.append("- ")
+        elif tag in {"td", "th"}:
+            self.parts.append(" | ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._SKIP:
+            self._skip = max(0, self._skip - 1)
+        if tag == "title":
+            self._in_title = False
+        elif re.fullmatch(r"h[1-6]", tag) or tag in self._BLOCK:
+            self.parts.append("\n\n" if tag.startswith("h") or tag == "p" else "\n")
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self.title += data
+            return
+        if self._skip:
+            return
+        self.parts.append(re.sub(r"\s+", " ", data))
+
+
+def _html_to_text(html: str) -> tuple[str, str]:
+    parser = _HtmlText()
+    parser.feed(html)
+    parser.close()
+    text = "".join(parser.parts)
+    lines = [re.sub(r"[ \t]+", " ", line).strip() for line in text.split("\n")]
+    return parser.title.strip(), "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------- PDF
+
+
+def _extract_pdf(data: bytes, sha: str, name: str) -> ExtractedDocument:
+    try:
+        import pypdf
+        from pypdf.errors import PdfReadError
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise MissingDependencyError("pypdf", "rag") from exc
+
+    warnings: list[str] = []
+    degraded = False
+    if not data.lstrip()[:5].startswith(b"%PDF-"):
+        raise DocumentError("not a PDF (no %PDF- header)", path=name)
+    if b"%%EOF" not in data[-2048:]:
+        degraded = True
+        warnings.append("no %%EOF marker at the end: the file looks truncated")
+    try:
+        reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
+        if reader.is_encrypted:
+            raise DocumentError("PDF is encrypted; decrypt it before indexing", path=name)
+        pages = list(reader.pages)
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError, AttributeError) as exc:
+        hint = " (the file looks truncated)" if degraded else ""
+        raise DocumentError(f"cannot parse PDF{hint}: {exc}", path=name) from exc
+    if not pages:
+        raise DocumentError("PDF has no readable pages" + (" (truncated?)" if degraded else ""), path=name)
+
+    texts: list[str] = []
+    image_only: list[int] = []
+    empty: list[int] = []
+    for number, page in enumerate(pages, start=1):
+        try:
+            raw = page.extract_text() or ""
+        except Exception as exc:  # pypdf raises many types on damaged content streams
+            degraded = True
+            warnings.append(f"page {number}: text could not be extracted ({type(exc).__name__}: {exc})")
+            raw = ""
+        raw = _normalise_newlines(raw).strip()
+        if len(raw) < _MIN_PAGE_CHARS:
+            (image_only if _has_images(page) else empty).append(number)
+        texts.append(raw)
+
+    if len(image_only) + len(empty) == len(pages):
+        if image_only:
+            raise DocumentError(
+                f"PDF has no text layer ({len(image_only)} of {len(pages)} pages are images only): it looks "
+                "scanned. Run OCR first (for example `ocrmypdf in.pdf out.pdf`) and index the OCR'd file",
+                path=name,
+            )
+        raise DocumentError("PDF contains no extractable text", path=name)
+    if image_only:
+        degraded = True
+        warnings.append(f"pages {_ranges(image_only)} are images only (not indexed; OCR them first)")
+
+    parts: list[str] = []
+    spans: list[Page] = []
+    offset = 0
+    for number, body in enumerate(texts, start=1):
+        block = f"[Page {number}]\n{body}\n\n" if body else f"[Page {number}]\n\n"
+        spans.append(Page(number, offset, offset + len(block)))
+        parts.append(block)
+        offset += len(block)
+    title = ""
+    try:
+        meta = reader.metadata
+        title = (meta.title or "") if meta else ""
+    except Exception:  # metadata of a damaged file is optional
+        title = ""
+    return ExtractedDocument(
+        text="".join(parts),
+        kind="pdf",
+        pages=spans,
+        sha256=sha,
+        title=str(title).strip() or Path(name).stem,
+        degraded=degraded,
+        warnings=warnings,
+    )
+
+
+def _has_images(page: object) -> bool:
+    try:
+        return len(page.images) > 0  # type: ignore[attr-defined]
+    except Exception:
+        try:
+            resources = page.get("/Resources") or {}  # type: ignore[attr-defined]
+            xobjects = resources.get("/XObject") or {}
+            return any(xobjects[k].get("/Subtype") == "/Image" for k in xobjects)
+        except Exception:
+            return False
+
+
+def _ranges(numbers: list[int]) -> str:
+    out: list[str] = []
+    start = prev = numbers[0]
+    for n in [*numbers[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        out.append(str(start) if start == prev else f"{start}-{prev}")
+        if n is not None:
+            start = prev = n
+    return ",".join(out)
