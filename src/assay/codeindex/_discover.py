@@ -241,11 +241,11 @@ def _walk(
         if not stat.S_ISREG(st_entry.st_mode):
             result.skip("not_regular", rel)
             continue
-        if not _indexable_name(name):
-            result.skip("not_code", rel)
-            continue
         if _SECRET_NAME.search(name):
             result.skip("secret", rel)
+            continue
+        if not _indexable_name(name):
+            result.skip("not_code", rel)
             continue
         if name.startswith("."):
             result.skip("hidden", rel)
