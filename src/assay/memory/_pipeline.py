@@ -1,0 +1,397 @@
+"""The memory pipeline an agent runs: open the store, upkeep per chat, ``process_query`` per turn."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from assay.embed._protocol import Embedder
+from assay.memory._clock import Clock
+from assay.memory._extract import (
+    CandidateFact,
+    CandidateLesson,
+    CandidateReminder,
+    Extraction,
+    ExtractionError,
+    extract_with_model,
+)
+from assay.memory._recall import RecallWeights, recall
+from assay.memory._rules import content_words, ground, looks_like_instruction, normalize
+from assay.memory._store import ItemDraft, MemoryStore
+from assay.memory._tools import MemoryTools
+from assay.memory._types import ToolCallRecord
+from assay.memory._upkeep import UpkeepMixin, UpkeepReport
+from assay.models._types import ChatModel
+from assay.models._usage import Usage
+
+__all__ = ["Chat", "Memory", "MemoryConfig", "Rejection", "Shown", "TurnResult", "init_memory"]
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    recall_items: int = 6
+    #: past user turns shown per query (0: knowledge items only); LongMemEval import turns this on
+    recall_turns: int = 0
+    profile_items: int = 12
+    lessons_shown: int = 10
+    reminder_horizon: timedelta = timedelta(days=3)
+    consolidate_after: timedelta = timedelta(days=7)
+    prune_after: timedelta = timedelta(days=90)
+    prune_below_confidence: float = 0.4
+    duplicate_cosine: float = 0.92
+    weights: RecallWeights = field(default_factory=RecallWeights)
+
+
+@dataclass
+class Chat:
+    conversation_id: int
+    ref: str | None
+    turns: int = 0
+
+
+@dataclass
+class Rejection:
+    kind: str  # fact, lesson, reminder, tool
+    content: str
+    reason: str
+
+
+@dataclass
+class Shown:
+    """What the agent is shown: a system-prompt section and the context recalled for this turn."""
+
+    system: str
+    context: str
+    item_ids: list[int] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return f"{self.system}\n\n{self.context}".strip()
+
+
+@dataclass
+class TurnResult:
+    turn_id: int
+    shown: Shown
+    stored: list[int] = field(default_factory=list)
+    lessons: list[int] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
+    tool_results: list[dict[str, Any]] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    extraction_error: str | None = None
+
+
+class Memory(MemoryTools, UpkeepMixin):
+    """Long-term memory for one user: a store, an optional extraction model, and the rules."""
+
+    def __init__(
+        self, store: MemoryStore, model: ChatModel | None = None, config: MemoryConfig | None = None
+    ):
+        self.store = store
+        self.model = model
+        self.config = config or MemoryConfig()
+        self.usage = Usage()
+
+    # ------------------------------------------------------------------ chats
+    async def start_chat(self, ref: str | None = None) -> tuple[Chat, UpkeepReport]:
+        """A fresh agent starts: run upkeep, then open a conversation."""
+        report = await self.upkeep()
+        return Chat(self.store.start_conversation(ref), ref), report
+
+    def end_chat(self, chat: Chat) -> None:
+        self.store.end_conversation(chat.conversation_id)
+
+    # ------------------------------------------------------------------ what the agent is shown
+    def context_for(self, query: str, *, touch: bool = True) -> Shown:
+        cfg = self.config
+        now = self.store.clock.now()
+        system: list[str] = []
+        profile = [it for it in self.store.current_items(entity="user") if it.category == "profile"]
+        profile.sort(key=lambda it: (-it.confidence, -it.updated_at.timestamp(), it.id))
+        if profile:
+            system.append("## What you know about the user")
+            system += [f"- {it.content}" for it in profile[: cfg.profile_items]]
+        lessons = self.store.lessons()[-cfg.lessons_shown :]
+        if lessons:
+            system.append("## Lessons from earlier mistakes")
+            system += [f"- {ls.content}" for ls in lessons]
+        due = [r for r in self.store.reminders("open") if r.due_at <= now + cfg.reminder_horizon]
+        if due:
+            system.append("## Reminders due")
+            system += [f"- {r.due_at.date().isoformat()}: {r.content}" for r in due]
+        shown_ids = [it.id for it in profile[: cfg.profile_items]]
+        context: list[str] = []
+        items = recall(self.store, query, k=cfg.recall_items, kinds=("item",), weights=cfg.weights)
+        items = [r for r in items if r.id not in shown_ids]
+        if items:
+            context.append("## Recalled")
+            context += [f"- {r.text} ({r.when.date().isoformat() if r.when else '?'})" for r in items]
+            shown_ids += [r.id for r in items]
+        if cfg.recall_turns:
+            turns = recall(self.store, query, k=cfg.recall_turns, kinds=("turn",), weights=cfg.weights)
+            if turns:
+                context.append("## From earlier conversations")
+                context += [
+                    f"- ({r.when.date().isoformat() if r.when else '?'}) user said: {r.text}" for r in turns
+                ]
+        if touch:
+            self.store.touch(shown_ids)
+        return Shown("\n".join(system), "\n".join(context), shown_ids)
+
+    # ------------------------------------------------------------------ per turn
+    async def process_query(
+        self,
+        chat: Chat,
+        user_text: str,
+        *,
+        assistant_text: str = "",
+        tool_calls: Sequence[ToolCallRecord] = (),
+        documents: Sequence[tuple[str, str]] = (),
+        memory_tools: Sequence[tuple[str, dict[str, Any]]] = (),
+    ) -> TurnResult:
+        """One turn: show the agent its memory, record the turn, run its memory tools, extract and learn."""
+        shown = self.context_for(user_text)
+        record = [_tool_entry(c) for c in tool_calls]
+        turn_id = self.store.add_turn(chat.conversation_id, user_text, assistant_text, record)
+        result = TurnResult(turn_id=turn_id, shown=shown)
+        prov = {"conversation": chat.ref, "conversation_id": chat.conversation_id, "turn_id": turn_id}
+        evidence = _Evidence(user_text, assistant_text, tool_calls, documents)
+        for name, args in memory_tools:
+            result.tool_results.append(self.call_tool(name, args, prov=prov, evidence=evidence, into=result))
+        extraction = Extraction()
+        if self.model is not None:
+            try:
+                extraction, usage = await extract_with_model(
+                    self.model,
+                    conversation=chat.ref,
+                    turn=chat.turns,
+                    user_text=user_text,
+                    assistant_text=assistant_text,
+                    tool_calls=tool_calls,
+                    documents=documents,
+                )
+                result.usage = result.usage + usage
+                self.usage = self.usage + usage
+            except ExtractionError as exc:
+                result.extraction_error = str(exc)
+        for fact in extraction.facts:
+            self.apply_fact(fact, evidence, prov, result)
+        if extraction.lessons:
+            for lesson in extraction.lessons:
+                self.apply_lesson(lesson, evidence, prov, result)
+        else:
+            for lesson in evidence.derived_lessons():
+                self.apply_lesson(lesson, evidence, prov, result)
+        for rem in extraction.reminders:
+            self.apply_reminder(rem, evidence, prov, result)
+        chat.turns += 1
+        return result
+
+    # ------------------------------------------------------------------ the rules, applied
+    def apply_fact(
+        self,
+        fact: CandidateFact,
+        ev: _Evidence,
+        prov: dict[str, Any],
+        into: TurnResult,
+        *,
+        explicit: bool = False,
+    ) -> int | None:
+        entity = normalize(fact.entity) or "user"
+        tomb = self.store.forgotten_by(fact.content, entity)
+        if tomb is not None:
+            into.rejected.append(Rejection("fact", fact.content, f"forgotten ({tomb.kind}: {tomb.value})"))
+            return None
+        g = ground(fact.content, fact.evidence, ev.user_text, ev.others())
+        source = "user"
+        confidence = fact.confidence
+        if g.where in ("document", "tool") or (g.where == "none" and not explicit):
+            if g.where == "none":
+                reason = "not found in the user's words"
+            elif looks_like_instruction(g.sentence or fact.content):
+                reason = f"an instruction inside {g.where} text"
+            else:
+                reason = f"grounded in {g.where} text, not the user's own words"
+            into.rejected.append(Rejection("fact", fact.content, reason))
+            return None
+        if g.where == "none":  # an explicit remember() the agent paraphrased
+            source, confidence = "assistant", min(confidence, 0.7)
+        elif g.hypothetical:
+            into.rejected.append(Rejection("fact", fact.content, "a hypothetical"))
+            return None
+        elif entity == "user":
+            reason = g.rejects_user_fact()
+            if reason:
+                into.rejected.append(Rejection("fact", fact.content, reason))
+                return None
+        elif g.quoted:
+            source, confidence = "third_party", min(confidence, 0.5)
+        if looks_like_instruction(fact.content) and g.where != "user":
+            into.rejected.append(Rejection("fact", fact.content, "an instruction"))
+            return None
+        provenance = {**prov, "evidence": g.sentence, "extracted_by": "tool" if explicit else "model"}
+        draft = ItemDraft(
+            content=fact.content,
+            entity=entity,
+            attribute=normalize(fact.attribute) if fact.attribute else None,
+            category=fact.category,
+            source=source,
+            confidence=confidence,
+            provenance=provenance,
+        )
+        new_id = self.write_reconciled(draft)
+        into.stored.append(new_id)
+        return new_id
+
+    def write_reconciled(self, draft: ItemDraft) -> int:
+        """Write an item; a near-duplicate reinforces the old one, a new value for a slot supersedes it."""
+        same_slot = (
+            self.store.current_items(entity=draft.entity, attribute=draft.attribute)
+            if draft.attribute
+            else []
+        )
+        fingerprint = content_words(draft.content)
+        for old in self.store.current_items(entity=draft.entity):
+            if content_words(old.content) == fingerprint and (
+                old.attribute == draft.attribute or not draft.attribute
+            ):
+                self.store.reinforce(old.id, draft.confidence)
+                return old.id
+        new_id = self.store.add_item(draft)
+        for old in same_slot:
+            self.store.supersede(old.id, new_id)
+        return new_id
+
+    def apply_lesson(
+        self, lesson: CandidateLesson, ev: _Evidence, prov: dict[str, Any], into: TurnResult
+    ) -> None:
+        failed = [c for c in ev.tool_calls if c.failed and (lesson.tool is None or c.name == lesson.tool)]
+        if not failed:
+            into.rejected.append(
+                Rejection("lesson", lesson.content, "no tool mistake in this turn to learn from")
+            )
+            return
+        tomb = self.store.forgotten_by(lesson.content)
+        if tomb is not None:
+            into.rejected.append(Rejection("lesson", lesson.content, "forgotten"))
+            return
+        from_failure = ground(lesson.content, lesson.evidence, "", {"failure": ev.failure_texts()})
+        from_docs = ground(lesson.content, lesson.evidence, "", {"document": ev.trusted_not()})
+        if from_failure.where != "failure" and from_docs.where == "document":
+            into.rejected.append(
+                Rejection(
+                    "lesson", lesson.content, "taken from a document or tool output, not from a mistake"
+                )
+            )
+            return
+        lesson_id = self.store.add_lesson(
+            lesson.topic, lesson.content, lesson.tool or failed[0].name, {**prov, "error": failed[0].error}
+        )
+        into.lessons.append(lesson_id)
+
+    def apply_reminder(
+        self, rem: CandidateReminder, ev: _Evidence, prov: dict[str, Any], into: TurnResult
+    ) -> None:
+        g = ground(rem.content or rem.match or "", rem.evidence, ev.user_text, ev.others())
+        if g.where != "user" or g.quoted or g.hypothetical:
+            into.rejected.append(
+                Rejection("reminder", rem.content or rem.match or "", "not the user's own request")
+            )
+            return
+        args: dict[str, Any] = {"content": rem.content, "match": rem.match or rem.content}
+        if rem.due:
+            args["due"] = rem.due
+        name = {"create": "set_reminder", "done": "complete_reminder", "cancel": "cancel_reminder"}.get(
+            rem.op, "reschedule_reminder"
+        )
+        into.tool_results.append(self.call_tool(name, args, prov=prov, evidence=ev, into=into))
+
+
+class _Evidence:
+    """Everything a turn's candidates may be grounded in, sorted by whose words they are."""
+
+    def __init__(
+        self,
+        user_text: str,
+        assistant_text: str,
+        tool_calls: Sequence[ToolCallRecord],
+        documents: Sequence[tuple[str, str]],
+    ) -> None:
+        self.user_text = user_text
+        self.assistant_text = assistant_text
+        self.tool_calls = list(tool_calls)
+        self.documents = list(documents)
+
+    def others(self) -> dict[str, list[str]]:
+        return {
+            "document": [t for _, t in self.documents],
+            "tool": [c.result for c in self.tool_calls if c.result]
+            + [c.error or "" for c in self.tool_calls],
+            "assistant": [self.assistant_text] if self.assistant_text else [],
+        }
+
+    def trusted_not(self) -> list[str]:
+        return [t for _, t in self.documents] + [
+            c.result for c in self.tool_calls if not c.failed and c.result
+        ]
+
+    def failure_texts(self) -> list[str]:
+        texts: list[str] = []
+        for i, c in enumerate(self.tool_calls):
+            if c.failed:
+                texts.append(f"{c.name} {_args_text(c.arguments)} {c.error}")
+                fix = next((d for d in self.tool_calls[i + 1 :] if d.name == c.name and not d.failed), None)
+                if fix is not None:
+                    texts.append(f"{fix.name} {_args_text(fix.arguments)}")
+        return texts
+
+    def derived_lessons(self) -> list[CandidateLesson]:
+        """Lessons read straight off the tool record: a failed call later retried successfully."""
+        out: list[CandidateLesson] = []
+        for i, c in enumerate(self.tool_calls):
+            if not c.failed:
+                continue
+            fix = next((d for d in self.tool_calls[i + 1 :] if d.name == c.name and not d.failed), None)
+            if fix is None:
+                continue
+            err = (c.error or "").strip().splitlines()[0][:160] if c.error else "error"
+            out.append(
+                CandidateLesson(
+                    topic=c.name,
+                    tool=c.name,
+                    content=f"{c.name}: {_args_text(c.arguments)} failed ({err}); "
+                    f"{_args_text(fix.arguments)} worked",
+                )
+            )
+        return out
+
+
+def _args_text(args: dict[str, Any]) -> str:
+    return " ".join(f"{k}={v}" for k, v in sorted(args.items()))
+
+
+def _tool_entry(call: ToolCallRecord) -> dict[str, Any]:
+    """What the turn's tool record keeps: the call and its error; a result only by size and digest."""
+    entry: dict[str, Any] = {"name": call.name, "arguments": call.arguments, "ok": not call.failed}
+    if call.failed:
+        entry["error"] = call.error
+    else:
+        entry["result_chars"] = len(call.result)
+        entry["result_sha256"] = hashlib.sha256(call.result.encode()).hexdigest()[:16]
+    return entry
+
+
+def init_memory(
+    path: str | Path,
+    *,
+    embedder: Embedder,
+    model: ChatModel | None = None,
+    clock: Clock | None = None,
+    config: MemoryConfig | None = None,
+) -> Memory:
+    """Open (creating and migrating if needed) the memory database at ``path``."""
+    return Memory(MemoryStore(path, embedder=embedder, clock=clock), model, config)

@@ -1,0 +1,87 @@
+"""Hybrid recall: cosine over vectors, BM25 over FTS5, recency and confidence, in one score."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from assay.memory._clock import from_ts
+from assay.memory._store import MemoryStore
+from assay.memory._types import Recalled
+
+__all__ = ["RecallWeights", "recall"]
+
+
+@dataclass(frozen=True)
+class RecallWeights:
+    vector: float = 0.55
+    fts: float = 0.25
+    recency: float = 0.10
+    confidence: float = 0.10
+    half_life_days: float = 60.0
+    #: a candidate is shown only if its text matches: cosine at least this, or any FTS hit
+    min_vector: float = 0.25
+    pool: int = 50
+
+
+def _top(ids: np.ndarray, sims: np.ndarray, n: int) -> dict[int, float]:
+    if not len(ids):
+        return {}
+    if len(ids) > n:
+        part = np.argpartition(-sims, n - 1)[:n]
+        ids, sims = ids[part], sims[part]
+    return {int(i): float(s) for i, s in zip(ids, sims, strict=True)}
+
+
+def _fts_norm(hits: list[tuple[int, float]]) -> dict[int, float]:
+    if not hits:
+        return {}
+    best = min(r for _, r in hits)  # bm25 is negative; more negative is better
+    return {i: (r / best if best < 0 else 1.0) for i, r in hits}
+
+
+def recall(
+    store: MemoryStore,
+    query: str,
+    *,
+    k: int = 6,
+    kinds: tuple[str, ...] = ("item",),
+    weights: RecallWeights = RecallWeights(),
+) -> list[Recalled]:
+    """The ``k`` best current items (and/or past turns) for ``query``, best first."""
+    now = store.now()
+    qvec = store.embedder.embed([query])[0]
+    out: list[Recalled] = []
+    for kind in kinds:
+        ids, sims = store.vector_scores(kind, qvec)
+        vec = _top(ids, sims, weights.pool)
+        hits = (
+            store.search_items_fts(query, weights.pool)
+            if kind == "item"
+            else store.search_turns_fts(query, weights.pool)
+        )
+        fts = _fts_norm(hits)
+        pool = {i for i, s in vec.items() if s >= weights.min_vector} | set(fts)
+        if not pool:
+            continue
+        if kind == "item":
+            rows = [
+                (it.id, it.content, it.confidence, it.updated_at.timestamp())
+                for it in store.items_by_ids(list(pool))
+                if it.current
+            ]
+        else:
+            rows = [
+                (t.id, t.user_text, 0.5, t.created_at.timestamp()) for t in store.turns_by_ids(list(pool))
+            ]
+        for rid, text, conf, when in rows:
+            age_days = max(0.0, (now - when) / 86400.0)
+            rec = math.exp(-math.log(2) * age_days / weights.half_life_days)
+            v = max(0.0, vec.get(rid, 0.0))
+            f = fts.get(rid, 0.0)
+            score = weights.vector * v + weights.fts * f + weights.recency * rec + weights.confidence * conf
+            out.append(Recalled(kind, rid, text, score, v, f, rec, conf, from_ts(when)))  # type: ignore[arg-type]
+    out.sort(key=lambda r: (-r.score, r.kind, r.id))
+    return out[:k]

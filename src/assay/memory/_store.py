@@ -1,0 +1,604 @@
+"""The memory store: one SQLite database (WAL) holding knowledge, conversations, lessons, reminders,
+forget tombstones and vectors. Every timestamp comes from the store's clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from assay.embed._protocol import Embedder
+from assay.errors import ConfigError, IndexCorruptError
+from assay.memory._clock import Clock, SystemClock, from_ts, to_ts
+from assay.memory._migrations import migrate
+from assay.memory._rules import content_words, normalize, redact_secrets
+from assay.memory._types import SOURCES, KnowledgeItem, Lesson, Reminder, Tombstone, Turn
+
+__all__ = ["ItemDraft", "MemoryStore"]
+
+
+@dataclass
+class ItemDraft:
+    """A knowledge item about to be written."""
+
+    content: str
+    entity: str = "user"
+    attribute: str | None = None
+    category: str = "fact"
+    source: str = "user"
+    confidence: float = 0.8
+    provenance: dict[str, Any] | None = None
+    sensitive: bool = False
+
+
+class _VectorCache:
+    """Vectors of live rows held in memory for fast cosine scoring; SQLite remains the record."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.ids: list[int] = []
+        self.pos: dict[int, int] = {}
+        self.matrix = np.zeros((0, dim), dtype=np.float32)
+        self.alive = np.zeros(0, dtype=bool)
+        self._pending: list[np.ndarray] = []
+
+    def add(self, ids: Sequence[int], vecs: np.ndarray) -> None:
+        for i, row in zip(ids, vecs, strict=True):
+            if i in self.pos:
+                self._flush()
+                self.matrix[self.pos[i]] = row
+                self.alive[self.pos[i]] = True
+                continue
+            self.pos[i] = len(self.ids)
+            self.ids.append(i)
+            self._pending.append(row)
+
+    def remove(self, ids: Iterable[int]) -> None:
+        self._flush()
+        for i in ids:
+            p = self.pos.get(i)
+            if p is not None:
+                self.alive[p] = False
+
+    def _flush(self) -> None:
+        if self._pending:
+            block = np.stack(self._pending).astype(np.float32, copy=False)
+            self.matrix = np.concatenate([self.matrix, block]) if len(self.matrix) else block
+            self.alive = np.concatenate([self.alive, np.ones(len(block), dtype=bool)])
+            self._pending = []
+
+    def scores(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, cosine) of every live vector."""
+        self._flush()
+        if not len(self.ids):
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        sims = self.matrix @ query.astype(np.float32)
+        idx = np.flatnonzero(self.alive)
+        return np.asarray(self.ids, dtype=np.int64)[idx], sims[idx]
+
+
+class MemoryStore:
+    """SQLite-backed long-term memory. ``path`` may be ``":memory:"`` for tests."""
+
+    def __init__(self, path: str | Path, *, embedder: Embedder, clock: Clock | None = None) -> None:
+        self.path = str(path)
+        self.clock: Clock = clock or SystemClock()
+        self.embedder = embedder
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.db.row_factory = sqlite3.Row
+            if self.path != ":memory:":
+                self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            migrate(self.db)
+        except sqlite3.DatabaseError as exc:
+            raise IndexCorruptError(f"memory database {self.path} cannot be opened: {exc}") from exc
+        self._check_embedder()
+        self._caches: dict[str, _VectorCache] = {}
+        self._tombstones: list[Tombstone] | None = None
+
+    # ------------------------------------------------------------------ basics
+    def close(self) -> None:
+        self.db.close()
+
+    def now(self) -> float:
+        return to_ts(self.clock.now())
+
+    def _check_embedder(self) -> None:
+        row = self.db.execute("SELECT value FROM store_meta WHERE key='embedder'").fetchone()
+        if row is None:
+            self.db.execute("INSERT INTO store_meta(key, value) VALUES ('embedder', ?)", (self.embedder.id,))
+        elif row[0] != self.embedder.id:
+            raise ConfigError(
+                f"memory database was built with embedder {row[0]!r}, not {self.embedder.id!r}; "
+                "use the same --embedder or a fresh database",
+                path=self.path,
+            )
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM store_meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO store_meta(key, value) VALUES (?, ?)", (key, value))
+
+    def transaction(self) -> _Tx:
+        return _Tx(self.db)
+
+    # ------------------------------------------------------------------ vectors
+    def _cache(self, owner: str) -> _VectorCache:
+        cache = self._caches.get(owner)
+        if cache is None:
+            cache = _VectorCache(self.embedder.dim)
+            if owner == "item":
+                sql = (
+                    "SELECT v.owner_id, v.vec FROM vectors v JOIN knowledge_items k ON k.id = v.owner_id "
+                    "WHERE v.owner='item' AND k.superseded_by IS NULL AND k.valid_to IS NULL"
+                )
+            else:
+                sql = "SELECT owner_id, vec FROM vectors WHERE owner='turn'"
+            rows = self.db.execute(sql).fetchall()
+            if rows:
+                vecs = np.stack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
+                if vecs.shape[1] != self.embedder.dim:
+                    raise IndexCorruptError(
+                        f"memory vectors have dim {vecs.shape[1]}, not {self.embedder.dim}"
+                    )
+                cache.add([int(r[0]) for r in rows], vecs)
+            self._caches[owner] = cache
+        return cache
+
+    def _put_vectors(self, owner: str, ids: Sequence[int], texts: Sequence[str]) -> None:
+        if not ids:
+            return
+        vecs = np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
+        self.db.executemany(
+            "INSERT OR REPLACE INTO vectors(owner, owner_id, embedder, dim, vec) VALUES (?, ?, ?, ?, ?)",
+            [
+                (owner, i, self.embedder.id, self.embedder.dim, v.tobytes())
+                for i, v in zip(ids, vecs, strict=True)
+            ],
+        )
+        if owner in self._caches:
+            self._caches[owner].add(ids, vecs)
+
+    def vector_scores(self, owner: str, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self._cache(owner).scores(query)
+
+    # ------------------------------------------------------------------ knowledge items
+    def add_items(self, drafts: Sequence[ItemDraft]) -> list[int]:
+        """Write items (secrets redacted, sensitive flagged) with their vectors, in one transaction."""
+        now = self.now()
+        ids: list[int] = []
+        texts: list[str] = []
+        with self.transaction():
+            for d in drafts:
+                if d.source not in SOURCES:
+                    raise ValueError(f"unknown source {d.source!r}")
+                content, secret = redact_secrets(d.content)
+                cur = self.db.execute(
+                    "INSERT INTO knowledge_items(content, category, entity, attribute, source, provenance, "
+                    "confidence, valid_from, sensitive, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        content,
+                        d.category,
+                        normalize(d.entity) or "user",
+                        d.attribute,
+                        d.source,
+                        json.dumps(d.provenance or {}, sort_keys=True),
+                        min(1.0, max(0.0, d.confidence)),
+                        now,
+                        int(d.sensitive or secret),
+                        now,
+                        now,
+                    ),
+                )
+                ids.append(int(cur.lastrowid or 0))
+                texts.append(content)
+            self._put_vectors("item", ids, texts)
+        return ids
+
+    def add_item(self, draft: ItemDraft) -> int:
+        return self.add_items([draft])[0]
+
+    def get_item(self, item_id: int) -> KnowledgeItem | None:
+        row = self.db.execute("SELECT * FROM knowledge_items WHERE id=?", (item_id,)).fetchone()
+        return _item(row) if row else None
+
+    def items_by_ids(self, ids: Sequence[int]) -> list[KnowledgeItem]:
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        rows = self.db.execute(f"SELECT * FROM knowledge_items WHERE id IN ({marks})", list(ids)).fetchall()
+        return [_item(r) for r in rows]
+
+    def current_items(self, entity: str | None = None, attribute: str | None = None) -> list[KnowledgeItem]:
+        sql = "SELECT * FROM knowledge_items WHERE superseded_by IS NULL AND valid_to IS NULL"
+        args: list[Any] = []
+        if entity is not None:
+            sql += " AND entity=?"
+            args.append(normalize(entity))
+        if attribute is not None:
+            sql += " AND attribute=?"
+            args.append(attribute)
+        return [_item(r) for r in self.db.execute(sql + " ORDER BY id", args).fetchall()]
+
+    def all_items(self) -> list[KnowledgeItem]:
+        return [_item(r) for r in self.db.execute("SELECT * FROM knowledge_items ORDER BY id").fetchall()]
+
+    def count_items(self, current_only: bool = True) -> int:
+        sql = "SELECT COUNT(*) FROM knowledge_items"
+        if current_only:
+            sql += " WHERE superseded_by IS NULL AND valid_to IS NULL"
+        return int(self.db.execute(sql).fetchone()[0])
+
+    def supersede(self, old_id: int, new_id: int | None) -> None:
+        """Close an item's validity; ``new_id`` is the item that replaces it (None: it simply stopped being true)."""
+        now = self.now()
+        self.db.execute(
+            "UPDATE knowledge_items SET superseded_by=?, valid_to=?, updated_at=? WHERE id=? AND valid_to IS NULL",
+            (new_id, now, now, old_id),
+        )
+        self._cache("item").remove([old_id])
+
+    def reinforce(self, item_id: int, confidence: float | None = None) -> None:
+        """The same thing was said again: count it and raise confidence."""
+        now = self.now()
+        self.db.execute(
+            "UPDATE knowledge_items SET use_count=use_count+1, updated_at=?, "
+            "confidence=MIN(1.0, MAX(confidence, COALESCE(?, confidence)) + 0.05) WHERE id=?",
+            (now, confidence, item_id),
+        )
+
+    def touch(self, ids: Sequence[int]) -> None:
+        """Items were shown to the agent."""
+        if ids:
+            now = self.now()
+            self.db.executemany(
+                "UPDATE knowledge_items SET use_count=use_count+1, last_used_at=? WHERE id=?",
+                [(now, i) for i in ids],
+            )
+
+    def delete_items(self, ids: Sequence[int]) -> None:
+        """Remove items for good (forget, prune), with their vectors and any pointer at them."""
+        if not ids:
+            return
+        marks = ",".join("?" * len(ids))
+        with self.transaction():
+            self.db.execute(
+                f"UPDATE knowledge_items SET superseded_by=NULL WHERE superseded_by IN ({marks})", list(ids)
+            )
+            self.db.execute(f"DELETE FROM vectors WHERE owner='item' AND owner_id IN ({marks})", list(ids))
+            self.db.execute(f"DELETE FROM knowledge_items WHERE id IN ({marks})", list(ids))
+        self._cache("item").remove(ids)
+
+    def search_items_fts(self, query: str, limit: int = 50) -> list[tuple[int, float]]:
+        """(id, bm25 rank; lower is better) of current items matching any query word."""
+        match = fts_query(query)
+        if not match:
+            return []
+        rows = self.db.execute(
+            "SELECT f.rowid, bm25(knowledge_fts) AS r FROM knowledge_fts f JOIN knowledge_items k ON k.id=f.rowid "
+            "WHERE knowledge_fts MATCH ? AND k.superseded_by IS NULL AND k.valid_to IS NULL ORDER BY r LIMIT ?",
+            (match, limit),
+        ).fetchall()
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    # ------------------------------------------------------------------ conversations
+    def start_conversation(self, ref: str | None = None) -> int:
+        cur = self.db.execute("INSERT INTO conversations(ref, started_at) VALUES (?, ?)", (ref, self.now()))
+        return int(cur.lastrowid or 0)
+
+    def end_conversation(self, conversation_id: int) -> None:
+        self.db.execute("UPDATE conversations SET ended_at=? WHERE id=?", (self.now(), conversation_id))
+
+    def conversation_ref(self, conversation_id: int) -> str | None:
+        row = self.db.execute("SELECT ref FROM conversations WHERE id=?", (conversation_id,)).fetchone()
+        return None if row is None else row[0]
+
+    def add_turn(
+        self, conversation_id: int, user_text: str, assistant_text: str, tool_record: list[dict[str, Any]]
+    ) -> int:
+        user_text, _ = redact_secrets(user_text)
+        assistant_text, _ = redact_secrets(assistant_text)
+        record, _ = redact_secrets(json.dumps(tool_record, sort_keys=True))
+        idx = self.db.execute(
+            "SELECT COALESCE(MAX(idx), -1) + 1 FROM turns WHERE conversation_id=?", (conversation_id,)
+        ).fetchone()[0]
+        with self.transaction():
+            cur = self.db.execute(
+                "INSERT INTO turns(conversation_id, idx, user_text, assistant_text, tool_record, created_at) "
+                "VALUES (?,?,?,?,?,?)",
+                (conversation_id, idx, user_text, assistant_text, record, self.now()),
+            )
+            turn_id = int(cur.lastrowid or 0)
+            self._put_vectors("turn", [turn_id], [user_text])
+        return turn_id
+
+    def turns(self, conversation_id: int | None = None) -> list[Turn]:
+        if conversation_id is None:
+            rows = self.db.execute("SELECT * FROM turns ORDER BY id").fetchall()
+        else:
+            rows = self.db.execute(
+                "SELECT * FROM turns WHERE conversation_id=? ORDER BY idx", (conversation_id,)
+            ).fetchall()
+        return [_turn(r) for r in rows]
+
+    def turns_by_ids(self, ids: Sequence[int]) -> list[Turn]:
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        return [_turn(r) for r in self.db.execute(f"SELECT * FROM turns WHERE id IN ({marks})", list(ids))]
+
+    def rewrite_turn(self, turn_id: int, user_text: str, assistant_text: str) -> None:
+        with self.transaction():
+            self.db.execute(
+                "UPDATE turns SET user_text=?, assistant_text=? WHERE id=?",
+                (user_text, assistant_text, turn_id),
+            )
+            self._put_vectors("turn", [turn_id], [user_text])
+
+    def search_turns_fts(self, query: str, limit: int = 50) -> list[tuple[int, float]]:
+        match = fts_query(query)
+        if not match:
+            return []
+        rows = self.db.execute(
+            "SELECT rowid, bm25(turns_fts) AS r FROM turns_fts WHERE turns_fts MATCH ? ORDER BY r LIMIT ?",
+            (match, limit),
+        ).fetchall()
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def unconsolidated_conversations(self, ended_before: float) -> list[tuple[int, str | None]]:
+        rows = self.db.execute(
+            "SELECT id, ref FROM conversations WHERE consolidated_at IS NULL AND ended_at IS NOT NULL "
+            "AND ended_at <= ? ORDER BY id",
+            (ended_before,),
+        ).fetchall()
+        return [(int(r[0]), r[1]) for r in rows]
+
+    def mark_consolidated(self, conversation_id: int, summary: str) -> None:
+        summary, _ = redact_secrets(summary)
+        self.db.execute(
+            "UPDATE conversations SET summary=?, consolidated_at=? WHERE id=?",
+            (summary, self.now(), conversation_id),
+        )
+
+    def summaries(self) -> list[tuple[int, str]]:
+        rows = self.db.execute("SELECT id, summary FROM conversations WHERE summary IS NOT NULL ORDER BY id")
+        return [(int(r[0]), str(r[1])) for r in rows]
+
+    def set_summary(self, conversation_id: int, summary: str) -> None:
+        self.db.execute("UPDATE conversations SET summary=? WHERE id=?", (summary, conversation_id))
+
+    # ------------------------------------------------------------------ lessons
+    def add_lesson(self, topic: str, content: str, tool: str | None, provenance: dict[str, Any]) -> int:
+        content, _ = redact_secrets(content)
+        now = self.now()
+        topic = normalize(topic)
+        with self.transaction():
+            cur = self.db.execute(
+                "INSERT INTO lessons(topic, content, tool, provenance, created_at, updated_at) VALUES (?,?,?,?,?,?)",
+                (topic, content, tool, json.dumps(provenance, sort_keys=True), now, now),
+            )
+            new_id = int(cur.lastrowid or 0)
+            self.db.execute(
+                "UPDATE lessons SET superseded_by=?, updated_at=? WHERE topic=? AND id<>? AND superseded_by IS NULL",
+                (new_id, now, topic, new_id),
+            )
+        return new_id
+
+    def lessons(self, current_only: bool = True) -> list[Lesson]:
+        sql = (
+            "SELECT * FROM lessons"
+            + (" WHERE superseded_by IS NULL" if current_only else "")
+            + " ORDER BY id"
+        )
+        return [_lesson(r) for r in self.db.execute(sql).fetchall()]
+
+    def delete_lessons(self, ids: Sequence[int]) -> None:
+        marks = ",".join("?" * len(ids))
+        if ids:
+            self.db.execute(
+                f"UPDATE lessons SET superseded_by=NULL WHERE superseded_by IN ({marks})", list(ids)
+            )
+            self.db.execute(f"DELETE FROM lessons WHERE id IN ({marks})", list(ids))
+
+    # ------------------------------------------------------------------ reminders
+    def add_reminder(self, content: str, due_at: datetime, provenance: dict[str, Any]) -> int:
+        content, _ = redact_secrets(content)
+        now = self.now()
+        cur = self.db.execute(
+            "INSERT INTO reminders(content, due_at, provenance, history, created_at, updated_at) "
+            "VALUES (?,?,?,?,?,?)",
+            (
+                content,
+                to_ts(due_at),
+                json.dumps(provenance),
+                json.dumps([{"op": "created", "at": now}]),
+                now,
+                now,
+            ),
+        )
+        return int(cur.lastrowid or 0)
+
+    def update_reminder(
+        self, reminder_id: int, *, status: str | None = None, due_at: datetime | None = None
+    ) -> None:
+        row = self.db.execute("SELECT * FROM reminders WHERE id=?", (reminder_id,)).fetchone()
+        if row is None:
+            raise KeyError(reminder_id)
+        now = self.now()
+        history = json.loads(row["history"])
+        new_due = row["due_at"] if due_at is None else to_ts(due_at)
+        new_status = status or row["status"]
+        op = "rescheduled" if due_at is not None else new_status
+        history.append({"op": op, "at": now, "due_at": new_due})
+        self.db.execute(
+            "UPDATE reminders SET status=?, due_at=?, history=?, updated_at=? WHERE id=?",
+            (new_status, new_due, json.dumps(history), now, reminder_id),
+        )
+
+    def reminders(self, status: str | None = None) -> list[Reminder]:
+        if status is None:
+            rows = self.db.execute("SELECT * FROM reminders ORDER BY due_at, id").fetchall()
+        else:
+            rows = self.db.execute("SELECT * FROM reminders WHERE status=? ORDER BY due_at, id", (status,))
+        return [_reminder(r) for r in rows]
+
+    def delete_reminders(self, ids: Sequence[int]) -> None:
+        if ids:
+            self.db.execute(f"DELETE FROM reminders WHERE id IN ({','.join('?' * len(ids))})", list(ids))
+
+    # ------------------------------------------------------------------ tombstones
+    def add_tombstone(self, kind: str, value: str, reason: str = "") -> None:
+        value = content_fingerprint(value) if kind == "content" else normalize(value)
+        if value:
+            self.db.execute(
+                "INSERT OR IGNORE INTO tombstones(kind, value, reason, created_at) VALUES (?,?,?,?)",
+                (kind, value, reason, self.now()),
+            )
+            self._tombstones = None
+
+    def tombstones(self) -> list[Tombstone]:
+        if self._tombstones is None:
+            rows = self.db.execute("SELECT * FROM tombstones ORDER BY id").fetchall()
+            self._tombstones = [
+                Tombstone(int(r["id"]), r["kind"], r["value"], r["reason"], from_ts(r["created_at"]))
+                for r in rows
+            ]
+        return self._tombstones
+
+    def forgotten_by(self, text: str, entity: str | None = None) -> Tombstone | None:
+        """The tombstone that forbids storing ``text`` (about ``entity``), or None."""
+        tombs = self.tombstones()
+        if not tombs:
+            return None
+        words = content_words(text)
+        norm_entity = normalize(entity or "")
+        for t in tombs:
+            if t.kind in ("entity", "term") and (norm_entity == t.value or set(t.value.split()) <= words):
+                return t
+            if t.kind == "content":
+                gone = set(t.value.split())
+                if gone and words and len(gone & words) / len(gone | words) >= 0.6:
+                    return t
+        return None
+
+    # ------------------------------------------------------------------ whole-store views
+    def dump_text(self) -> str:
+        """Every piece of text the store holds (items, turns, tool records, summaries, lessons, reminders)."""
+        parts: list[str] = []
+        parts += [r[0] for r in self.db.execute("SELECT content FROM knowledge_items")]
+        for r in self.db.execute("SELECT user_text, assistant_text, tool_record FROM turns"):
+            parts += [r[0], r[1], r[2]]
+        parts += [
+            r[0] for r in self.db.execute("SELECT summary FROM conversations WHERE summary IS NOT NULL")
+        ]
+        parts += [r[0] for r in self.db.execute("SELECT content FROM lessons")]
+        parts += [r[0] for r in self.db.execute("SELECT content FROM reminders")]
+        return "\n".join(parts)
+
+
+class _Tx:
+    """BEGIN/COMMIT around a block on an autocommit connection; nested blocks join the outer one."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.outer = False
+
+    def __enter__(self) -> _Tx:
+        if not self.db.in_transaction:
+            self.db.execute("BEGIN")
+            self.outer = True
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if self.outer:
+            self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+
+def fts_query(text: str) -> str:
+    """An FTS5 MATCH expression: the text's meaningful words, OR-ed, each quoted."""
+    words = sorted(content_words(text))
+    return " OR ".join(f'"{w}"' for w in words if re.fullmatch(r"[a-z0-9']+", w))
+
+
+def content_fingerprint(text: str) -> str:
+    return " ".join(sorted(content_words(text)))
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(normalize(text).encode()).hexdigest()[:16]
+
+
+def _item(r: sqlite3.Row) -> KnowledgeItem:
+    return KnowledgeItem(
+        id=int(r["id"]),
+        content=r["content"],
+        category=r["category"],
+        entity=r["entity"],
+        attribute=r["attribute"],
+        source=r["source"],
+        provenance=json.loads(r["provenance"]),
+        confidence=float(r["confidence"]),
+        use_count=int(r["use_count"]),
+        valid_from=from_ts(r["valid_from"]),
+        valid_to=None if r["valid_to"] is None else from_ts(r["valid_to"]),
+        superseded_by=r["superseded_by"],
+        sensitive=bool(r["sensitive"]),
+        created_at=from_ts(r["created_at"]),
+        updated_at=from_ts(r["updated_at"]),
+        last_used_at=None if r["last_used_at"] is None else from_ts(r["last_used_at"]),
+    )
+
+
+def _turn(r: sqlite3.Row) -> Turn:
+    return Turn(
+        id=int(r["id"]),
+        conversation_id=int(r["conversation_id"]),
+        idx=int(r["idx"]),
+        user_text=r["user_text"],
+        assistant_text=r["assistant_text"],
+        tool_record=json.loads(r["tool_record"]),
+        created_at=from_ts(r["created_at"]),
+    )
+
+
+def _lesson(r: sqlite3.Row) -> Lesson:
+    return Lesson(
+        id=int(r["id"]),
+        topic=r["topic"],
+        content=r["content"],
+        tool=r["tool"],
+        provenance=json.loads(r["provenance"]),
+        confidence=float(r["confidence"]),
+        use_count=int(r["use_count"]),
+        created_at=from_ts(r["created_at"]),
+        updated_at=from_ts(r["updated_at"]),
+        superseded_by=r["superseded_by"],
+    )
+
+
+def _reminder(r: sqlite3.Row) -> Reminder:
+    return Reminder(
+        id=int(r["id"]),
+        content=r["content"],
+        due_at=from_ts(r["due_at"]),
+        status=r["status"],
+        history=json.loads(r["history"]),
+        provenance=json.loads(r["provenance"]),
+        created_at=from_ts(r["created_at"]),
+        updated_at=from_ts(r["updated_at"]),
+    )

@@ -1,0 +1,161 @@
+"""Per-chat upkeep: reconcile duplicates and contradictions, consolidate old conversations, prune."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from assay.memory._clock import to_ts
+from assay.memory._extract import ExtractionError, consolidate_with_model
+from assay.memory._rules import split_sentences
+from assay.models._usage import Usage
+
+if TYPE_CHECKING:
+    from assay.memory._extract import CandidateFact
+    from assay.memory._pipeline import MemoryConfig, TurnResult, _Evidence
+    from assay.memory._store import MemoryStore
+    from assay.models._types import ChatModel
+
+__all__ = ["UpkeepMixin", "UpkeepReport"]
+
+
+@dataclass
+class UpkeepReport:
+    superseded: list[tuple[int, int]] = field(default_factory=list)  # (old, new)
+    consolidated: list[int] = field(default_factory=list)
+    consolidation_facts: list[int] = field(default_factory=list)
+    rejected: list[Any] = field(default_factory=list)
+    pruned: list[int] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    usage: Usage = field(default_factory=Usage)
+
+
+class UpkeepMixin:
+    store: MemoryStore
+    model: ChatModel | None
+    config: MemoryConfig
+    usage: Usage
+
+    if TYPE_CHECKING:
+
+        def apply_fact(
+            self,
+            fact: CandidateFact,
+            ev: _Evidence,
+            prov: dict[str, Any],
+            into: TurnResult,
+            *,
+            explicit: bool = False,
+        ) -> int | None: ...
+
+        def _scrub(self, text: str) -> tuple[str, int]: ...
+
+    async def upkeep(self) -> UpkeepReport:
+        """Run at the start of every chat; cheap when nothing changed."""
+        t0 = time.perf_counter()
+        report = UpkeepReport()
+        self.reconcile(report)
+        await self.consolidate(report)
+        self.prune(report)
+        self.store.set_meta("last_upkeep", repr(self.store.now()))
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    def reconcile(self, report: UpkeepReport) -> None:
+        """One current value per (entity, attribute) slot; near-duplicates folded into the newer item."""
+        since = float(self.store.get_meta("last_upkeep") or 0.0)
+        rows = self.store.db.execute(
+            "SELECT entity, attribute FROM knowledge_items WHERE superseded_by IS NULL AND valid_to IS NULL "
+            "AND attribute IS NOT NULL GROUP BY entity, attribute HAVING COUNT(*) > 1"
+        ).fetchall()
+        for entity, attribute in rows:
+            items = self.store.current_items(entity=entity, attribute=attribute)
+            items.sort(key=lambda it: (it.valid_from, it.id))
+            newest = items[-1]
+            for old in items[:-1]:
+                self.store.supersede(old.id, newest.id)
+                report.superseded.append((old.id, newest.id))
+        fresh = self.store.db.execute(
+            "SELECT id FROM knowledge_items WHERE created_at > ? AND superseded_by IS NULL AND valid_to IS NULL "
+            "ORDER BY id",
+            (since,),
+        ).fetchall()
+        if not fresh:
+            return
+        fresh_items = self.store.items_by_ids([int(r[0]) for r in fresh])
+        vecs = self.store.embedder.embed([it.content for it in fresh_items])
+        for it, vec in zip(fresh_items, vecs, strict=True):
+            ids, sims = self.store.vector_scores("item", np.asarray(vec))
+            close = [
+                int(i)
+                for i, s in zip(ids, sims, strict=True)
+                if s >= self.config.duplicate_cosine and i != it.id
+            ]
+            for other in self.store.items_by_ids(close):
+                if not other.current or other.entity != it.entity:
+                    continue
+                if other.attribute and it.attribute and other.attribute != it.attribute:
+                    continue
+                old, new = (
+                    (other, it) if (other.valid_from, other.id) < (it.valid_from, it.id) else (it, other)
+                )
+                current = self.store.get_item(old.id)
+                if current is not None and current.current:
+                    self.store.supersede(old.id, new.id)
+                    report.superseded.append((old.id, new.id))
+
+    async def consolidate(self, report: UpkeepReport) -> None:
+        """Summarise conversations that ended a while ago; the model's facts go through the same rules."""
+        from assay.memory._pipeline import TurnResult, _Evidence
+
+        cutoff = to_ts(self.store.clock.now() - self.config.consolidate_after)
+        for conv_id, ref in self.store.unconsolidated_conversations(cutoff):
+            turns = self.store.turns(conv_id)
+            user_text = "\n".join(t.user_text for t in turns)
+            transcript = "\n".join(
+                f"USER: {t.user_text}" + (f"\nASSISTANT: {t.assistant_text}" if t.assistant_text else "")
+                for t in turns
+            )
+            summary = _extractive_summary(user_text)
+            sink = TurnResult(turn_id=-1, shown=None)  # type: ignore[arg-type]
+            if self.model is not None and turns:
+                try:
+                    answer, usage = await consolidate_with_model(
+                        self.model, conversation=ref, transcript=transcript
+                    )
+                    report.usage = report.usage + usage
+                    self.usage = self.usage + usage
+                    summary = answer.summary or summary
+                    evidence = _Evidence(user_text, "", [], [])
+                    prov = {"conversation": ref, "conversation_id": conv_id, "consolidated": True}
+                    for fact in answer.facts:
+                        item_id = self.apply_fact(fact, evidence, prov, sink)
+                        if item_id is not None:
+                            report.consolidation_facts.append(item_id)
+                except ExtractionError as exc:
+                    report.errors.append(f"consolidation of {ref or conv_id}: {exc}")
+            summary, _ = self._scrub(summary)
+            self.store.mark_consolidated(conv_id, summary)
+            report.consolidated.append(conv_id)
+            report.rejected += sink.rejected
+
+    def prune(self, report: UpkeepReport) -> None:
+        """Delete low-confidence items nobody has used for a long time."""
+        cutoff = to_ts(self.store.clock.now() - self.config.prune_after)
+        rows = self.store.db.execute(
+            "SELECT id FROM knowledge_items WHERE superseded_by IS NULL AND valid_to IS NULL AND confidence < ? "
+            "AND COALESCE(last_used_at, updated_at) < ? ORDER BY id",
+            (self.config.prune_below_confidence, cutoff),
+        ).fetchall()
+        ids = [int(r[0]) for r in rows]
+        self.store.delete_items(ids)
+        report.pruned += ids
+
+
+def _extractive_summary(user_text: str, limit: int = 3) -> str:
+    """Without a model: the first few things the user said."""
+    return " ".join(split_sentences(user_text)[:limit])
