@@ -1,1 +1,70 @@
-"""assay.gate."""
+"""Holding a run to account: compare with a baseline, gate on expectations, check scenario health.
+
+* :func:`compare` puts every case in one bucket and decides the exit code (0 ok, 2 regression, 3 not
+  comparable); :func:`save_baseline` keeps a run to compare against.
+* :func:`gate` checks a run against its expectations file; :func:`propose` writes one from runs.
+* :func:`health` flags saturated, always-fail, inverted and flaky cases; :func:`noise` writes noise.json.
+* :func:`apply_run_options` is what every eval command calls after its run.
+"""
+
+from __future__ import annotations
+
+from assay.gate._baseline import save_baseline
+from assay.gate._compare import (
+    BUCKETS,
+    Bucket,
+    CaseComparison,
+    Comparison,
+    MetricComparison,
+    compare,
+    load_comparison,
+    not_comparable_reasons,
+)
+from assay.gate._expect import (
+    Check,
+    Expectations,
+    GateResult,
+    find_expectations,
+    gate,
+    load_expectations,
+    measure,
+    propose,
+)
+from assay.gate._health import CaseHealth, CategoryHealth, HealthReport, health, health_markdown
+from assay.gate._hook import apply_run_options
+from assay.gate._load import LoadedRun, load_run
+from assay.gate._noise import noise, run_noise_command
+from assay.gate._render import comparison_markdown, print_comparison, print_gate
+
+__all__ = [
+    "BUCKETS",
+    "Bucket",
+    "CaseComparison",
+    "CaseHealth",
+    "CategoryHealth",
+    "Check",
+    "Comparison",
+    "Expectations",
+    "GateResult",
+    "HealthReport",
+    "LoadedRun",
+    "MetricComparison",
+    "apply_run_options",
+    "compare",
+    "comparison_markdown",
+    "find_expectations",
+    "gate",
+    "health",
+    "health_markdown",
+    "load_comparison",
+    "load_expectations",
+    "load_run",
+    "measure",
+    "noise",
+    "not_comparable_reasons",
+    "print_comparison",
+    "print_gate",
+    "propose",
+    "run_noise_command",
+    "save_baseline",
+]

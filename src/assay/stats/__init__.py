@@ -1,8 +1,35 @@
-"""Folding repeats into verdicts: stability labels, pass rates, intervals."""
+"""Folding repeats into verdicts: stability labels, pass rates, pass@k / pass^k, intervals, noise floors."""
 
 from __future__ import annotations
 
 from assay.stats._fold import fold, fold_case, stability_label
 from assay.stats._intervals import bootstrap_interval, wilson_interval
+from assay.stats._noise import (
+    CaseNoise,
+    MetricNoise,
+    NoiseReport,
+    exact_drop_floor,
+    load_noise,
+    noise_from_scorecards,
+    pass_rate_floor,
+)
+from assay.stats._passk import case_pass_at_k, case_pass_hat_k, pass_at_k, pass_hat_k
 
-__all__ = ["bootstrap_interval", "fold", "fold_case", "stability_label", "wilson_interval"]
+__all__ = [
+    "CaseNoise",
+    "MetricNoise",
+    "NoiseReport",
+    "bootstrap_interval",
+    "case_pass_at_k",
+    "case_pass_hat_k",
+    "exact_drop_floor",
+    "fold",
+    "fold_case",
+    "load_noise",
+    "noise_from_scorecards",
+    "pass_at_k",
+    "pass_hat_k",
+    "pass_rate_floor",
+    "stability_label",
+    "wilson_interval",
+]

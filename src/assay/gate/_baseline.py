@@ -1,0 +1,52 @@
+"""Baselines: a scorecard plus its meta.json, kept somewhere stable to compare later runs against."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from assay.errors import UsageError
+
+from ._load import META, SCORECARD, LoadedRun, load_run
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_baseline(run_dir: Path | str | LoadedRun, dest: Path | str, force: bool = False) -> Path:
+    """Write ``dest/scorecard.json`` and ``dest/meta.json`` from a finished run; return ``dest``.
+
+    A 1-iteration run cannot tell a flaky case from a broken one, so it is refused unless ``force``. So is
+    a run whose scorecard says it is incomplete. ``dest`` may already hold a baseline: it is replaced.
+    """
+    run = run_dir if isinstance(run_dir, LoadedRun) else load_run(run_dir)
+    sc = run.scorecard
+    if sc.iterations < 2 and not force:
+        raise UsageError(
+            f"{run.path}: a 1-iteration run makes a baseline that cannot tell flaky cases from broken ones; "
+            "rerun with --iterations 3 (or more), or pass --force to save it anyway"
+        )
+    if not sc.complete and not force:
+        raise UsageError(
+            f"{run.path}: the run is incomplete (some attempts never finished); resume it with --resume, "
+            "or pass --force to save it anyway"
+        )
+    out = Path(dest)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--save-baseline {out}: exists and is not a directory")
+    out.mkdir(parents=True, exist_ok=True)
+    _write_atomic(out / SCORECARD, sc.model_dump_json(indent=2) + "\n")
+    if run.meta is not None:
+        _write_atomic(out / META, run.meta.model_dump_json(indent=2) + "\n")
+    else:
+        (out / META).unlink(missing_ok=True)
+    return out

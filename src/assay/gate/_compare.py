@@ -1,0 +1,438 @@
+"""Compare a current run with a baseline: per-case buckets, gated metrics, comparability, exit code.
+
+Per case exactly one bucket, decided in this order:
+
+1. ``only_in_baseline`` / ``only_in_current``: the case is in one scorecard only.
+2. ``not_measured``: one side has no measured attempt (only INFRA_ERROR, SKIPPED or NOT_RUN).
+3. ``flaky``: a single-iteration side went from PASS to FAIL (or back) while the case is known to be flaky
+   (flaky on either side, or both passed and failed in the noise runs). One attempt of a flaky case says
+   nothing, so it is never a regression.
+4. ``regressed``: the baseline was stable-pass and the current run stable-fail, or, with a noise file, the
+   pass-rate drop exceeds the case's noise floor (:meth:`NoiseReport.case_floor`).
+5. ``improved``: the mirror image of 4.
+6. ``flaky``: either side is flaky (and the change is within the noise floor, or there is no noise file).
+7. ``score_regressed``: same pass/fail picture, but the mean score dropped by more than
+   ``max(0.1, noise score spread)``.
+8. ``time_regressed``: same picture, but the mean attempt time grew by more than 50% and at least 1 s.
+9. ``unchanged``.
+
+Only ``regressed`` cases and gated metrics that got worse beyond their tolerance fail the comparison
+(exit 2); ``score_regressed`` and ``time_regressed`` are reported, not gated. Each gated metric is compared
+with a tolerance of ``max(declared tolerance, noise spread, 1.5 / n)`` where ``n`` is the number of
+questions the metric is averaged over.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from assay.runs._records import SCHEMA_VERSION, CaseSummary, MetricValue, Scorecard, Stability, SubjectConfig
+from assay.stats._noise import NoiseReport, load_noise
+
+from ._load import LoadedRun, load_run
+
+Bucket = Literal[
+    "regressed",
+    "score_regressed",
+    "time_regressed",
+    "improved",
+    "flaky",
+    "unchanged",
+    "only_in_baseline",
+    "only_in_current",
+    "not_measured",
+]
+BUCKETS: tuple[Bucket, ...] = (
+    "regressed",
+    "score_regressed",
+    "time_regressed",
+    "improved",
+    "flaky",
+    "unchanged",
+    "only_in_baseline",
+    "only_in_current",
+    "not_measured",
+)
+MetricVerdict = Literal["ok", "regressed", "improved", "not_measured"]
+
+#: a mean score drop below this is never a score regression
+SCORE_TOLERANCE = 0.1
+#: a case is time-regressed when its mean attempt time grew by this factor and this many seconds
+TIME_FACTOR = 1.5
+TIME_MIN_S = 1.0
+EXIT_OK, EXIT_REGRESSION, EXIT_NOT_COMPARABLE = 0, 2, 3
+_EPS = 1e-9
+
+#: (label, getter) of what must match for two runs to be comparable
+_COMPARABLE: tuple[tuple[str, str], ...] = (
+    ("benchmark", "benchmark"),
+    ("suite", "suite"),
+    ("suite version", "suite_version"),
+    ("subject model", "config.model"),
+    ("judge model", "config.judge_model"),
+    ("embedder", "config.embedder"),
+)
+
+
+class Side(BaseModel):
+    measured: int
+    passed: int
+    pass_rate: float | None
+    stability: Stability
+    score_mean: float | None = None
+    mean_elapsed_s: float | None = None
+
+    @classmethod
+    def of(cls, case: CaseSummary) -> Side:
+        return cls(
+            measured=case.measured,
+            passed=case.passed,
+            pass_rate=case.pass_rate,
+            stability=case.stability,
+            score_mean=case.score_mean,
+            mean_elapsed_s=case.mean_elapsed_s,
+        )
+
+    def short(self) -> str:
+        if self.measured == 0:
+            return "not measured"
+        return f"{self.passed}/{self.measured} {self.stability}"
+
+
+class CaseComparison(BaseModel):
+    case_id: str
+    category: str = "default"
+    bucket: Bucket
+    baseline: Side | None
+    current: Side | None
+    pass_rate_delta: float | None = None
+    floor: float | None = None
+    score_delta: float | None = None
+    reason: str = ""
+
+    @property
+    def flipped(self) -> bool:
+        """The pass/fail picture changed: some pass-rate change between two measured sides."""
+        return self.pass_rate_delta is not None and abs(self.pass_rate_delta) > _EPS
+
+
+class MetricComparison(BaseModel):
+    name: str
+    direction: Literal["higher", "lower"]
+    gated: bool
+    unit: str = ""
+    baseline: float | None
+    current: float | None
+    delta: float | None
+    tolerance: float
+    n: int = 0
+    verdict: MetricVerdict
+
+
+class RunRef(BaseModel):
+    path: str
+    run_id: str
+    benchmark: str
+    suite: str
+    suite_version: str
+    config: SubjectConfig
+    iterations: int
+    complete: bool
+    commits: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, run: LoadedRun) -> RunRef:
+        sc = run.scorecard
+        return cls(
+            path=str(run.path),
+            run_id=sc.run_id,
+            benchmark=sc.benchmark,
+            suite=sc.suite,
+            suite_version=sc.suite_version,
+            config=sc.config,
+            iterations=sc.iterations,
+            complete=sc.complete,
+            commits=sc.commits,
+        )
+
+
+class Comparison(BaseModel):
+    """``comparison.json``: the verdict of one current run against one baseline."""
+
+    schema_version: int = SCHEMA_VERSION
+    baseline: RunRef
+    current: RunRef
+    comparable: bool
+    not_comparable: list[str] = Field(default_factory=list)
+    noise: str | None = None
+    require_complete: bool = False
+    cases: list[CaseComparison] = Field(default_factory=list)
+    metrics: list[MetricComparison] = Field(default_factory=list)
+    counts: dict[str, int] = Field(default_factory=dict)
+    regressions: list[str] = Field(default_factory=list)
+    incomplete: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    exit_code: int
+    verdict: str
+    created_at: datetime
+
+    def bucket(self, name: Bucket) -> list[CaseComparison]:
+        return [c for c in self.cases if c.bucket == name]
+
+    def flipped(self) -> list[CaseComparison]:
+        """Every case whose pass rate changed, worst first (largest drop, regressions before others)."""
+        order = {b: i for i, b in enumerate(BUCKETS)}
+        flips = [c for c in self.cases if c.flipped]
+        return sorted(flips, key=lambda c: (c.pass_rate_delta or 0.0, order[c.bucket], c.case_id))
+
+    def save(self, path: Path) -> Path:
+        path = Path(path)
+        if path.is_dir():
+            path = path / "comparison.json"
+        path.write_text(self.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        return path
+
+
+def _get(sc: Scorecard, dotted: str) -> object:
+    value: object = sc
+    for part in dotted.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def not_comparable_reasons(baseline: Scorecard, current: Scorecard) -> list[str]:
+    """Why two scorecards cannot be compared; empty when they can."""
+    reasons = []
+    for label, attr in _COMPARABLE:
+        a, b = _get(baseline, attr), _get(current, attr)
+        if a != b:
+            reasons.append(f"{label} differs: baseline {a!r}, current {b!r}")
+    return reasons
+
+
+def _noise_reasons(noise: NoiseReport, current: Scorecard) -> list[str]:
+    reasons = []
+    pairs = (
+        ("benchmark", noise.benchmark, current.benchmark),
+        ("suite", noise.suite, current.suite),
+        ("suite version", noise.suite_version, current.suite_version),
+        ("subject model", noise.config.model, current.config.model),
+        ("judge model", noise.config.judge_model, current.config.judge_model),
+        ("embedder", noise.config.embedder, current.config.embedder),
+    )
+    for label, a, b in pairs:
+        if a != b:
+            reasons.append(f"noise file {label} differs: noise {a!r}, current {b!r}")
+    return reasons
+
+
+def _compare_case(
+    cid: str, base: CaseSummary | None, cur: CaseSummary | None, noise: NoiseReport | None
+) -> CaseComparison:
+    category = (cur or base).category if (cur or base) else "default"  # type: ignore[union-attr]
+    if cur is None:
+        assert base is not None
+        return CaseComparison(
+            case_id=cid,
+            category=category,
+            bucket="only_in_baseline",
+            baseline=Side.of(base),
+            current=None,
+            reason="missing from the current run",
+        )
+    if base is None:
+        return CaseComparison(
+            case_id=cid,
+            category=category,
+            bucket="only_in_current",
+            baseline=None,
+            current=Side.of(cur),
+            reason="new case",
+        )
+    b, c = Side.of(base), Side.of(cur)
+    out = CaseComparison(case_id=cid, category=category, bucket="unchanged", baseline=b, current=c)
+    if b.measured == 0 or c.measured == 0:
+        side = "current" if c.measured == 0 else "baseline"
+        out.bucket, out.reason = "not_measured", f"no measured attempt in the {side} run"
+        return out
+    assert b.pass_rate is not None and c.pass_rate is not None
+    delta = c.pass_rate - b.pass_rate
+    out.pass_rate_delta = delta
+    floor = noise.case_floor(cid, b.measured, c.measured) if noise is not None else None
+    out.floor = floor
+    flaky_here = "flaky" in (b.stability, c.stability)
+    known_flaky = flaky_here or (noise is not None and noise.is_flaky(cid))
+    if abs(delta) > _EPS and min(b.measured, c.measured) == 1 and known_flaky:
+        out.bucket = "flaky"
+        out.reason = "one attempt of a known-flaky case: not evidence of a change"
+        return out
+    if b.stability == "stable-pass" and c.stability == "stable-fail":
+        out.bucket, out.reason = "regressed", "stable-pass -> stable-fail"
+        return out
+    if floor is not None and -delta > floor + _EPS:
+        out.bucket, out.reason = (
+            "regressed",
+            f"pass rate dropped {-delta:.2f}, beyond the noise floor {floor:.2f}",
+        )
+        return out
+    if b.stability == "stable-fail" and c.stability == "stable-pass":
+        out.bucket, out.reason = "improved", "stable-fail -> stable-pass"
+        return out
+    if floor is not None and delta > floor + _EPS:
+        out.bucket, out.reason = "improved", f"pass rate rose {delta:.2f}, beyond the noise floor {floor:.2f}"
+        return out
+    if flaky_here:
+        out.bucket = "flaky"
+        out.reason = f"{b.stability} -> {c.stability}" + (
+            f", change {delta:+.2f} within the noise floor {floor:.2f}" if floor is not None else ""
+        )
+        return out
+    if b.score_mean is not None and c.score_mean is not None:
+        out.score_delta = c.score_mean - b.score_mean
+        spread = None
+        if noise is not None and (cn := noise.cases.get(cid)) is not None:
+            spread = cn.score_spread
+        tol = max(SCORE_TOLERANCE, spread or 0.0)
+        if -out.score_delta > tol + _EPS:
+            out.bucket = "score_regressed"
+            out.reason = f"mean score dropped {-out.score_delta:.2f} (tolerance {tol:.2f})"
+            return out
+    if (
+        b.mean_elapsed_s is not None
+        and c.mean_elapsed_s is not None
+        and c.mean_elapsed_s > b.mean_elapsed_s * TIME_FACTOR
+        and c.mean_elapsed_s - b.mean_elapsed_s >= TIME_MIN_S
+    ):
+        out.bucket = "time_regressed"
+        out.reason = f"mean time {b.mean_elapsed_s:.1f}s -> {c.mean_elapsed_s:.1f}s"
+        return out
+    return out
+
+
+def _compare_metric(
+    name: str, base: MetricValue | None, cur: MetricValue | None, noise: NoiseReport | None
+) -> MetricComparison:
+    ref = cur or base
+    assert ref is not None
+    n = ref.n
+    tolerances = [ref.tolerance]
+    if noise is not None and (spread := noise.metric_spread(name)) is not None:
+        tolerances.append(spread)
+    if n > 0:
+        tolerances.append(1.5 / n)
+    tol = max(tolerances)
+    bv = base.value if base is not None else None
+    cv = cur.value if cur is not None else None
+    out = MetricComparison(
+        name=name,
+        direction=ref.direction,
+        gated=ref.gated,
+        unit=ref.unit,
+        baseline=bv,
+        current=cv,
+        delta=None,
+        tolerance=tol,
+        n=n,
+        verdict="not_measured",
+    )
+    if bv is None or cv is None:
+        return out
+    out.delta = cv - bv
+    worse_by = -out.delta if ref.direction == "higher" else out.delta
+    if worse_by > tol + _EPS:
+        out.verdict = "regressed"
+    elif -worse_by > tol + _EPS:
+        out.verdict = "improved"
+    else:
+        out.verdict = "ok"
+    return out
+
+
+def _as_run(x: Path | str | LoadedRun | Scorecard) -> LoadedRun:
+    if isinstance(x, LoadedRun):
+        return x
+    if isinstance(x, Scorecard):
+        return LoadedRun(path=Path(f"<{x.run_id}>"), scorecard=x, meta=None)
+    return load_run(x)
+
+
+def compare(
+    baseline: Path | str | LoadedRun | Scorecard,
+    current: Path | str | LoadedRun | Scorecard,
+    noise: Path | str | NoiseReport | None = None,
+    require_complete: bool = False,
+) -> Comparison:
+    """Hold ``current`` against ``baseline`` (run dirs, baseline dirs or scorecard.json paths).
+
+    Never raises for runs that cannot be compared: the :class:`Comparison` says ``comparable=False`` with
+    the reasons and ``exit_code=3``. Unreadable paths raise :class:`~assay.errors.ConfigError`.
+    """
+    base_run, cur_run = _as_run(baseline), _as_run(current)
+    noise_report = noise if isinstance(noise, NoiseReport) or noise is None else load_noise(Path(noise))
+    base, cur = base_run.scorecard, cur_run.scorecard
+    reasons = not_comparable_reasons(base, cur)
+    if noise_report is not None:
+        reasons += _noise_reasons(noise_report, cur)
+    comp = Comparison(
+        baseline=RunRef.of(base_run),
+        current=RunRef.of(cur_run),
+        comparable=not reasons,
+        not_comparable=reasons,
+        noise=str(noise) if noise is not None and not isinstance(noise, NoiseReport) else None,
+        require_complete=require_complete,
+        exit_code=EXIT_NOT_COMPARABLE,
+        verdict="not comparable: " + "; ".join(reasons) if reasons else "",
+        created_at=datetime.now(UTC),
+    )
+    if reasons:
+        return comp
+    order = [c.case_id for c in base.cases] + [c.case_id for c in cur.cases if base.case(c.case_id) is None]
+    base_by = {c.case_id: c for c in base.cases}
+    cur_by = {c.case_id: c for c in cur.cases}
+    comp.cases = [_compare_case(cid, base_by.get(cid), cur_by.get(cid), noise_report) for cid in order]
+    names = list(base.summary.metrics) + [m for m in cur.summary.metrics if m not in base.summary.metrics]
+    comp.metrics = [
+        _compare_metric(m, base.summary.metrics.get(m), cur.summary.metrics.get(m), noise_report)
+        for m in names
+    ]
+    comp.counts = {b: len(comp.bucket(b)) for b in BUCKETS}
+    comp.regressions = [c.case_id for c in comp.bucket("regressed")] + [
+        f"metric:{m.name}" for m in comp.metrics if m.gated and m.verdict == "regressed"
+    ]
+    incomplete = [f"{c.case_id} (missing)" for c in comp.bucket("only_in_baseline")]
+    incomplete += [f"{c.case_id} (not measured)" for c in comp.bucket("not_measured")]
+    incomplete += [
+        f"metric:{m.name} (not measured)" for m in comp.metrics if m.gated and m.verdict == "not_measured"
+    ]
+    comp.incomplete = incomplete
+    if not cur.complete:
+        comp.warnings.append("the current run is incomplete (some attempts did not finish): resume it")
+    if cur.mixed_commits:
+        comp.warnings.append(f"the current run mixes results from commits {', '.join(cur.commits)}")
+    if not require_complete and incomplete:
+        comp.warnings.append(f"{len(incomplete)} baseline item(s) not compared: " + ", ".join(incomplete))
+    if base.iterations < 2 or cur.iterations < 2:
+        comp.warnings.append(
+            "a single-iteration run cannot tell flaky from broken: use --iterations 3 or more"
+        )
+    if comp.regressions:
+        comp.exit_code = EXIT_REGRESSION
+        comp.verdict = f"REGRESSION: {len(comp.regressions)} regressed: " + ", ".join(comp.regressions)
+    elif require_complete and incomplete:
+        comp.exit_code = EXIT_REGRESSION
+        comp.verdict = (
+            f"INCOMPLETE: {len(incomplete)} baseline item(s) missing or unmeasured (--require-complete)"
+        )
+    else:
+        comp.exit_code = EXIT_OK
+        comp.verdict = "no regression"
+    return comp
+
+
+def load_comparison(path: Path) -> Comparison:
+    return Comparison.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))

@@ -1,0 +1,246 @@
+"""Scenario health: which cases still tell models apart, over runs of one or more subject models.
+
+Runs are grouped by subject model and pooled per case. The **strongest** model is the one with the highest
+pooled pass rate. Per case:
+
+* **saturated**: every attempt passed on every model: it no longer separates anything;
+* **always-fail**: no attempt passed on the strongest model: broken, or out of reach;
+* **inverted**: a weaker model passes it more often than the strongest (or as often, with a mean score
+  higher by more than 0.1): suspect grading;
+* **flaky**: some model both passed and failed it;
+* **not-measured**: no model has a measured attempt.
+
+Per category the strongest model's pass rate is the **headroom** left (1 - pass rate).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from assay.errors import ConfigError, NotComparableError
+from assay.runs._records import SCHEMA_VERSION, Scorecard
+
+from ._load import load_run
+
+Flag = Literal["saturated", "always-fail", "inverted", "flaky", "not-measured"]
+FLAGS: tuple[Flag, ...] = ("saturated", "always-fail", "inverted", "flaky", "not-measured")
+SCORE_MARGIN = 0.1
+_EPS = 1e-9
+
+
+class ModelCase(BaseModel):
+    measured: int = 0
+    passed: int = 0
+    pass_rate: float | None = None
+    score_mean: float | None = None
+
+
+class CaseHealth(BaseModel):
+    case_id: str
+    category: str
+    flags: list[Flag]
+    by_model: dict[str, ModelCase]
+
+
+class CategoryHealth(BaseModel):
+    category: str
+    cases: int
+    strongest_pass_rate: float | None
+    headroom: float | None
+
+
+class HealthReport(BaseModel):
+    """``health.json``."""
+
+    schema_version: int = SCHEMA_VERSION
+    benchmark: str
+    suite: str
+    runs: list[str]
+    models: list[str]  # strongest first
+    model_pass_rate: dict[str, float | None]
+    cases: list[CaseHealth]
+    categories: list[CategoryHealth]
+    counts: dict[str, int] = Field(default_factory=dict)
+    created_at: datetime
+
+    def flagged(self, flag: Flag) -> list[str]:
+        return [c.case_id for c in self.cases if flag in c.flags]
+
+
+def _model_label(sc: Scorecard) -> str:
+    return sc.config.model or sc.config.subject or "unknown"
+
+
+def _pool(cards: Sequence[Scorecard]) -> dict[str, ModelCase]:
+    measured: dict[str, int] = defaultdict(int)
+    passed: dict[str, int] = defaultdict(int)
+    score_sum: dict[str, float] = defaultdict(float)
+    score_n: dict[str, int] = defaultdict(int)
+    for sc in cards:
+        for c in sc.cases:
+            measured[c.case_id] += c.measured
+            passed[c.case_id] += c.passed
+            if c.score_mean is not None and c.measured:
+                score_sum[c.case_id] += c.score_mean * c.measured
+                score_n[c.case_id] += c.measured
+    out = {}
+    for cid in measured:
+        m = measured[cid]
+        out[cid] = ModelCase(
+            measured=m,
+            passed=passed[cid],
+            pass_rate=passed[cid] / m if m else None,
+            score_mean=score_sum[cid] / score_n[cid] if score_n[cid] else None,
+        )
+    return out
+
+
+def _flags(by_model: dict[str, ModelCase], strongest: str) -> list[Flag]:
+    flags: list[Flag] = []
+    measured = {m: mc for m, mc in by_model.items() if mc.measured > 0}
+    if not measured:
+        return ["not-measured"]
+    if all(mc.passed == mc.measured for mc in measured.values()) and len(measured) == len(by_model):
+        flags.append("saturated")
+    top = measured.get(strongest)
+    if top is not None and top.passed == 0:
+        flags.append("always-fail")
+    if top is not None and top.pass_rate is not None:
+        for model, mc in measured.items():
+            if model == strongest or mc.pass_rate is None:
+                continue
+            higher_rate = mc.pass_rate > top.pass_rate + _EPS
+            same_rate = abs(mc.pass_rate - top.pass_rate) <= _EPS
+            higher_score = (
+                mc.score_mean is not None
+                and top.score_mean is not None
+                and mc.score_mean > top.score_mean + SCORE_MARGIN
+            )
+            if higher_rate or (same_rate and higher_score):
+                flags.append("inverted")
+                break
+    if any(0 < mc.passed < mc.measured for mc in measured.values()):
+        flags.append("flaky")
+    return flags
+
+
+def health(run_dirs: Sequence[Path | str], out: Path | str | None = None) -> HealthReport:
+    """Flag every case over the given runs; with ``out`` write ``health.json`` and ``health.md`` there."""
+    if not run_dirs:
+        raise ConfigError("health needs at least one run directory")
+    runs = [load_run(p) for p in run_dirs]
+    first = runs[0].scorecard
+    for r in runs[1:]:
+        sc = r.scorecard
+        if (sc.benchmark, sc.suite, sc.suite_version) != (first.benchmark, first.suite, first.suite_version):
+            raise NotComparableError(
+                f"{r.path} is {sc.benchmark}/{sc.suite}@{sc.suite_version} but {runs[0].path} is "
+                f"{first.benchmark}/{first.suite}@{first.suite_version}: health needs runs of one suite"
+            )
+    by_model_cards: dict[str, list[Scorecard]] = defaultdict(list)
+    for r in runs:
+        by_model_cards[_model_label(r.scorecard)].append(r.scorecard)
+    pooled = {m: _pool(cards) for m, cards in by_model_cards.items()}
+    rates: dict[str, float | None] = {}
+    scores: dict[str, float] = {}
+    for m, cases in pooled.items():
+        meas = sum(c.measured for c in cases.values())
+        rates[m] = sum(c.passed for c in cases.values()) / meas if meas else None
+        sc_vals = [c.score_mean for c in cases.values() if c.score_mean is not None]
+        scores[m] = sum(sc_vals) / len(sc_vals) if sc_vals else 0.0
+    models = sorted(pooled, key=lambda m: (-(rates[m] if rates[m] is not None else -1.0), -scores[m], m))
+    strongest = models[0]
+    categories: dict[str, str] = {}
+    order: list[str] = []
+    for r in runs:
+        for c in r.scorecard.cases:
+            if c.case_id not in categories:
+                categories[c.case_id] = c.category
+                order.append(c.case_id)
+    case_health = []
+    for cid in order:
+        by_model = {m: pooled[m].get(cid, ModelCase()) for m in models}
+        case_health.append(
+            CaseHealth(
+                case_id=cid, category=categories[cid], flags=_flags(by_model, strongest), by_model=by_model
+            )
+        )
+    cats = []
+    for cat in sorted(set(categories.values())):
+        in_cat = [cid for cid in order if categories[cid] == cat]
+        top = [pooled[strongest][cid] for cid in in_cat if cid in pooled[strongest]]
+        meas = sum(c.measured for c in top)
+        rate = sum(c.passed for c in top) / meas if meas else None
+        cats.append(
+            CategoryHealth(
+                category=cat,
+                cases=len(in_cat),
+                strongest_pass_rate=rate,
+                headroom=None if rate is None else 1.0 - rate,
+            )
+        )
+    report = HealthReport(
+        benchmark=first.benchmark,
+        suite=first.suite,
+        runs=[str(r.path) for r in runs],
+        models=models,
+        model_pass_rate=rates,
+        cases=case_health,
+        categories=cats,
+        counts={f: sum(f in c.flags for c in case_health) for f in FLAGS},
+        created_at=datetime.now(UTC),
+    )
+    if out is not None:
+        d = Path(out)
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "health.json").write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        (d / "health.md").write_text(health_markdown(report), encoding="utf-8")
+    return report
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.0f}%"
+
+
+def health_markdown(report: HealthReport) -> str:
+    lines = [f"## Scenario health: {report.benchmark}/{report.suite}", ""]
+    lines.append(
+        f"{len(report.runs)} run(s); models, strongest first: "
+        + ", ".join(f"`{m}` {_pct(report.model_pass_rate[m])}" for m in report.models)
+    )
+    lines.append("")
+    lines.append("| flag | cases |")
+    lines.append("|---|---:|")
+    lines.extend(f"| {f} | {report.counts.get(f, 0)} |" for f in FLAGS)
+    lines.append("")
+    lines.append("### Headroom per category (strongest model)")
+    lines.append("")
+    lines.append("| category | cases | pass rate | headroom |")
+    lines.append("|---|---:|---:|---:|")
+    lines.extend(
+        f"| {c.category} | {c.cases} | {_pct(c.strongest_pass_rate)} | {_pct(c.headroom)} |"
+        for c in report.categories
+    )
+    lines.append("")
+    flagged = [c for c in report.cases if c.flags]
+    lines.append(f"### Flagged cases ({len(flagged)})")
+    lines.append("")
+    if flagged:
+        lines.append("| case | category | flags | " + " | ".join(report.models) + " |")
+        lines.append("|---|---|---|" + "---:|" * len(report.models))
+        for c in flagged:
+            cells = [
+                f"{mc.passed}/{mc.measured}" if mc.measured else "-"
+                for mc in (c.by_model[m] for m in report.models)
+            ]
+            lines.append(f"| {c.case_id} | {c.category} | {', '.join(c.flags)} | " + " | ".join(cells) + " |")
+    else:
+        lines.append("No case is flagged.")
+    lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,155 @@
+"""Showing a comparison: a rich terminal table and a markdown section for report.md."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from ._compare import BUCKETS, Comparison, MetricComparison
+from ._expect import GateResult
+
+_STYLE = {
+    "regressed": "bold red",
+    "score_regressed": "red",
+    "time_regressed": "yellow",
+    "improved": "green",
+    "flaky": "magenta",
+    "not_measured": "yellow",
+    "only_in_baseline": "yellow",
+    "only_in_current": "cyan",
+    "unchanged": "dim",
+}
+
+
+def _num(x: float | None, unit: str = "") -> str:
+    if x is None:
+        return "-"
+    text = f"{x:.4g}"
+    return f"{text} {unit}".strip()
+
+
+def _delta(x: float | None) -> str:
+    return "-" if x is None else f"{x:+.2f}"
+
+
+def _metric_row(m: MetricComparison) -> list[str]:
+    return [
+        m.name + ("" if m.gated else " (not gated)"),
+        m.direction,
+        _num(m.baseline, m.unit),
+        _num(m.current, m.unit),
+        "-" if m.delta is None else f"{m.delta:+.4g}",
+        f"{m.tolerance:.4g}",
+        m.verdict,
+    ]
+
+
+def print_comparison(comp: Comparison, console: Console) -> None:
+    """Print the comparison: header, changed cases, metrics, warnings and the verdict line."""
+    console.print(
+        f"[bold]compare[/bold] {comp.baseline.run_id} ({comp.baseline.path}) -> "
+        f"{comp.current.run_id} ({comp.current.path})",
+        highlight=False,
+    )
+    if not comp.comparable:
+        for reason in comp.not_comparable:
+            console.print(f"[bold red]not comparable:[/bold red] {reason}", highlight=False)
+        return
+    counts = ", ".join(f"{b} {comp.counts[b]}" for b in BUCKETS if comp.counts.get(b))
+    console.print(f"cases: {counts or 'none'}", highlight=False)
+    changed = [c for c in comp.cases if c.bucket != "unchanged"]
+    if changed:
+        table = Table(title="cases that changed", title_justify="left")
+        for col in ("bucket", "case", "category", "baseline", "current", "Δ pass", "why"):
+            table.add_column(col, overflow="fold")
+        order = {b: i for i, b in enumerate(BUCKETS)}
+        for c in sorted(changed, key=lambda c: (order[c.bucket], c.pass_rate_delta or 0.0, c.case_id)):
+            table.add_row(
+                f"[{_STYLE[c.bucket]}]{c.bucket}[/]",
+                c.case_id,
+                c.category,
+                c.baseline.short() if c.baseline else "-",
+                c.current.short() if c.current else "-",
+                _delta(c.pass_rate_delta),
+                c.reason,
+            )
+        console.print(table)
+    if comp.metrics:
+        mt = Table(title="metrics", title_justify="left")
+        for col in ("metric", "better", "baseline", "current", "Δ", "tolerance", "verdict"):
+            mt.add_column(col)
+        for m in comp.metrics:
+            row = _metric_row(m)
+            if m.verdict == "regressed":
+                row[-1] = f"[bold red]{row[-1]}[/]" if m.gated else f"[red]{row[-1]}[/]"
+            mt.add_row(*row)
+        console.print(mt)
+    for w in comp.warnings:
+        console.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
+    style = "bold red" if comp.exit_code else "bold green"
+    console.print(f"[{style}]{comp.verdict}[/]", highlight=False)
+
+
+def comparison_markdown(comp: Comparison) -> str:
+    """A markdown section: verdict, bucket counts, gated metrics and every flipped case, worst first."""
+    lines = ["## Compared with baseline", ""]
+    lines.append(
+        f"Baseline `{comp.baseline.run_id}` ({comp.baseline.iterations} iteration(s)), "
+        f"current `{comp.current.run_id}` ({comp.current.iterations} iteration(s))."
+    )
+    if comp.noise:
+        lines.append(f"Noise floors from `{comp.noise}`.")
+    lines.append("")
+    if not comp.comparable:
+        lines.append("**Not comparable.**")
+        lines.extend(f"- {r}" for r in comp.not_comparable)
+        return "\n".join(lines) + "\n"
+    lines.append(f"**Verdict: {comp.verdict}** (exit {comp.exit_code})")
+    lines.append("")
+    lines.append("| bucket | cases |")
+    lines.append("|---|---:|")
+    lines.extend(f"| {b} | {comp.counts.get(b, 0)} |" for b in BUCKETS)
+    lines.append("")
+    if comp.metrics:
+        lines.append("| metric | better | baseline | current | Δ | tolerance | verdict |")
+        lines.append("|---|---|---:|---:|---:|---:|---|")
+        lines.extend("| " + " | ".join(_metric_row(m)) + " |" for m in comp.metrics)
+        lines.append("")
+    flips = comp.flipped()
+    lines.append(f"### Flipped cases ({len(flips)}), worst first")
+    lines.append("")
+    if flips:
+        lines.append("| case | category | bucket | baseline | current | Δ pass rate | why |")
+        lines.append("|---|---|---|---|---|---:|---|")
+        for c in flips:
+            lines.append(
+                f"| {c.case_id} | {c.category} | {c.bucket} | {c.baseline.short() if c.baseline else '-'} | "
+                f"{c.current.short() if c.current else '-'} | {_delta(c.pass_rate_delta)} | {c.reason} |"
+            )
+    else:
+        lines.append("No case changed its pass rate.")
+    lines.append("")
+    if comp.warnings:
+        lines.extend(f"> warning: {w}" for w in comp.warnings)
+        lines.append("")
+    return "\n".join(lines)
+
+
+def print_gate(result: GateResult, console: Console) -> None:
+    """Print each check of a gate result and its status line."""
+    if result.status == "not-gated":
+        console.print(f"gate: {result.reason}", highlight=False)
+        return
+    console.print(f"[bold]gate[/bold] {result.run} against {result.expectations}", highlight=False)
+    for check in result.checks:
+        style = {True: "green", False: "bold red", None: "yellow"}[check.ok]
+        console.print(f"  [{style}]{check.describe()}[/]", highlight=False)
+    if result.unmeasured_cases:
+        console.print(
+            f"  [yellow]not measured:[/yellow] {', '.join(result.unmeasured_cases)}", highlight=False
+        )
+    style = "bold green" if result.status == "met" else "bold red"
+    suffix = (
+        "" if result.enforce or result.status == "met" else " (not enforced: pass --enforce to fail on it)"
+    )
+    console.print(f"[{style}]gate {result.status}: {result.reason}[/]{suffix}", highlight=False)
