@@ -8,6 +8,7 @@ incrementally (only changed files are re-embedded; the result equals a fresh bui
 
 from __future__ import annotations
 
+from assay.codeindex._api import build_index, search_index
 from assay.codeindex._chunk import Chunk, chunk_file
 from assay.codeindex._discover import Discovery, SourceFile, discover
 from assay.codeindex._index import CodeIndex, SearchHit, UpdateStats, assay_home, default_index_dir
@@ -26,8 +27,10 @@ __all__ = [
     "StaleIndexError",
     "UpdateStats",
     "assay_home",
+    "build_index",
     "chunk_file",
     "code_tokens",
     "default_index_dir",
     "discover",
+    "search_index",
 ]

@@ -1,0 +1,106 @@
+"""`assay code-index build|search`: the code search index from the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
+_EMBEDDER = click.option(
+    "--embedder",
+    default=None,
+    envvar="ASSAY_EMBEDDER",
+    help="Embedder spec: local (default, MiniLM ONNX), hash, hash:DIM, openai-compat/NAME@URL.",
+)
+_INDEX_DIR = click.option(
+    "--index-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where the index lives (default $ASSAY_HOME/code_index/<name>-<hash>).",
+)
+
+
+@click.group(name="code-index")
+def code_index_group() -> None:
+    """Build and search the code index of a repository (dense + lexical, incremental)."""
+
+
+@code_index_group.command("build")
+@click.argument("path", type=_DIR)
+@_EMBEDDER
+@_INDEX_DIR
+@click.option(
+    "--max-file-bytes", type=click.IntRange(min=1), default=None, help="Skip files larger than this."
+)
+def build_command(
+    path: Path, embedder: str | None, index_dir: Path | None, max_file_bytes: int | None
+) -> None:
+    """Index PATH, or update its index re-embedding only the files that changed."""
+    from assay.codeindex import build_index
+
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("embedding"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("embed", total=None)
+        idx, stats = build_index(
+            path,
+            embedder=embedder,
+            index_dir=index_dir,
+            max_file_bytes=max_file_bytes,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
+    if stats.rebuilt_reason:
+        click.echo(f"rebuilt: the stored index could not be used ({stats.rebuilt_reason})", err=True)
+    for note in idx.load_report.notes:
+        click.echo(f"note: {note}", err=True)
+    skipped = ", ".join(f"{k} {v}" for k, v in stats.skipped.items()) or "none"
+    click.echo(
+        f"{idx.index_dir}\n"
+        f"files {stats.files_total} (added {stats.files_added}, changed {stats.files_changed}, "
+        f"removed {stats.files_removed}, unchanged {stats.files_unchanged}); "
+        f"chunks {stats.chunks_total}, embedded {stats.chunks_embedded}; {stats.total_s:.2f}s\n"
+        f"skipped: {skipped}"
+    )
+
+
+@code_index_group.command("search")
+@click.argument("path", type=_DIR)
+@click.argument("query")
+@click.option("-k", "k", type=click.IntRange(min=1), default=10, show_default=True, help="How many results.")
+@click.option("--files", "level", flag_value="file", help="Rank files (by their best chunk).")
+@click.option("--symbols", "level", flag_value="symbol", help="Rank symbols (functions, classes, methods).")
+@click.option(
+    "--mode",
+    type=click.Choice(["hybrid", "dense", "lexical"]),
+    default="hybrid",
+    show_default=True,
+    help="Retrieval.",
+)
+@_EMBEDDER
+@_INDEX_DIR
+def search_command(
+    path: Path, query: str, k: int, level: str | None, mode: str, embedder: str | None, index_dir: Path | None
+) -> None:
+    """Search the index of PATH for QUERY."""
+    from assay.codeindex import search_index
+
+    hits = search_index(
+        path, query, k=k, level=level or "chunk", mode=mode, embedder=embedder, index_dir=index_dir
+    )  # type: ignore[arg-type]
+    if not hits:
+        click.echo("no results")
+    for h in hits:
+        where = f"{h.path}:{h.start_line}-{h.end_line}"
+        if level == "file":
+            click.echo(f"{h.rank:>3}  {h.score:.4f}  {h.path}")
+        else:
+            click.echo(f"{h.rank:>3}  {h.score:.4f}  {where}  {h.kind} {h.symbol}".rstrip())

@@ -1,0 +1,64 @@
+"""The two things people do with a code index: build (or update) it, and search it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from assay.codeindex._index import CodeIndex, Level, SearchHit, UpdateStats, default_index_dir
+from assay.embed._protocol import Embedder
+from assay.errors import ConfigError, IndexCorruptError
+
+__all__ = ["build_index", "search_index"]
+
+
+def _embedder(embedder: str | Embedder | None) -> Embedder:
+    if embedder is None or isinstance(embedder, str):
+        from assay.embed import get_embedder
+
+        return get_embedder(embedder)
+    return embedder
+
+
+def build_index(
+    path: str | os.PathLike[str],
+    *,
+    embedder: str | Embedder | None = None,
+    index_dir: str | os.PathLike[str] | None = None,
+    max_file_bytes: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[CodeIndex, UpdateStats]:
+    """Build the index of ``path`` or bring it up to date (only changed files are re-embedded).
+
+    A stored index that is damaged or was built with another embedder or schema is rebuilt; the returned
+    stats say why in ``rebuilt_reason``.
+    """
+    if not Path(path).is_dir():
+        raise ConfigError(f"PATH {path} is not a directory")
+    kwargs = {} if max_file_bytes is None else {"max_file_bytes": max_file_bytes}
+    idx = CodeIndex.open(path, _embedder(embedder), index_dir=index_dir, on_damage="rebuild", **kwargs)
+    stats = idx.update(progress=progress)
+    return idx, stats
+
+
+def search_index(
+    path: str | os.PathLike[str],
+    query: str,
+    *,
+    k: int = 10,
+    level: Level = "chunk",
+    mode: str = "hybrid",
+    embedder: str | Embedder | None = None,
+    index_dir: str | os.PathLike[str] | None = None,
+) -> list[SearchHit]:
+    """Search the stored index of ``path``; raise IndexCorruptError when it is missing or damaged."""
+    if k < 1:
+        raise ConfigError(f"-k must be at least 1, got {k}")
+    directory = Path(index_dir) if index_dir is not None else default_index_dir(path)
+    if not (directory / "metadata.json").exists() and not directory.exists():
+        raise IndexCorruptError(
+            f"no code index for {path} at {directory}: run `assay code-index build {path}` first"
+        )
+    idx = CodeIndex.open(path, _embedder(embedder), index_dir=directory, on_damage="raise")
+    return idx.search(query, k, level=level, mode=mode)
