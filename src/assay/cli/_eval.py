@@ -41,8 +41,7 @@ SHARED_OPTIONS: list[click.Option] = [
         help="Attempts in flight at once.",
     ),
     click.Option(
-        ["--timeout"],
-        "timeout_s",
+        ["--timeout", "timeout_s"],
         type=click.FloatRange(min=0, min_open=True),
         default=None,
         envvar="ASSAY_TIMEOUT",

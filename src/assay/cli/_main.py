@@ -67,7 +67,7 @@ def cli() -> None:
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: user-fixable errors become one line on stderr and an exit code, never a traceback."""
     try:
-        cli.main(args=argv, prog_name="assay", standalone_mode=False)
+        rv = cli.main(args=argv, prog_name="assay", standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.Abort:
@@ -82,4 +82,5 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
-    sys.exit(0)
+    # without standalone mode click returns the code given to ctx.exit()
+    sys.exit(rv if isinstance(rv, int) else 0)

@@ -93,7 +93,7 @@ def pass_rate_plot(card: Scorecard) -> str | None:
         m = int(cats[n]["measured"] or 0)
         lo, hi = wilson_interval(round(float(cats[n]["pass_rate"] or 0) * m), m)
         r = float(cats[n]["pass_rate"] or 0)
-        errs.append((r - lo, hi - r))
+        errs.append((max(0.0, r - lo), max(0.0, hi - r)))
     fig, ax = plt.subplots(figsize=(max(4, 0.8 * len(names) + 2), 3))
     ax.bar(names, rates, yerr=list(zip(*errs, strict=True)), capsize=4, color="#4c72b0")
     ax.set_ylim(0, 1.05)
