@@ -121,7 +121,7 @@ def test_journal_appends_and_tolerates_a_cut_last_line(tmp_path):
 def test_foreign_file_is_not_a_journal(tmp_path):
     path = tmp_path / "results.jsonl"
     path.write_text("hello\nworld\n")
-    with pytest.raises(ResumeError, match="results.jsonl:1"):
+    with pytest.raises(ResumeError, match=r"results\.jsonl:1"):
         read_journal(path)
 
 
@@ -143,9 +143,11 @@ def test_latest_attempt_final_beats_nonfinal():
 def test_lock_names_the_holder_and_is_released(tmp_path, monkeypatch):
     monkeypatch.delenv("ASSAY_NO_LOCK", raising=False)
     path = tmp_path / "eval.lock"
-    with EvalLock(["assay", "eval", "first"], path=path):
-        with pytest.raises(LockHeldError, match=rf"pid {os.getpid()}.*assay eval first"):
-            EvalLock(["assay", "eval", "second"], path=path).acquire()
+    with (
+        EvalLock(["assay", "eval", "first"], path=path),
+        pytest.raises(LockHeldError, match=rf"pid {os.getpid()}.*assay eval first"),
+    ):
+        EvalLock(["assay", "eval", "second"], path=path).acquire()
     with EvalLock(["assay", "eval", "third"], path=path):
         pass
 
