@@ -122,19 +122,19 @@ def classify_http_error(
     text = _error_text(body)
     lowered = body.lower()
     where = f" at {url}" if url else ""
+    if status == 402 or (status in (400, 403, 429) and any(w in lowered for w in _QUOTA_WORDS)):
+        return ModelInfraError(
+            f"out of quota or billing problem (HTTP {status}): {text}",
+            provider=provider,
+            kind="quota",
+            status=status,
+        )
     if status in (401, 403):
         hint = f"; check {key_hint}" if key_hint else ""
         return ModelInfraError(
             f"credentials rejected (HTTP {status}){where}: {text}{hint}",
             provider=provider,
             kind="auth",
-            status=status,
-        )
-    if status == 402 or (status == 429 and any(w in lowered for w in _QUOTA_WORDS)):
-        return ModelInfraError(
-            f"out of quota or billing problem (HTTP {status}): {text}",
-            provider=provider,
-            kind="quota",
             status=status,
         )
     if status == 404:
