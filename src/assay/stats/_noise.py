@@ -7,7 +7,8 @@ every run and the pooled counts; per metric the value of every run. The gate ask
   current run of ``n_cur`` attempts can this case show by chance? It is the largest of
   (a) the exact binomial drop reached with probability above ``alpha`` (the family-wise 5% split over the
   cases, Bonferroni) at the most variable pass rate still plausible from the pooled noise counts (the point
-  of their 95% Wilson interval nearest 0.5), and (b) the observed run-to-run spread,
+  of their one-standard-error Wilson interval nearest 0.5, so 25 passes of 25 is not read as "never
+  fails"), and (b) the observed run-to-run spread,
   ``z(alpha) * sqrt(2) * stdev`` of the per-run pass rates (this catches variation a binomial model misses).
 * :meth:`NoiseReport.metric_spread`: how much a metric moves between two runs: ``max(max - min,
   2 * sqrt(2) * stdev)`` of its per-run values (about two standard deviations of a difference of two runs,
@@ -33,6 +34,8 @@ from assay.stats._intervals import wilson_interval
 
 #: family-wise false-alarm budget of one comparison, split over its cases
 FAMILY_ALPHA = 0.05
+#: width (in standard errors) of the Wilson interval of pass rates the noise counts make plausible
+PLAUSIBLE_Z = 1.0
 _EPS = 1e-9
 
 
@@ -129,7 +132,7 @@ def pass_rate_floor(
     ``passed``/``measured`` are the pooled counts of the noise runs; ``run_stdev`` the stdev of their
     per-run pass rates. See the module docstring for the rule.
     """
-    low, high = wilson_interval(passed, measured)
+    low, high = wilson_interval(passed, measured, z=PLAUSIBLE_Z)
     p = min(max(0.5, low), high)
     exact = exact_drop_floor(p, n_base, n_cur, alpha)
     z = NormalDist().inv_cdf(1 - alpha)
