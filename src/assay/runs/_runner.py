@@ -6,6 +6,8 @@ import asyncio
 import json
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,6 +42,8 @@ class RunOptions:
     seed: int = 0
     resume: Path | None = None
     command_line: list[str] = field(default_factory=lambda: list(sys.argv))
+    #: show a progress bar on stderr (the CLI turns it on for a terminal)
+    progress: bool = False
 
     def recorded(self) -> dict[str, Any]:
         return {"iterations": self.iterations, "timeout_s": self.timeout_s, "seed": self.seed}
@@ -267,7 +271,23 @@ async def arun_benchmark(
             if specs:
                 try:
                     await run.bench.setup(str(run.run_dir))
-                    report = await run_local(specs, run.attempt, journal.append, opts.max_concurrency)
+                    with _progress(opts.progress, len(specs), run.meta.run_id) as advance:
+
+                        def on_result(attempt: Attempt) -> None:
+                            journal.append(attempt)
+                            advance(attempt)
+
+                        report = await run_local(specs, run.attempt, on_result, opts.max_concurrency)
+                except asyncio.CancelledError:
+                    # Ctrl-C: the journal holds every finished attempt; fold what we have and say how to go on
+                    journal.close()
+                    finish_run(run.run_dir, run.bench, run.suite, run.meta, run.scrubber)
+                    print(
+                        f"interrupted; resume with: assay eval {run.meta.benchmark.split('-')[0]} "
+                        f"--resume {run.run_dir}",
+                        file=sys.stderr,
+                    )
+                    raise
                 finally:
                     await run.bench.teardown()
                 if report.stopped is not None:
@@ -277,6 +297,34 @@ async def arun_benchmark(
         scorecard = finish_run(run.run_dir, run.bench, run.suite, run.meta, run.scrubber)
     exit_code = EXIT_NOT_COMPARABLE if stopped_reason else EXIT_OK
     return RunResult(run.run_dir, scorecard, exit_code, stopped_reason)
+
+
+@contextmanager
+def _progress(enabled: bool, total: int, label: str) -> Iterator[Callable[[Attempt], None]]:
+    """A rich progress bar counting attempts by status, or a no-op."""
+    if not enabled:
+        yield lambda _attempt: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    counts: dict[str, int] = {}
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[counts]}"),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task(label, total=total, counts="")
+
+        def advance(attempt: Attempt) -> None:
+            counts[attempt.status.value] = counts.get(attempt.status.value, 0) + 1
+            bar.update(task, advance=1, counts=" ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+
+        yield advance
 
 
 def finish_run(run_dir: Path, bench: Benchmark, suite: Suite, meta: RunMeta, scrubber: Scrubber) -> Scorecard:

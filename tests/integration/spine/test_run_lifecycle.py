@@ -227,3 +227,39 @@ def test_runs_list_and_show(toy_env, tmp_path):
     assert res.returncode == 0
     assert load_scorecard(tmp_path / "env").iterations == 2
     assert os.path.exists(tmp_path / "env" / "report.html")
+
+
+def test_ctrl_c_leaves_a_resumable_run(toy_env, tmp_path):
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "assay",
+            "eval",
+            "toy",
+            "--cases",
+            "40",
+            "--delay",
+            "0.1",
+            "-j",
+            "2",
+            "--out",
+            str(out),
+        ],
+        env=toy_env,
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for(lambda: _lines(out / "results.jsonl") >= 4)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert f"--resume {out}" in err and "Traceback" not in err
+    partial = load_scorecard(out)
+    assert not partial.complete and partial.summary.counts["NOT_RUN"] > 0
+    res = assay(["eval", "toy", "--resume", str(out)], toy_env, tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert load_scorecard(out).summary.counts["PASS"] == 40
