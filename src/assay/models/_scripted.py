@@ -175,7 +175,7 @@ class ScriptedModel(BaseChatModel):
         if self.script.default is not None:
             return self.script.default
         raise ConfigError(
-            f"script ran out of replies after {len(self.calls)} calls (add more, a 'default:' or 'loop: true'); "
+            f"script ran out of replies after {len(self.calls) - 1} calls (add more, a 'default:' or 'loop: true'); "
             f"last user message: {last_user[:80]!r}",
             path=self.where,
         )

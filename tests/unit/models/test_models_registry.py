@@ -1,0 +1,58 @@
+"""get_model parsing, provider registration and the package's public surface."""
+
+from __future__ import annotations
+
+import pytest
+
+import assay.models
+from assay.errors import ConfigError
+from assay.models import PROVIDERS, ChatModel, Message, ModelOutput, get_model, register_provider
+
+
+@pytest.mark.parametrize("spec", ["smollm2", "/model", "local/", ""])
+def test_malformed_strings(spec: str) -> None:
+    with pytest.raises(ConfigError, match="provider/model"):
+        get_model(spec)
+
+
+def test_unknown_provider_lists_known_ones() -> None:
+    with pytest.raises(ConfigError, match=r"anthropic.*local.*openai-compat.*scripted"):
+        get_model("nope/model")
+
+
+def test_openai_compat_string_with_url() -> None:
+    m = get_model("openai-compat/qwen3@http://127.0.0.1:8080/v1")
+    assert m.name == "openai-compat/qwen3"
+    assert m.describe()["base_url"] == "http://127.0.0.1:8080/v1"  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError, match="http://"):
+        get_model("openai-compat/qwen3@127.0.0.1:8080")
+
+
+async def test_register_provider() -> None:
+    class Echo:
+        name = "echo/x"
+
+        async def generate(self, messages, tools=None, stream=False, **options):  # type: ignore[no-untyped-def]
+            return ModelOutput(text=messages[-1].content)
+
+        def stream(self, messages, tools=None, **options):  # type: ignore[no-untyped-def]
+            raise NotImplementedError
+
+    register_provider("echo", lambda model, **kw: Echo())
+    m = get_model("echo/x")
+    assert isinstance(m, ChatModel)
+    assert (await m.generate([Message("user", "ping")])).text == "ping"
+
+
+def test_every_provider_is_described() -> None:
+    for info in PROVIDERS.values():
+        assert info.example.startswith(info.name + "/")
+        assert info.summary
+        ok, why = info.configured()
+        assert isinstance(ok, bool) and why
+
+
+def test_exported_members() -> None:
+    exported = set(assay.models.__all__)
+    public = {n for n in dir(assay.models) if not n.startswith("_")} - {"annotations"}
+    assert exported == public - {n for n in public if getattr(assay.models, n).__class__.__name__ == "module"}
