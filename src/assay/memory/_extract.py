@@ -95,7 +95,7 @@ def task_marker(task: str, conversation: str | None, turn: int | None = None) ->
     parts = [f"task: {task}", f"conversation: {conversation or '-'}"]
     if turn is not None:
         parts.append(f"turn: {turn}")
-    return "; ".join(parts)
+    return "; ".join(parts) + "."
 
 
 def parse_json_object(text: str) -> dict[str, Any]:

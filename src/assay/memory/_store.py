@@ -102,6 +102,8 @@ class MemoryStore:
                 self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
+            # forgotten and superseded-then-forgotten text must not linger in free pages
+            self.db.execute("PRAGMA secure_delete=ON")
             migrate(self.db)
         except sqlite3.DatabaseError as exc:
             raise IndexCorruptError(f"memory database {self.path} cannot be opened: {exc}") from exc
@@ -463,11 +465,13 @@ class MemoryStore:
 
     # ------------------------------------------------------------------ tombstones
     def add_tombstone(self, kind: str, value: str, reason: str = "") -> None:
-        value = content_fingerprint(value) if kind == "content" else normalize(value)
-        if value:
+        """Remember that something was forgotten, without keeping its words: values are keyed word hashes."""
+        words = sorted(content_words(value)) if kind == "content" else normalize(value).split()
+        hashed = " ".join(sorted({word_hash(w) for w in words}))
+        if hashed:
             self.db.execute(
                 "INSERT OR IGNORE INTO tombstones(kind, value, reason, created_at) VALUES (?,?,?,?)",
-                (kind, value, reason, self.now()),
+                (kind, hashed, reason, self.now()),
             )
             self._tombstones = None
 
@@ -485,18 +489,40 @@ class MemoryStore:
         tombs = self.tombstones()
         if not tombs:
             return None
-        words = content_words(text)
-        norm_entity = normalize(entity or "")
+        words = {word_hash(w) for w in content_words(text)} | {word_hash(w) for w in normalize(text).split()}
+        ent = " ".join(sorted({word_hash(w) for w in normalize(entity or "").split()}))
         for t in tombs:
-            if t.kind in ("entity", "term") and (norm_entity == t.value or set(t.value.split()) <= words):
+            gone = set(t.value.split())
+            if t.kind in ("entity", "term") and (ent == t.value or gone <= words):
                 return t
             if t.kind == "content":
-                gone = set(t.value.split())
-                if gone and words and len(gone & words) / len(gone | words) >= 0.6:
+                mine = {word_hash(w) for w in content_words(text)}
+                if gone and mine and len(gone & mine) / len(gone | mine) >= 0.6:
                     return t
         return None
 
+    def purge(self) -> None:
+        """Make deletions final on disk: merge FTS segments (dropping deleted terms) and checkpoint the WAL."""
+        self.db.execute("INSERT INTO knowledge_fts(knowledge_fts) VALUES ('optimize')")
+        self.db.execute("INSERT INTO turns_fts(turns_fts) VALUES ('optimize')")
+        if self.path != ":memory:":
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     # ------------------------------------------------------------------ whole-store views
+    def holds(self, text: str) -> list[str]:
+        """Where ``text`` (case-insensitive) can still be found: in any stored text, or in the file's bytes."""
+        where: list[str] = []
+        needle = text.lower()
+        if needle in self.dump_text().lower():
+            where.append("stored text")
+        if self.path != ":memory:":
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            for suffix in ("", "-wal"):
+                f = Path(self.path + suffix)
+                if f.exists() and needle.encode() in f.read_bytes().lower():
+                    where.append(f"database file{suffix or ''} bytes")
+        return where
+
     def dump_text(self) -> str:
         """Every piece of text the store holds (items, turns, tool records, summaries, lessons, reminders)."""
         parts: list[str] = []
@@ -533,6 +559,14 @@ def fts_query(text: str) -> str:
     """An FTS5 MATCH expression: the text's meaningful words, OR-ed, each quoted."""
     words = sorted(content_words(text))
     return " OR ".join(f'"{w}"' for w in words if re.fullmatch(r"[a-z0-9']+", w))
+
+
+_TOMBSTONE_KEY = b"assay-memory-tombstone-v1"
+
+
+def word_hash(word: str) -> str:
+    """A keyed hash of one word: tombstones match forgotten words without storing them."""
+    return hashlib.blake2b(word.strip(".,!?;:'\"").encode(), digest_size=8, key=_TOMBSTONE_KEY).hexdigest()
 
 
 def content_fingerprint(text: str) -> str:

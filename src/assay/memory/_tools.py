@@ -156,12 +156,12 @@ class MemoryTools:
         victims: dict[int, KnowledgeItem] = {}
         if entity:
             ent = normalize(str(entity))
-            self.store.add_tombstone("entity", ent, reason=target or f"forget {ent}")
+            self.store.add_tombstone("entity", ent, reason="forget tool")
             for it in self.store.all_items():
                 if it.entity == ent or set(ent.split()) <= content_words(it.content):
                     victims[it.id] = it
             for name in self._names_of(ent, list(victims.values())):
-                self.store.add_tombstone("term", name, reason=f"name of {ent}")
+                self.store.add_tombstone("term", name, reason="name of a forgotten entity")
             for it in self.store.all_items():  # items that only name the person
                 if it.id not in victims and self.store.forgotten_by(it.content, it.entity):
                     victims[it.id] = it
@@ -169,11 +169,12 @@ class MemoryTools:
             for it in self.store.all_items():
                 if _overlap(target, it.content) >= 0.5 or _overlap(it.content, target) >= 0.6:
                     victims[it.id] = it
-            self.store.add_tombstone("content", target, reason="forget")
+            self.store.add_tombstone("content", target, reason="forget tool")
             for it in victims.values():
-                self.store.add_tombstone("content", it.content, reason="forget")
+                self.store.add_tombstone("content", it.content, reason="forgotten item")
         self.store.delete_items(sorted(victims))
         scrubbed = self.scrub_forgotten()
+        self.store.purge()
         return {"forgotten_items": len(victims), "scrubbed": scrubbed}
 
     def _names_of(self, entity: str, items: list[KnowledgeItem]) -> set[str]:

@@ -1,0 +1,252 @@
+"""Memory scenarios: one person's chats over weeks or months, with probes at points in simulated time.
+
+A scenario is a YAML file under ``eval/memory/``; a malformed one is refused with its path and line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from assay.errors import ConfigError
+from assay.memory import Consolidation, Extraction
+
+__all__ = ["PROBE_KINDS", "ChatSpec", "Probe", "Scenario", "load_scenario", "load_scenarios"]
+
+PROBE_KINDS = ("shown_recall", "shown_clean", "store_accuracy", "answer")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    line: int = Field(default=0, alias="__line__")
+
+
+class DocumentSpec(_Model):
+    name: str
+    text: str
+
+
+class ToolSpec(_Model):
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    result: str = ""
+    error: str | None = None
+
+
+class MemoryToolSpec(_Model):
+    name: Literal[
+        "remember",
+        "update_memory",
+        "forget",
+        "set_reminder",
+        "reschedule_reminder",
+        "complete_reminder",
+        "cancel_reminder",
+    ]
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class TurnSpec(_Model):
+    user: str
+    assistant: str = ""
+    documents: list[DocumentSpec] = Field(default_factory=list)
+    tools: list[ToolSpec] = Field(default_factory=list)
+    memory_tools: list[MemoryToolSpec] = Field(default_factory=list)
+    #: the answer a plausible extraction model gives for this turn (pr only), mistakes included
+    extract: dict[str, Any] | None = None
+
+    @field_validator("extract")
+    @classmethod
+    def _extraction_shape(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            Extraction.model_validate(_strip_lines(value))
+        return value
+
+
+class ChatSpec(_Model):
+    id: str
+    at: datetime
+    turns: list[TurnSpec] = Field(min_length=1)
+    consolidate: dict[str, Any] | None = None
+
+    @field_validator("at")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+    @field_validator("consolidate")
+    @classmethod
+    def _consolidation_shape(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            Consolidation.model_validate(_strip_lines(value))
+        return value
+
+
+class Probe(_Model):
+    id: str
+    after: str
+    days: float = Field(default=0.0, ge=0)
+    kind: Literal["shown_recall", "shown_clean", "store_accuracy", "answer"]
+    query: str = ""
+    expect: list[str] = Field(default_factory=list)
+    forbid: list[str] = Field(default_factory=list)
+    current: list[str] = Field(default_factory=list)
+    not_current: list[str] = Field(default_factory=list)
+    absent: list[str] = Field(default_factory=list)
+    lessons: list[str] = Field(default_factory=list)
+    reminders: dict[Literal["open", "done", "cancelled"], list[str]] = Field(default_factory=dict)
+    tags: list[str] = Field(default_factory=list)
+    note: str = ""
+
+    @model_validator(mode="after")
+    def _has_checks(self) -> Probe:
+        if self.kind in ("shown_recall", "shown_clean", "answer") and not self.query:
+            raise ValueError(f"a {self.kind} probe needs a query")
+        if self.kind in ("shown_recall", "answer") and not self.expect:
+            raise ValueError(f"a {self.kind} probe needs expect: [...]")
+        if self.kind == "shown_clean" and not self.forbid:
+            raise ValueError("a shown_clean probe needs forbid: [...]")
+        if self.kind == "store_accuracy" and not (
+            self.current or self.not_current or self.absent or self.lessons or self.reminders
+        ):
+            raise ValueError("a store_accuracy probe needs current/not_current/absent/lessons/reminders")
+        return self
+
+
+class Scenario(_Model):
+    id: str
+    theme: str
+    person: str = ""
+    chats: list[ChatSpec] = Field(min_length=1)
+    probes: list[Probe] = Field(min_length=1)
+    path: str = ""
+    digest: str = ""
+
+    @model_validator(mode="after")
+    def _order(self) -> Scenario:
+        ids = [c.id for c in self.chats]
+        for a, b in zip(self.chats, self.chats[1:], strict=False):
+            if b.at <= a.at:
+                raise _LineError(b.line, f"chat {b.id!r} starts at {b.at} which is not after chat {a.id!r}")
+        seen: set[str] = set()
+        for p in self.probes:
+            if p.after not in ids:
+                raise _LineError(
+                    p.line, f"probe {p.id!r}: after: {p.after!r} names no chat ({', '.join(ids)})"
+                )
+            if p.id in seen:
+                raise _LineError(p.line, f"duplicate probe id {p.id!r}")
+            seen.add(p.id)
+        if len(set(ids)) != len(ids):
+            raise ValueError("duplicate chat id")
+        return self
+
+    def probes_after(self, chat_id: str) -> list[Probe]:
+        return [p for p in self.probes if p.after == chat_id]
+
+    def scripted_replies(self) -> dict[str, Any]:
+        """The extraction/consolidation answers as a script for the ``scripted`` model provider."""
+        import json
+
+        from assay.memory._extract import task_marker
+
+        replies: list[dict[str, Any]] = []
+        for chat in self.chats:
+            for i, turn in enumerate(chat.turns):
+                if turn.extract is not None:
+                    text = json.dumps(_strip_lines(turn.extract), sort_keys=True)
+                    replies.append({"match": task_marker("extract", chat.id, i), "text": text})
+            if chat.consolidate is not None:
+                text = json.dumps(_strip_lines(chat.consolidate), sort_keys=True)
+                replies.append({"match": task_marker("consolidate", chat.id), "text": text})
+        return {"replies": replies, "default": {"text": "{}"}}
+
+
+class _LineError(ValueError):
+    def __init__(self, line: int, message: str) -> None:
+        self.line = line
+        super().__init__(message)
+
+
+class _LineLoader(yaml.SafeLoader):
+    """Records each mapping's line as ``__line__`` so errors can name it."""
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
+    mapping = loader.construct_mapping(node, deep=True)
+    mapping["__line__"] = node.start_mark.line + 1
+    return mapping
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _strip_lines(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip_lines(v) for k, v in value.items() if k != "__line__"}
+    if isinstance(value, list):
+        return [_strip_lines(v) for v in value]
+    return value
+
+
+def _line_at(data: Any, loc: tuple[Any, ...]) -> int | None:
+    line = data.get("__line__") if isinstance(data, dict) else None
+    node = data
+    for part in loc:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            break
+        if isinstance(node, dict) and "__line__" in node:
+            line = node["__line__"]
+    return line
+
+
+def load_scenario(path: Path) -> Scenario:
+    """Parse and validate one scenario file; ConfigError names the file and line of the first problem."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = yaml.load(text, Loader=_LineLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise ConfigError(
+            f"invalid YAML: {getattr(exc, 'problem', exc)}",
+            path=str(path),
+            line=mark.line + 1 if mark else None,
+        ) from exc
+    if not isinstance(data, dict):
+        raise ConfigError(
+            "a memory scenario is a mapping with id, theme, chats and probes", path=str(path), line=1
+        )
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = tuple(x for x in first["loc"] if x != "__line__")
+        ctx_err = (first.get("ctx") or {}).get("error")
+        line = ctx_err.line if isinstance(ctx_err, _LineError) else _line_at(data, loc)
+        where = ".".join(str(x) for x in loc) or "scenario"
+        raise ConfigError(f"{where}: {first['msg']}", path=str(path), line=line) from exc
+    scenario.path = str(path)
+    scenario.digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    return scenario
+
+
+def load_scenarios(directory: Path) -> list[Scenario]:
+    """Every ``*.yaml`` scenario in ``directory``, sorted by file name; ids must be unique."""
+    if not directory.is_dir():
+        raise ConfigError("memory scenario directory not found (--scenarios DIR)", path=str(directory))
+    scenarios = [load_scenario(p) for p in sorted(directory.glob("*.yaml"))]
+    if not scenarios:
+        raise ConfigError("no *.yaml memory scenarios here", path=str(directory))
+    seen: dict[str, str] = {}
+    for s in scenarios:
+        if s.id in seen:
+            raise ConfigError(f"scenario id {s.id!r} is also used by {seen[s.id]}", path=s.path)
+        seen[s.id] = s.path
+    return scenarios
