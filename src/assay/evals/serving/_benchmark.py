@@ -1,0 +1,468 @@
+"""``assay eval benchmark``: serving speed (and answer accuracy) of an OpenAI-compatible server.
+
+One case is one load level. Levels run one at a time (whatever ``--max-concurrency`` says): overlapping
+levels would measure each other. Every request's timings go to ``results.json`` in the run directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import math
+from pathlib import Path
+from typing import Any, ClassVar
+
+import click
+
+from assay.errors import ConfigError, InfraError
+from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals.serving._client import StreamClient
+from assay.evals.serving._levels import build_levels, saturated, sweep_rate
+from assay.evals.serving._load import LoadLevel, run_level
+from assay.evals.serving._metrics import LATENCIES, STATS, level_figures, parse_slo
+from assay.evals.serving._report import render_section, write_plots
+from assay.evals.serving._results import LevelResult, read_level, write_level
+from assay.evals.serving._target import (
+    CtxReading,
+    Target,
+    TokenCounter,
+    api_key,
+    check_context,
+    parse_model_spec,
+    read_context_size,
+)
+from assay.evals.serving._workloads import (
+    DatasetWorkload,
+    EmailTriage,
+    LengthSpec,
+    SyntheticWorkload,
+    Workload,
+    per_category_accuracy,
+)
+from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
+
+__all__ = ["ServingBenchmark"]
+
+WORKLOADS = ("email-triage", "synthetic", "dataset")
+#: relative change treated as noise when no spread was measured
+_REL_TOL = {"latency": 0.10, "throughput": 0.10, "accuracy": 0.05}
+_GATED = {
+    "ttft_median_ms",
+    "tpot_median_ms",
+    "e2e_median_ms",
+    "itl_median_ms",
+    "request_throughput",
+    "output_throughput",
+    "accuracy_all",
+}
+
+
+def _specs() -> tuple[MetricSpec, ...]:
+    specs = [
+        MetricSpec(name=f"{fam}_{stat}_ms", direction="lower", unit="ms", gated=f"{fam}_{stat}_ms" in _GATED)
+        for fam in LATENCIES
+        for stat in STATS
+    ]
+    specs += [
+        MetricSpec(name="request_throughput", direction="higher", unit="req/s", gated=True),
+        MetricSpec(name="output_throughput", direction="higher", unit="tok/s", gated=True),
+        MetricSpec(name="total_token_throughput", direction="higher", unit="tok/s", gated=False),
+        MetricSpec(name="goodput", direction="higher", unit="req/s", gated=False),
+        MetricSpec(name="errors", direction="lower", gated=False),
+        MetricSpec(name="timeouts", direction="lower", gated=False),
+    ]
+    specs += [
+        MetricSpec(name=f"accuracy_{k}", direction="higher", gated=k == "all")
+        for k in ("category", "urgent", "personal", "all")
+    ]
+    specs.append(MetricSpec(name="answer_parse_rate", direction="higher", gated=False))
+    return tuple(specs)
+
+
+def _kind(name: str) -> str:
+    if name.endswith("_ms"):
+        return "latency"
+    return "accuracy" if name.startswith("accuracy") else "throughput"
+
+
+class ServingBenchmark(Benchmark):
+    """Serving speed: TTFT, TPOT, ITL, E2E percentiles, throughput and goodput per load level."""
+
+    name: ClassVar[str] = "benchmark"
+    help: ClassVar[str] = (
+        "Serving speed of an OpenAI-compatible server or the embedded model: TTFT, TPOT, ITL, E2E, "
+        "throughput and goodput per load level; email-triage accuracy."
+    )
+    suites: ClassVar[tuple[str, ...]] = WORKLOADS
+    default_suite: ClassVar[str] = "email-triage"
+    metric_specs: ClassVar[tuple[MetricSpec, ...]] = _specs()
+    pass_fail: ClassVar[bool] = False
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        super().__init__(options)
+        self.target: Target = parse_model_spec(options.get("model") or "local/smollm2")
+        self.slo = parse_slo(options.get("slo"))
+        ctx = options.get("ctx_size")
+        if ctx is not None and ctx < 1:
+            raise ConfigError("--ctx-size must be positive")
+        self.workload: Workload | None = None
+        self.levels: dict[str, LoadLevel] = {}
+        self.run_dir: Path | None = None
+        self.ctx: CtxReading | None = None
+        self._server: Any = None
+        self._client: StreamClient | None = None
+        self._counter: TokenCounter | None = None
+        self._lock: asyncio.Lock | None = None
+        self._sweep: dict[int, dict[str, float]] = {}
+        self._saturated: dict[int, str] = {}
+        self._skips: dict[str, str] = {}
+
+    # -- CLI -------------------------------------------------------------------------------------------
+    @classmethod
+    def cli_options(cls) -> list[click.Option]:
+        o = click.Option
+        return [
+            o(
+                ["--model"],
+                default="local/smollm2",
+                show_default=True,
+                help="openai-compat/NAME@URL, or local/smollm2 (assay starts and stops the embedded server).",
+            ),
+            o(
+                ["--ctx-size"],
+                type=int,
+                default=None,
+                help="Context size: the embedded server starts with it (default 2048); a server running with "
+                "another one is an error.",
+            ),
+            o(
+                ["--workload"],
+                type=click.Choice(WORKLOADS),
+                default=None,
+                help="What to send (default: the --suite; email-triage).",
+            ),
+            o(
+                ["--dataset"],
+                type=click.Path(path_type=Path),
+                default=None,
+                help="JSONL of requests: {'prompt': ...} or {'messages': [...]}, optional max_tokens.",
+            ),
+            o(["--mbox"], type=click.Path(path_type=Path), default=None, help="Mailbox for email-triage."),
+            o(["--prompt-file"], type=click.Path(path_type=Path), default=None, help="Triage prompt file."),
+            o(
+                ["--input-len"],
+                default="256",
+                show_default=True,
+                help="synthetic: input tokens: N, uniform:LO,HI or normal:MEAN,STD.",
+            ),
+            o(
+                ["--output-len"],
+                default="128",
+                show_default=True,
+                help="synthetic: output tokens (same forms).",
+            ),
+            o(["--max-tokens"], type=int, default=None, help="Output cap (email-triage 24, dataset 128)."),
+            o(["--endpoint"], type=click.Choice(["chat", "completions"]), default="chat", show_default=True),
+            o(
+                ["--concurrency"],
+                default=None,
+                help="Requests in flight: N or a list 1,4,8 (one level each).",
+            ),
+            o(
+                ["--request-rate"],
+                default=None,
+                help="Arrivals per second: R or a list 1,2,inf (one level each); see --burstiness.",
+            ),
+            o(
+                ["--burstiness"],
+                type=float,
+                default=1.0,
+                show_default=True,
+                help="Gamma shape of arrival gaps: 1 = Poisson, <1 burstier, >1 more regular.",
+            ),
+            o(
+                ["--num-requests"],
+                type=int,
+                default=None,
+                help="Measured requests per level (default: the workload's size, or 100).",
+            ),
+            o(
+                ["--duration"],
+                type=float,
+                default=None,
+                help="Seconds of sending per level (instead of a count).",
+            ),
+            o(
+                ["--warmup"],
+                type=int,
+                default=None,
+                help="Warm-up requests per level, excluded (default 1-4).",
+            ),
+            o(
+                ["--sweep"],
+                is_flag=True,
+                help="Synchronous, then max throughput, then --sweep-steps rates in between; stops at saturation.",
+            ),
+            o(["--sweep-steps"], type=int, default=4, show_default=True),
+            o(
+                ["--slo"],
+                default=None,
+                help="Goodput SLOs in ms, e.g. ttft=500,tpot=50 (keys ttft, tpot, itl, e2e).",
+            ),
+            o(
+                ["--request-timeout"],
+                type=float,
+                default=300.0,
+                show_default=True,
+                help="Seconds before one request counts as a timeout.",
+            ),
+        ]
+
+    @classmethod
+    def describe(cls, options: dict[str, Any]) -> str:
+        levels = build_levels(options, None)
+        return "\n".join(f"{lv.name}\t{lv.describe() or 'sweep rate, set at run time'}" for lv in levels)
+
+    def subject_config(self) -> SubjectConfig:
+        extra: dict[str, Any] = {"endpoint": self.options.get("endpoint", "chat")}
+        if self.options.get("ctx_size") is not None:
+            extra["ctx_size"] = self.options["ctx_size"]
+        return SubjectConfig(subject="serving", model=self.target.label, extra=extra)
+
+    # -- suite -----------------------------------------------------------------------------------------
+    def _make_workload(self, suite: str) -> tuple[str, Workload]:
+        opts = self.options
+        name = opts.get("workload") or ("dataset" if opts.get("dataset") else suite)
+        if name not in WORKLOADS:
+            raise ConfigError(f"--suite {name!r}: choose one of {', '.join(WORKLOADS)}")
+        max_tokens = opts.get("max_tokens")
+        if max_tokens is not None and max_tokens < 1:
+            raise ConfigError("--max-tokens must be positive")
+        endpoint = opts.get("endpoint") or "chat"
+        if name == "email-triage":
+            mbox, prompt = opts.get("mbox"), opts.get("prompt_file")
+            return name, EmailTriage(
+                Path(mbox) if mbox else None, Path(prompt) if prompt else None, max_tokens or 24
+            )
+        if name == "synthetic":
+            inp = LengthSpec.parse(opts.get("input_len") or "256", "--input-len")
+            out = LengthSpec.parse(opts.get("output_len") or "128", "--output-len")
+            return name, SyntheticWorkload(inp, out, seed=0, endpoint=endpoint)
+        if not opts.get("dataset"):
+            raise ConfigError("--suite dataset needs --dataset FILE")
+        return name, DatasetWorkload(Path(opts["dataset"]), max_tokens or 128, endpoint=endpoint)
+
+    def load_suite(self, suite: str) -> Suite:
+        name, self.workload = self._make_workload(suite)
+        levels = build_levels(self.options, self.workload.natural_size())
+        self.levels = {lv.name: lv for lv in levels}
+        category = (
+            "sweep"
+            if self.options.get("sweep")
+            else ("rate" if self.options.get("request_rate") else "concurrency")
+        )
+        cases = [Case(id=lv.name, category=category, input=lv.to_json()) for lv in levels]
+        return Suite(name=name, version=self.workload.version, cases=cases)
+
+    # -- lifecycle -------------------------------------------------------------------------------------
+    async def preflight(self) -> None:
+        if self.target.embedded:
+            from assay.models._server import embedded_gguf_path
+
+            embedded_gguf_path()  # raises MissingDependencyError naming the extra
+            return
+        client = StreamClient(self.target.base_url or "", api_key=api_key())
+        try:
+            status, body = await client.get_json("/v1/models")
+            if status is None:
+                raise InfraError(f"--model {self.target.spec}: server unreachable: {body}")
+            if status in (401, 403):
+                raise InfraError(
+                    f"--model {self.target.spec}: the server refused our credentials (HTTP {status})"
+                )
+        finally:
+            await client.aclose()
+
+    async def setup(self, run_dir: str) -> None:
+        self.run_dir = Path(run_dir)
+        self._lock = asyncio.Lock()
+        expected = self.options.get("ctx_size")
+        base_url = self.target.base_url
+        if self.target.embedded:
+            from assay.models._server import LlamaServer
+
+            self._server = LlamaServer(ctx_size=expected or 2048)
+            await self._server.astart()
+            base_url = self._server.base_url
+            expected = self._server.ctx_size
+            self.target = dataclasses.replace(self.target, model=self._server.model)
+        self._client = StreamClient(base_url or "", api_key=None if self.target.embedded else api_key())
+        self._counter = TokenCounter(self._client, self.target.model)
+        self.ctx = await read_context_size(self._client, self.target.model, expected)
+        check_context(self.ctx, expected)
+
+    async def teardown(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+        if self._server is not None:
+            await asyncio.to_thread(self._server.stop)
+            self._server = None
+
+    # -- one load level --------------------------------------------------------------------------------
+    async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
+        if self._lock is None or self._client is None or self.workload is None:
+            raise RuntimeError("setup() was not run")
+        async with self._lock:
+            return await self._run_level(case, ctx)
+
+    def _sweep_level(self, level: LoadLevel, it: int) -> LoadLevel | Outcome:
+        if it in self._saturated:
+            return Outcome.skipped(self._saturated[it])
+        ends = self._sweep.get(it, {})
+        for end in ("sync", "max"):
+            if end not in ends and self.run_dir is not None:
+                prev = read_level(self.run_dir, end, it)
+                if prev is not None and prev.figures.get("request_throughput"):
+                    ends[end] = float(prev.figures["request_throughput"])
+        if "sync" not in ends or "max" not in ends:
+            raise RuntimeError(
+                "a sweep rate level needs the sync and max levels of its iteration measured first"
+            )
+        steps = int(self.options.get("sweep_steps") or 4)
+        rate = sweep_rate(int(level.name.rsplit("-", 1)[1]), steps, ends["sync"], ends["max"])
+        if rate is None:
+            return Outcome.skipped(
+                f"max throughput ({ends['max']:.3g} req/s) is not above synchronous ({ends['sync']:.3g} req/s): "
+                "no rates in between"
+            )
+        return dataclasses.replace(level, rate=rate)
+
+    async def _run_level(self, case: Case, ctx: AttemptContext) -> Outcome:
+        assert self._client is not None and self.workload is not None
+        self.run_dir = Path(ctx.run_dir)
+        level = self.levels[case.id]
+        if level.name.startswith("sweep-"):
+            got = self._sweep_level(level, ctx.iteration)
+            if isinstance(got, Outcome):
+                return got
+            level = got
+        run = await run_level(
+            self._client,
+            self.target.model,
+            self.workload,
+            level,
+            seed=ctx.seed + 1000 * ctx.iteration,
+            request_timeout=self.options.get("request_timeout") or 300.0,
+            counter=self._counter,
+        )
+        measured = [t for t in run.timings if not t.warmup]
+        if measured and all(not t.ok for t in measured):
+            errors = [t.error or "" for t in measured]
+            if all(e.startswith(("connect failed", "connection lost")) for e in errors):
+                raise InfraError(f"server unreachable during level {level.name}: {errors[0]}")
+        figures = level_figures(run.timings, self.slo)
+        scored = [t.extra for t in measured if t.ok]
+        extra_metrics = self.workload.level_metrics(scored)
+        metrics = {**figures.flat(), **extra_metrics}
+        if level.rate is not None and not math.isinf(level.rate):
+            metrics["offered_rate"] = level.rate
+        result = LevelResult(
+            case_id=case.id,
+            iteration=ctx.iteration,
+            level=level.to_json(),
+            figures=figures.to_json(),
+            workload_metrics=extra_metrics,
+            target=self._target_info(),
+            per_category=per_category_accuracy(scored) if isinstance(self.workload, EmailTriage) else {},
+            requests=[t.to_json() for t in run.timings],
+        )
+        write_level(self.run_dir, result)
+        if level.name in ("sync", "max") and figures.request_throughput:
+            self._sweep.setdefault(ctx.iteration, {})[level.name] = figures.request_throughput
+        if (
+            level.name.startswith("sweep-")
+            and level.rate
+            and saturated(level.rate, figures.request_throughput)
+        ):
+            self._saturated[ctx.iteration] = (
+                f"server saturated at {level.rate:.3g} req/s offered "
+                f"({figures.request_throughput or 0:.3g} req/s achieved)"
+            )
+        details: dict[str, Any] = {
+            "level": level.to_json(),
+            "target": self._target_info(),
+            "token_sources": figures.token_sources,
+            "run_dir": str(self.run_dir),
+        }
+        if result.per_category:
+            details["per_category"] = result.per_category
+        if figures.completed == 0:
+            first = next((t.error for t in measured if t.error), "no request completed")
+            return Outcome(
+                status=Status.ERROR,
+                metrics=metrics,
+                details=details,
+                error=ErrorInfo(type="AllRequestsFailed", message=str(first)[:500]),
+            )
+        score = None
+        if extra_metrics:
+            score = sum(extra_metrics[f"accuracy_{k}"] for k in ("category", "urgent", "personal")) / 3
+        return Outcome(status=Status.PASS, score=score, metrics=metrics, details=details)
+
+    def _target_info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "model": self.target.label,
+            "embedded": self.target.embedded,
+            "ctx_size_requested": self.options.get("ctx_size"),
+        }
+        if self._server is not None:
+            info["ctx_size_requested"] = self._server.ctx_size
+        if self.ctx is not None:
+            info.update(ctx_size=self.ctx.n_ctx, ctx_source=self.ctx.source, server_kind=self.ctx.server_kind)
+        return info
+
+    # -- run level ------------------------------------------------------------------------------------
+    def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
+        """Gated metrics again, with a tolerance no smaller than their spread across iterations."""
+        for a in attempts:
+            if a.details.get("run_dir"):
+                self.run_dir = Path(a.details["run_dir"])
+        self._skips = {a.case_id: a.skip_reason or "skipped" for a in attempts if a.status is Status.SKIPPED}
+        ok = [a for a in attempts if a.status is Status.PASS]
+        specs = {s.name: s for s in self.metric_specs}
+        out: dict[str, MetricValue] = {}
+        for name in sorted(_GATED):
+            per_iter: dict[int, list[float]] = {}
+            for a in ok:
+                if name in a.metrics:
+                    per_iter.setdefault(a.iteration, []).append(a.metrics[name])
+            if not per_iter:
+                continue
+            means = [sum(v) / len(v) for v in per_iter.values()]
+            value = sum(means) / len(means)
+            spread = (max(means) - min(means)) if len(means) > 1 else 0.0
+            spec = specs[name]
+            tol = max(_REL_TOL[_kind(name)] * abs(value), spread)
+            out[name] = MetricValue(
+                value=value,
+                low=min(means),
+                high=max(means),
+                n=len(means),
+                direction=spec.direction,
+                tolerance=tol,
+                gated=spec.gated,
+                unit=spec.unit,
+            )
+        peak = [a.metrics["output_throughput"] for a in ok if "output_throughput" in a.metrics]
+        if peak:
+            out["peak_output_throughput"] = MetricValue(
+                value=max(peak), n=len(peak), direction="higher", gated=False, unit="tok/s"
+            )
+        return out
+
+    def report_section(self, scorecard: Scorecard) -> str:
+        plots: list[str] = []
+        if self.run_dir is not None and self.run_dir.is_dir():
+            plots = write_plots(self.run_dir)
+        return render_section(scorecard, self.run_dir, plots, self.slo, self._skips)

@@ -1,0 +1,113 @@
+"""Turning the load flags into load levels (one case each), and the sweep's rates between its ends."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from assay.errors import ConfigError
+from assay.evals.serving._load import LoadLevel
+
+__all__ = ["SATURATION_RATIO", "build_levels", "parse_list", "saturated", "sweep_rate"]
+
+#: a rate level is saturated when the server completes less than this share of the offered rate
+SATURATION_RATIO = 0.85
+#: in-flight cap of the sweep's "max" level when --concurrency is not given
+SWEEP_MAX_CONCURRENCY = 64
+
+
+def parse_list(text: str | None, flag: str, *, kind: type = float, allow_inf: bool = False) -> list[Any]:
+    if text is None or str(text).strip() == "":
+        return []
+    out: list[Any] = []
+    for part in str(text).split(","):
+        p = part.strip().lower()
+        try:
+            if allow_inf and p in ("inf", "max"):
+                out.append(math.inf)
+                continue
+            value = kind(p)
+        except ValueError:
+            raise ConfigError(
+                f"{flag}: {part.strip()!r} is not a {'number' if kind is float else 'whole number'}"
+            ) from None
+        if not value > 0:
+            raise ConfigError(f"{flag}: {part.strip()!r} must be positive")
+        out.append(value)
+    return out
+
+
+def _rate_name(rate: float) -> str:
+    return "rate-inf" if math.isinf(rate) else f"rate-{rate:g}"
+
+
+def build_levels(options: dict[str, Any], natural_size: int | None) -> list[LoadLevel]:
+    concurrency = parse_list(options.get("concurrency"), "--concurrency", kind=int)
+    rates = parse_list(options.get("request_rate"), "--request-rate", allow_inf=True)
+    burstiness = float(options.get("burstiness") or 1.0)
+    if not burstiness > 0:
+        raise ConfigError("--burstiness must be positive (1 = Poisson)")
+    duration = options.get("duration")
+    num = options.get("num_requests")
+    if num is not None and num < 1:
+        raise ConfigError("--num-requests must be at least 1")
+    if duration is not None and not duration > 0:
+        raise ConfigError("--duration must be positive (seconds)")
+    if num is None and duration is None:
+        num = natural_size or 100
+    warmup = options.get("warmup")
+    sweep = bool(options.get("sweep"))
+    common = {"num_requests": num, "duration_s": duration}
+
+    def warm(width: int | None) -> int:
+        return int(warmup) if warmup is not None else max(1, min(width or 1, 4))
+
+    if sweep:
+        if rates:
+            raise ConfigError("--sweep chooses its own rates; drop --request-rate")
+        if len(concurrency) > 1:
+            raise ConfigError("--sweep takes at most one --concurrency (the cap of its max-throughput level)")
+        steps = int(options.get("sweep_steps") or 4)
+        if steps < 1:
+            raise ConfigError("--sweep-steps must be at least 1")
+        cap = concurrency[0] if concurrency else SWEEP_MAX_CONCURRENCY
+        levels = [
+            LoadLevel("sync", concurrency=1, warmup=warm(1), **common),
+            LoadLevel("max", concurrency=cap, rate=math.inf, warmup=warm(cap), **common),
+        ]
+        levels += [
+            LoadLevel(
+                f"sweep-{k}", concurrency=cap, rate=None, burstiness=burstiness, warmup=warm(cap), **common
+            )
+            for k in range(1, steps + 1)
+        ]
+        return levels
+    if rates:
+        if len(concurrency) > 1:
+            raise ConfigError("with --request-rate give at most one --concurrency (the in-flight cap)")
+        cap = concurrency[0] if concurrency else None
+        if cap is None and any(math.isinf(r) for r in rates) and duration is not None:
+            raise ConfigError(
+                "--request-rate inf with --duration needs --concurrency to bound requests in flight"
+            )
+        return [
+            LoadLevel(
+                _rate_name(r), concurrency=cap, rate=r, burstiness=burstiness, warmup=warm(cap or 1), **common
+            )
+            for r in rates
+        ]
+    concurrency = concurrency or [1]
+    if len(set(concurrency)) != len(concurrency):
+        raise ConfigError("--concurrency lists a value twice")
+    return [LoadLevel(f"c{c}", concurrency=c, warmup=warm(c), **common) for c in concurrency]
+
+
+def sweep_rate(step: int, steps: int, sync_rps: float, max_rps: float) -> float | None:
+    """The ``step``-th of ``steps`` rates evenly spaced strictly between the sync and max throughputs."""
+    if not (max_rps > sync_rps > 0):
+        return None
+    return sync_rps + (max_rps - sync_rps) * step / (steps + 1)
+
+
+def saturated(offered_rps: float, achieved_rps: float | None) -> bool:
+    return achieved_rps is None or achieved_rps < SATURATION_RATIO * offered_rps

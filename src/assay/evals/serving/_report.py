@@ -1,0 +1,223 @@
+"""The serving section of the report: a table per load level, accuracy, and two plots (PNG, Agg backend)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from assay.evals.serving._results import LevelResult, read_results
+from assay.runs._records import Scorecard
+
+__all__ = ["render_section", "write_plots"]
+
+LATENCY_PLOT = "serving_latency_vs_throughput.png"
+TTFT_PLOT = "serving_ttft_distribution.png"
+
+
+def _f(x: float | None, digits: int = 1) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return f"{x:.{digits}f}"
+
+
+def _levels(run_dir: Path | None) -> list[LevelResult]:
+    if run_dir is None:
+        return []
+    results = read_results(run_dir)
+    return results.levels if results is not None else []
+
+
+def write_plots(run_dir: Path) -> list[str]:
+    """Write the PNGs into ``run_dir``; returns their file names (relative to the run dir)."""
+    levels = _levels(run_dir)
+    measured = [lv for lv in levels if lv.figures.get("completed")]
+    if not measured:
+        return []
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written: list[str] = []
+    # latency percentiles vs achieved throughput, one point per level (iterations pooled by mean)
+    by_case: dict[str, list[LevelResult]] = {}
+    for lv in measured:
+        by_case.setdefault(lv.case_id, []).append(lv)
+    points = []
+    for case_id, runs in by_case.items():
+
+        def mean(fam: str, stat: str, runs: list[LevelResult] = runs) -> float | None:
+            vals = [
+                r.figures["latency_ms"][fam][stat]
+                for r in runs
+                if r.figures["latency_ms"][fam][stat] is not None
+            ]
+            return sum(vals) / len(vals) if vals else None
+
+        tput = [r.figures["request_throughput"] for r in runs if r.figures.get("request_throughput")]
+        if not tput:
+            continue
+        points.append(
+            (
+                sum(tput) / len(tput),
+                case_id,
+                {
+                    (fam, stat): mean(fam, stat)
+                    for fam in ("ttft", "tpot", "e2e")
+                    for stat in ("median", "p90", "p99")
+                },
+            )
+        )
+    points.sort()
+    if points:
+        fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+        xs = [p[0] for p in points]
+        for ax, fam in zip(axes, ("ttft", "tpot", "e2e"), strict=True):
+            for stat, style in (("median", "o-"), ("p90", "s--"), ("p99", "^:")):
+                ys = [p[2][(fam, stat)] for p in points]
+                pairs = [(x, y) for x, y in zip(xs, ys, strict=True) if y is not None]
+                if pairs:
+                    ax.plot([x for x, _ in pairs], [y for _, y in pairs], style, label=stat)
+            ax.set_title(f"{fam.upper()} (ms)")
+            ax.set_xlabel("achieved throughput (req/s)")
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=8)
+        for x, case_id, _ in points:
+            axes[0].annotate(
+                case_id,
+                (x, 0),
+                xycoords=("data", "axes fraction"),
+                fontsize=7,
+                rotation=90,
+                va="bottom",
+                alpha=0.6,
+            )
+        fig.tight_layout()
+        fig.savefig(run_dir / LATENCY_PLOT, dpi=110)
+        plt.close(fig)
+        written.append(LATENCY_PLOT)
+    # TTFT distribution: an empirical CDF per level
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for case_id, runs in by_case.items():
+        ttft = sorted(
+            r["ttft_s"] * 1000
+            for lv in runs
+            for r in lv.requests
+            if r["ok"] and not r["warmup"] and r["ttft_s"] is not None
+        )
+        if ttft:
+            ax.step(ttft, [(i + 1) / len(ttft) for i in range(len(ttft))], where="post", label=case_id)
+    ax.set_xlabel("TTFT (ms)")
+    ax.set_ylabel("share of requests")
+    ax.set_title("TTFT distribution per load level")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(run_dir / TTFT_PLOT, dpi=110)
+    plt.close(fig)
+    written.append(TTFT_PLOT)
+    return written
+
+
+def render_section(
+    card: Scorecard,
+    run_dir: Path | None,
+    plots: list[str],
+    slo: dict[str, float],
+    skipped: dict[str, str] | None = None,
+) -> str:
+    levels = _levels(run_dir)
+    lines = ["## Serving speed", ""]
+    target: dict[str, Any] = next((lv.target for lv in levels if lv.target), {})
+    if target:
+        ctx = target.get("ctx_size")
+        lines.append(f"- target: `{target.get('model')}` ({target.get('server_kind', 'unknown server')})")
+        lines.append(
+            f"- context size: {ctx if ctx is not None else 'unknown'} (source: {target.get('ctx_source')})"
+        )
+    sources: dict[str, int] = {}
+    for lv in levels:
+        for k, v in (lv.figures.get("token_sources") or {}).items():
+            sources[k] = sources.get(k, 0) + v
+    if sources:
+        lines.append("- token counts from: " + ", ".join(f"{k} ({v} requests)" for k, v in sources.items()))
+    if slo:
+        lines.append("- SLO for goodput: " + ", ".join(f"{k} ≤ {v * 1000:g} ms" for k, v in slo.items()))
+    lines.append(
+        f"- iterations: {card.iterations}; figures are means over iterations; warm-up requests excluded"
+    )
+    lines += [
+        "",
+        "| level | load | done/sent | err | t/o | req/s | out tok/s | TTFT p50 | TTFT p99 | TPOT p50 "
+        "| ITL p50 | E2E p50 | E2E p99 | goodput |",
+        "|" + "---|" * 14,
+    ]
+    load_of = {lv.case_id: lv.level for lv in levels}
+    for case in card.cases:
+        m = case.metrics
+        if not m:
+            reason = (skipped or {}).get(case.case_id, ", ".join(k for k, v in case.counts.items() if v))
+            lines.append(f"| {case.case_id} | – | – | – | – | – | – | – | – | – | – | – | – | {reason} |")
+            continue
+        level = load_of.get(case.case_id, {})
+        load = []
+        if level.get("rate") is not None:
+            rate = m.get("offered_rate")
+            load.append("rate max" if level["rate"] == "inf" else f"rate {_f(rate, 2)}/s")
+        if level.get("concurrency"):
+            load.append(f"c={level['concurrency']}")
+        lines.append(
+            f"| {case.case_id} | {' '.join(load)} | {_f(m.get('completed'), 0)}/{_f(m.get('requests'), 0)} "
+            f"| {_f(m.get('errors'), 0)} | {_f(m.get('timeouts'), 0)} | {_f(m.get('request_throughput'), 2)} "
+            f"| {_f(m.get('output_throughput'))} | {_f(m.get('ttft_median_ms'))} | {_f(m.get('ttft_p99_ms'))} "
+            f"| {_f(m.get('tpot_median_ms'), 2)} | {_f(m.get('itl_median_ms'), 2)} | {_f(m.get('e2e_median_ms'))} "
+            f"| {_f(m.get('e2e_p99_ms'))} | {_f(m.get('goodput'), 2)} |"
+        )
+    lines.append("")
+    lines.append(
+        "Latencies in ms. TPOT = (E2E − TTFT) / (output tokens − 1); ITL pools every gap between streamed "
+        "tokens."
+    )
+    acc_cases = [c for c in card.cases if "accuracy_category" in c.metrics]
+    if acc_cases:
+        lines += [
+            "",
+            "### Email-triage accuracy",
+            "",
+            "| level | category | urgent | personal | all three | parsed |",
+            "|---|---|---|---|---|---|",
+        ]
+        for c in acc_cases:
+            m = c.metrics
+            lines.append(
+                f"| {c.case_id} | {_f(m['accuracy_category'], 3)} | {_f(m['accuracy_urgent'], 3)} "
+                f"| {_f(m['accuracy_personal'], 3)} | {_f(m.get('accuracy_all'), 3)} "
+                f"| {_f(m.get('answer_parse_rate'), 3)} |"
+            )
+        pooled: dict[str, list[float]] = {}
+        for lv in levels:
+            for cat, row in lv.per_category.items():
+                acc = pooled.setdefault(cat, [0.0, 0.0, 0.0, 0.0])
+                n = row["n"]
+                acc[0] += row["category"] * n
+                acc[1] += row["urgent"] * n
+                acc[2] += row["personal"] * n
+                acc[3] += n
+        if pooled:
+            lines += [
+                "",
+                "Per labelled category (all levels pooled):",
+                "",
+                "| category | n | category right | urgent right | personal right |",
+                "|---|---|---|---|---|",
+            ]
+            for cat, (c_ok, u_ok, p_ok, n) in pooled.items():
+                lines.append(f"| {cat} | {n:.0f} | {c_ok / n:.3f} | {u_ok / n:.3f} | {p_ok / n:.3f} |")
+    if plots:
+        lines.append("")
+        for name in plots:
+            lines.append(f"![{name.removesuffix('.png').replace('_', ' ')}]({name})")
+            lines.append("")
+    lines.append("Every request's timings: `results.json`.")
+    return "\n".join(lines)
