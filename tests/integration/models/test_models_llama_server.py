@@ -1,0 +1,112 @@
+"""openai-compat against a REAL llama.cpp server started from the embedded SmolLM2 GGUF.
+
+The 135M model is weak: these tests check the wire shapes, the timings and that a real answer came
+back, not the answer's quality.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from assay.models import LlamaServer, Message, Tool, get_model
+from assay.models._openai import OpenAICompatModel
+
+pytestmark = pytest.mark.local_model
+
+WEATHER = Tool(
+    "get_weather",
+    "Get the current weather of a city",
+    {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+)
+GREETING = [Message("system", "You are a helpful assistant."), Message("user", "Say hello to Ada.")]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LlamaServer]:
+    with LlamaServer(ctx_size=1024) as srv:
+        yield srv
+    assert not srv.running
+
+
+@pytest.fixture
+def model(server: LlamaServer) -> OpenAICompatModel:
+    m = get_model(server.model_string, defaults={"temperature": 0, "seed": 7})
+    assert isinstance(m, OpenAICompatModel)
+    return m
+
+
+def test_server_properties(server: LlamaServer) -> None:
+    assert server.running and server.pid and server.ctx_size == 1024
+    assert server.base_url.startswith("http://127.0.0.1:") and server.base_url.endswith("/v1")
+    models = httpx.get(f"{server.base_url}/models").json()
+    assert models["data"][0]["id"] == "smollm2"
+
+
+async def test_preflight(model: OpenAICompatModel) -> None:
+    await model.preflight()
+
+
+async def test_plain_chat(model: OpenAICompatModel) -> None:
+    out = await model.generate(GREETING, max_tokens=24)
+    assert out.text.strip()
+    assert out.finish_reason in ("stop", "length")
+    assert out.usage.input_tokens > 5 and 0 < out.usage.output_tokens <= 24
+    assert out.usage.cost_usd == 0.0 and out.usage.cost_source == "harness_counts"  # loopback server
+    assert out.timings is not None and (out.timings.e2e_s or 0) > 0
+    again = await model.generate(GREETING, max_tokens=24)
+    assert again.text == out.text  # temperature 0 and a seed: the same answer
+
+
+async def test_streaming_with_timings(model: OpenAICompatModel) -> None:
+    stream = model.stream(GREETING, max_tokens=24)
+    arrivals = []
+    async for chunk in stream:
+        arrivals.append(chunk.t)
+    out = stream.output
+    assert out is not None and out.text.strip() and len(out.chunks) >= 3
+    assert arrivals == [c.t for c in out.chunks] == sorted(arrivals)
+    t = out.timings
+    assert t is not None and t.first_token is not None and t.last_token is not None and t.end is not None
+    assert t.request_start < t.first_token <= t.last_token <= t.end
+    assert t.first_token == arrivals[0] and t.last_token == arrivals[-1]
+    assert 0 < (t.ttft_s or 0) < 30
+    # llama-cpp-python's server reports no usage while streaming: cost unknown, never 0
+    if out.usage.output_tokens == 0:
+        assert out.usage.cost_usd is None and out.usage.unpriced_calls == 1
+
+
+async def test_tool_call_shape(model: OpenAICompatModel) -> None:
+    messages = [Message("user", "What is the weather in Paris right now?")]
+    payload = model.build_payload(messages, [WEATHER], False, {"tool_choice": "get_weather"})
+    assert payload["tools"][0]["function"]["name"] == "get_weather"
+    assert payload["tool_choice"] == {"type": "function", "function": {"name": "get_weather"}}
+    out = await model.generate(messages, tools=[WEATHER], tool_choice="get_weather", max_tokens=48)
+    assert out.finish_reason == "tool_calls"
+    assert len(out.tool_calls) == 1
+    call = out.tool_calls[0]
+    assert call.name == "get_weather" and call.id
+    assert call.raw_arguments is None and isinstance(call.arguments.get("city"), str)
+
+
+async def test_streamed_tool_call_shape(model: OpenAICompatModel) -> None:
+    out = await model.generate(
+        [Message("user", "Weather in Oslo?")],
+        tools=[WEATHER],
+        tool_choice="get_weather",
+        stream=True,
+        max_tokens=48,
+    )
+    assert [c.name for c in out.tool_calls] == ["get_weather"]
+    assert out.chunks and out.chunks[-1].tool_call is out.tool_calls[0]
+    assert out.timings is not None and out.timings.first_token is not None
+
+
+async def test_context_overflow_is_the_subjects_failure(model: OpenAICompatModel) -> None:
+    from assay.models import ModelResponseError
+
+    huge = "word " * 3000  # more than the 1024-token window
+    with pytest.raises(ModelResponseError):
+        await model.generate([Message("user", huge)], max_tokens=8)
