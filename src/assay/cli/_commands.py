@@ -21,3 +21,26 @@ COMMANDS: dict[str, str] = {
 EVAL_EXTRA_COMMANDS: dict[str, str] = {
     "noise": "assay.cli._gate:noise_command",
 }
+
+#: one-line help shown by `assay --help` without importing each command (and its heavy dependencies)
+SHORT_HELP: dict[str, str] = {
+    "eval": "Run a benchmark (agent, retrieval, memory, serving speed, ...).",
+    "runs": "List and inspect run directories.",
+    "models": "List chat model providers; try one model with one prompt.",
+    "serve-local": "Serve the embedded model over an OpenAI-compatible HTTP API.",
+    "compare": "Compare two runs; exit 2 on a regression, 3 if not comparable.",
+    "gate": "Check a run against an expectations file.",
+    "propose": "Propose expectations that the given runs meet.",
+    "health": "Flag saturated, always-failing, inverted and flaky cases across runs.",
+    "rag": "Index documents, search them, ask questions (the RAG SDK).",
+    "code-index": "Build and search a code index.",
+    "memory": "Show, search and forget what the memory store holds.",
+}
+
+#: one-line help of the built-in benchmarks for `assay eval --help`
+EVAL_SHORT_HELP: dict[str, str] = {
+    "retrieval": "Retrieval quality: --component rag (documents) or code (code search).",
+    "memory": "Long-term memory over months of simulated chats.",
+    "benchmark": "Serving speed: TTFT, TPOT, ITL, latency percentiles, throughput, goodput.",
+    "noise": "Run one eval N times (or read N runs) and write noise.json.",
+}

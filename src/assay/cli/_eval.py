@@ -10,8 +10,8 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from assay.cli._commands import EVAL_EXTRA_COMMANDS
-from assay.cli._main import load_command
+from assay.cli._commands import EVAL_EXTRA_COMMANDS, EVAL_SHORT_HELP
+from assay.cli._main import format_commands_from_table, load_command
 from assay.errors import ConfigError
 from assay.evals._base import Benchmark
 from assay.evals._registry import available, get_benchmark
@@ -175,6 +175,9 @@ def make_command(name: str, cls: type[Benchmark]) -> click.Command:
 
 class EvalGroup(click.Group):
     """Lists every registered benchmark; builds its command when named."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        format_commands_from_table(self, ctx, formatter, EVAL_SHORT_HELP)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(available()) | set(EVAL_EXTRA_COMMANDS))

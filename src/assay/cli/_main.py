@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from assay import __version__
-from assay.cli._commands import COMMANDS
+from assay.cli._commands import COMMANDS, SHORT_HELP
 from assay.errors import AssayError
 
 
@@ -35,6 +35,25 @@ class LazyGroup(click.Group):
             except (ImportError, AttributeError) as exc:
                 return _unavailable(name, exc)
         return super().get_command(ctx, name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        format_commands_from_table(self, ctx, formatter, SHORT_HELP)
+
+
+def format_commands_from_table(
+    group: click.Group, ctx: click.Context, formatter: click.HelpFormatter, table: dict[str, str]
+) -> None:
+    """List a group's commands from a static help table, so `--help` imports nothing heavy."""
+    rows = []
+    for name in group.list_commands(ctx):
+        text = table.get(name)
+        if text is None:
+            cmd = group.get_command(ctx, name)
+            text = cmd.get_short_help_str(80) if cmd is not None else ""
+        rows.append((name, text))
+    if rows:
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 def _unavailable(name: str, exc: Exception) -> click.Command:
