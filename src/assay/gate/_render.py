@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ._compare import BUCKETS, Comparison, MetricComparison
@@ -47,13 +48,13 @@ def _metric_row(m: MetricComparison) -> list[str]:
 def print_comparison(comp: Comparison, console: Console) -> None:
     """Print the comparison: header, changed cases, metrics, warnings and the verdict line."""
     console.print(
-        f"[bold]compare[/bold] {comp.baseline.run_id} ({comp.baseline.path}) -> "
-        f"{comp.current.run_id} ({comp.current.path})",
+        f"[bold]compare[/bold] {escape(comp.baseline.run_id)} ({escape(comp.baseline.path)}) -> "
+        f"{escape(comp.current.run_id)} ({escape(comp.current.path)})",
         highlight=False,
     )
     if not comp.comparable:
         for reason in comp.not_comparable:
-            console.print(f"[bold red]not comparable:[/bold red] {reason}", highlight=False)
+            console.print(f"[bold red]not comparable:[/bold red] {escape(reason)}", highlight=False)
         return
     counts = ", ".join(f"{b} {comp.counts[b]}" for b in BUCKETS if comp.counts.get(b))
     console.print(f"cases: {counts or 'none'}", highlight=False)
@@ -66,12 +67,12 @@ def print_comparison(comp: Comparison, console: Console) -> None:
         for c in sorted(changed, key=lambda c: (order[c.bucket], c.pass_rate_delta or 0.0, c.case_id)):
             table.add_row(
                 f"[{_STYLE[c.bucket]}]{c.bucket}[/]",
-                c.case_id,
-                c.category,
+                escape(c.case_id),
+                escape(c.category),
                 c.baseline.short() if c.baseline else "-",
                 c.current.short() if c.current else "-",
                 _delta(c.pass_rate_delta),
-                c.reason,
+                escape(c.reason),
             )
         console.print(table)
     if comp.metrics:
@@ -79,15 +80,15 @@ def print_comparison(comp: Comparison, console: Console) -> None:
         for col in ("metric", "better", "baseline", "current", "Δ", "tolerance", "verdict"):
             mt.add_column(col)
         for m in comp.metrics:
-            row = _metric_row(m)
+            row = [escape(x) for x in _metric_row(m)]
             if m.verdict == "regressed":
                 row[-1] = f"[bold red]{row[-1]}[/]" if m.gated else f"[red]{row[-1]}[/]"
             mt.add_row(*row)
         console.print(mt)
     for w in comp.warnings:
-        console.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
+        console.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False)
     style = "bold red" if comp.exit_code else "bold green"
-    console.print(f"[{style}]{comp.verdict}[/]", highlight=False)
+    console.print(f"[{style}]{escape(comp.verdict)}[/]", highlight=False)
 
 
 def comparison_markdown(comp: Comparison) -> str:
@@ -138,18 +139,20 @@ def comparison_markdown(comp: Comparison) -> str:
 def print_gate(result: GateResult, console: Console) -> None:
     """Print each check of a gate result and its status line."""
     if result.status == "not-gated":
-        console.print(f"gate: {result.reason}", highlight=False)
+        console.print(f"gate: {escape(result.reason)}", highlight=False)
         return
-    console.print(f"[bold]gate[/bold] {result.run} against {result.expectations}", highlight=False)
+    console.print(
+        f"[bold]gate[/bold] {escape(result.run)} against {escape(str(result.expectations))}", highlight=False
+    )
     for check in result.checks:
         style = {True: "green", False: "bold red", None: "yellow"}[check.ok]
-        console.print(f"  [{style}]{check.describe()}[/]", highlight=False)
+        console.print(f"  [{style}]{escape(check.describe())}[/]", highlight=False)
     if result.unmeasured_cases:
         console.print(
-            f"  [yellow]not measured:[/yellow] {', '.join(result.unmeasured_cases)}", highlight=False
+            f"  [yellow]not measured:[/yellow] {escape(', '.join(result.unmeasured_cases))}", highlight=False
         )
     style = "bold green" if result.status == "met" else "bold red"
     suffix = (
         "" if result.enforce or result.status == "met" else " (not enforced: pass --enforce to fail on it)"
     )
-    console.print(f"[{style}]gate {result.status}: {result.reason}[/]{suffix}", highlight=False)
+    console.print(f"[{style}]gate {result.status}: {escape(result.reason)}[/]{suffix}", highlight=False)

@@ -87,5 +87,71 @@ def simulate_scorecard(
                     elapsed_s=1.0,
                 )
             )
-    meta = simulated_meta(list(pass_probs), iterations, run_id=run_id, config=config, suite_version=suite_version)
+    meta = simulated_meta(
+        list(pass_probs), iterations, run_id=run_id, config=config, suite_version=suite_version
+    )
+    return fold(attempts, meta, categories=categories, metric_specs=metric_specs)
+
+
+_LETTERS = {
+    "P": Status.PASS,
+    "F": Status.FAIL,
+    "E": Status.ERROR,
+    "T": Status.TIMEOUT,
+    "I": Status.INFRA_ERROR,
+    "S": Status.SKIPPED,
+}
+
+
+def scorecard_from_outcomes(
+    outcomes: Mapping[str, str],
+    *,
+    run_id: str = "run",
+    iterations: int | None = None,
+    categories: Mapping[str, str] | None = None,
+    scores: Mapping[str, Sequence[float]] | None = None,
+    metrics: Mapping[str, Sequence[Mapping[str, float]]] | None = None,
+    elapsed: Mapping[str, float] | None = None,
+    metric_specs: Sequence[MetricSpec] = (),
+    config: SubjectConfig | None = None,
+    benchmark: str = "sim",
+    suite: str = "pr",
+    suite_version: str = "1",
+) -> Scorecard:
+    """A scorecard folded from per-case outcome strings, one letter per iteration.
+
+    ``P`` pass, ``F`` fail, ``E`` error, ``T`` timeout, ``I`` infra error, ``S`` skipped, ``-`` not run
+    (no journal record). ``scores``/``metrics`` give per-iteration values for a case; ``elapsed`` its
+    attempt time. Example: ``scorecard_from_outcomes({"a": "PPP", "b": "PFP"})``.
+    """
+    iters = iterations if iterations is not None else max((len(s) for s in outcomes.values()), default=1)
+    attempts = []
+    for cid, letters in outcomes.items():
+        for it, letter in enumerate(letters):
+            if letter == "-":
+                continue
+            status = _LETTERS[letter]
+            case_scores = (scores or {}).get(cid)
+            default_score = 1.0 if status is Status.PASS else (0.0 if status is Status.FAIL else None)
+            attempts.append(
+                Attempt(
+                    case_id=cid,
+                    iteration=it,
+                    category=(categories or {}).get(cid, "default"),
+                    status=status,
+                    score=case_scores[it] if case_scores is not None else default_score,
+                    metrics=dict((metrics or {}).get(cid, [{}] * (it + 1))[it]),
+                    started_at=_T0,
+                    elapsed_s=(elapsed or {}).get(cid, 1.0),
+                    skip_reason="simulated" if status is Status.SKIPPED else None,
+                )
+            )
+    meta = RunMeta.model_validate(
+        {
+            **simulated_meta(list(outcomes), iters, run_id=run_id, config=config).model_dump(),
+            "benchmark": benchmark,
+            "suite": suite,
+            "suite_version": suite_version,
+        }
+    )
     return fold(attempts, meta, categories=categories, metric_specs=metric_specs)
