@@ -313,9 +313,9 @@ def propose(run_dirs: Sequence[Path | str], out: Path | str) -> Expectations:
     for q in sorted(shared):
         vals = [m.values[q] for m in measured]
         if _direction(q, ref) == "higher":
-            limits[f"min_{q}"] = math.floor(_headroom(q, min(vals), ref) * 1e4) / 1e4
+            limits[f"min_{q}"] = math.floor(round(_headroom(q, min(vals), ref) * 1e4, 6)) / 1e4
         else:
-            limits[f"max_{q}"] = math.ceil(_headroom(q, max(vals), ref) * 1e4) / 1e4
+            limits[f"max_{q}"] = math.ceil(round(_headroom(q, max(vals), ref) * 1e4, 6)) / 1e4
     exp = Expectations(
         benchmark=key[0], suite=key[1], model=key[2], judge_model=key[3], measured=measured, limits=limits
     )
