@@ -14,12 +14,14 @@ import atexit
 import contextlib
 import importlib.util
 import os
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import IO
@@ -28,7 +30,7 @@ import httpx
 
 from assay.errors import ConfigError, InfraError, MissingDependencyError
 
-__all__ = ["EMBEDDED_MODEL_NAME", "LlamaServer", "embedded_gguf_path", "free_port"]
+__all__ = ["EMBEDDED_MODEL_NAME", "LlamaServer", "embedded_gguf_path", "free_port", "serve_forever"]
 
 EMBEDDED_MODEL_NAME = "smollm2"
 MODEL_PATH_ENV = "ASSAY_LOCAL_MODEL_PATH"
@@ -267,3 +269,46 @@ def _stop_all() -> None:
     for server in list(_LIVE):
         with contextlib.suppress(Exception):
             server.stop(timeout_s=2.0)
+
+
+def serve_forever(
+    *,
+    model_path: str | os.PathLike[str] | None = None,
+    port: int | None = None,
+    host: str = "127.0.0.1",
+    ctx_size: int = 2048,
+    n_threads: int | None = None,
+    on_ready: Callable[[str, str], None] | None = None,
+) -> None:
+    """Run a :class:`LlamaServer` in the foreground until Ctrl-C/SIGTERM (or until it dies)."""
+    if port is not None and not _port_free(host, port):
+        raise ConfigError(f"port {port} on {host} is already in use (choose another with --port, or 0)")
+    server = LlamaServer(model_path, port=port, host=host, ctx_size=ctx_size, n_threads=n_threads)
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    for sig in previous:
+        signal.signal(sig, _raise_interrupt)
+    try:
+        server.start()
+        if on_ready is not None:
+            on_ready(server.base_url, server.model_string)
+        code = server.wait()
+        raise InfraError(f"llama.cpp server exited with code {code}:\n{server.log_tail()}")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _port_free(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+        return True
