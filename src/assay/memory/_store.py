@@ -466,7 +466,7 @@ class MemoryStore:
     # ------------------------------------------------------------------ tombstones
     def add_tombstone(self, kind: str, value: str, reason: str = "") -> None:
         """Remember that something was forgotten, without keeping its words: values are keyed word hashes."""
-        words = sorted(content_words(value)) if kind == "content" else normalize(value).split()
+        words = sorted(content_words(value))
         hashed = " ".join(sorted({word_hash(w) for w in words}))
         if hashed:
             self.db.execute(
@@ -489,16 +489,14 @@ class MemoryStore:
         tombs = self.tombstones()
         if not tombs:
             return None
-        words = {word_hash(w) for w in content_words(text)} | {word_hash(w) for w in normalize(text).split()}
+        words = {word_hash(w) for w in content_words(text)}
         ent = " ".join(sorted({word_hash(w) for w in normalize(entity or "").split()}))
         for t in tombs:
             gone = set(t.value.split())
             if t.kind in ("entity", "term") and (ent == t.value or gone <= words):
                 return t
-            if t.kind == "content":
-                mine = {word_hash(w) for w in content_words(text)}
-                if gone and mine and len(gone & mine) / len(gone | mine) >= 0.6:
-                    return t
+            if t.kind == "content" and gone and words and len(gone & words) / len(gone | words) >= 0.6:
+                return t
         return None
 
     def purge(self) -> None:

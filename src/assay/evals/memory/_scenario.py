@@ -100,6 +100,8 @@ class Probe(_Model):
     absent: list[str] = Field(default_factory=list)
     lessons: list[str] = Field(default_factory=list)
     reminders: dict[Literal["open", "done", "cancelled"], list[str]] = Field(default_factory=dict)
+    #: strings no reminder (in any state) may hold
+    no_reminder: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     note: str = ""
 
@@ -112,7 +114,12 @@ class Probe(_Model):
         if self.kind == "shown_clean" and not self.forbid:
             raise ValueError("a shown_clean probe needs forbid: [...]")
         if self.kind == "store_accuracy" and not (
-            self.current or self.not_current or self.absent or self.lessons or self.reminders
+            self.current
+            or self.not_current
+            or self.absent
+            or self.lessons
+            or self.reminders
+            or self.no_reminder
         ):
             raise ValueError("a store_accuracy probe needs current/not_current/absent/lessons/reminders")
         return self
