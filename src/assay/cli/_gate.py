@@ -85,9 +85,13 @@ def propose_command(run_dirs: tuple[Path, ...], out: Path) -> None:
 
     exp = propose(list(run_dirs), out)
     console = _console()
-    console.print(f"wrote {len(exp.limits)} limit(s) from {len(run_dirs)} run(s) to {out}", highlight=False)
+    console.print(
+        f"wrote {len(exp.limits)} limit(s) from {len(run_dirs)} run(s) to {out}",
+        highlight=False,
+        soft_wrap=True,
+    )
     for name, value in exp.limits.items():
-        console.print(f"  {name}: {value:g}", highlight=False)
+        console.print(f"  {name}: {value:g}", highlight=False, soft_wrap=True)
 
 
 @click.command("health")
@@ -101,13 +105,10 @@ def health_command(run_dirs: tuple[Path, ...], out: Path | None) -> None:
     console = _console()
     console.print(Markdown(health_markdown(report)))
     if out is not None:
-        console.print(f"wrote {out / 'health.json'} and {out / 'health.md'}", highlight=False)
+        console.print(f"wrote {out / 'health.json'} and {out / 'health.md'}", highlight=False, soft_wrap=True)
 
 
-@click.command(
-    "noise",
-    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
-)
+@click.command("noise", context_settings={"ignore_unknown_options": True})
 @click.option("--runs", type=int, default=None, help="How many times to run the eval command.")
 @click.option(
     "--from",
@@ -146,11 +147,14 @@ def noise_command(
     else:
         if runs is None:
             raise UsageError("--runs N is required unless --from names existing run directories")
-        dirs = run_noise_command(list(args), runs, runs_dir, echo=lambda s: console.print(s, highlight=False))
+        dirs = run_noise_command(
+            list(args), runs, runs_dir, echo=lambda s: console.print(s, highlight=False, soft_wrap=True)
+        )
     report = noise(dirs, out=out)
     flaky = [c.case_id for c in report.cases.values() if 0 < c.passed < c.measured]
     console.print(
         f"wrote {out}: {len(report.run_ids)} runs, {len(report.cases)} cases ({len(flaky)} flaky), "
         f"{len(report.metrics)} metric(s)",
         highlight=False,
+        soft_wrap=True,
     )

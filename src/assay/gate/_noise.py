@@ -48,7 +48,7 @@ def resolve_eval_command(command: Sequence[str]) -> list[str]:
     if cmd[0] == "eval":
         cmd = ["assay", *cmd]
     if cmd[0] == "assay" and shutil.which("assay") is None:
-        cmd = [sys.executable, "-c", "import sys; from assay.cli import main; sys.exit(main())", *cmd[1:]]
+        cmd = [sys.executable, "-m", "assay", *cmd[1:]]
     return cmd
 
 

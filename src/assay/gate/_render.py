@@ -54,10 +54,12 @@ def print_comparison(comp: Comparison, console: Console) -> None:
     )
     if not comp.comparable:
         for reason in comp.not_comparable:
-            console.print(f"[bold red]not comparable:[/bold red] {escape(reason)}", highlight=False)
+            console.print(
+                f"[bold red]not comparable:[/bold red] {escape(reason)}", highlight=False, soft_wrap=True
+            )
         return
     counts = ", ".join(f"{b} {comp.counts[b]}" for b in BUCKETS if comp.counts.get(b))
-    console.print(f"cases: {counts or 'none'}", highlight=False)
+    console.print(f"cases: {counts or 'none'}", highlight=False, soft_wrap=True)
     changed = [c for c in comp.cases if c.bucket != "unchanged"]
     if changed:
         table = Table(title="cases that changed", title_justify="left")
@@ -86,9 +88,9 @@ def print_comparison(comp: Comparison, console: Console) -> None:
             mt.add_row(*row)
         console.print(mt)
     for w in comp.warnings:
-        console.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False)
+        console.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False, soft_wrap=True)
     style = "bold red" if comp.exit_code else "bold green"
-    console.print(f"[{style}]{escape(comp.verdict)}[/]", highlight=False)
+    console.print(f"[{style}]{escape(comp.verdict)}[/]", highlight=False, soft_wrap=True)
 
 
 def comparison_markdown(comp: Comparison) -> str:
@@ -139,20 +141,26 @@ def comparison_markdown(comp: Comparison) -> str:
 def print_gate(result: GateResult, console: Console) -> None:
     """Print each check of a gate result and its status line."""
     if result.status == "not-gated":
-        console.print(f"gate: {escape(result.reason)}", highlight=False)
+        console.print(f"gate: {escape(result.reason)}", highlight=False, soft_wrap=True)
         return
     console.print(
-        f"[bold]gate[/bold] {escape(result.run)} against {escape(str(result.expectations))}", highlight=False
+        f"[bold]gate[/bold] {escape(result.run)} against {escape(str(result.expectations))}",
+        highlight=False,
+        soft_wrap=True,
     )
     for check in result.checks:
         style = {True: "green", False: "bold red", None: "yellow"}[check.ok]
-        console.print(f"  [{style}]{escape(check.describe())}[/]", highlight=False)
+        console.print(f"  [{style}]{escape(check.describe())}[/]", highlight=False, soft_wrap=True)
     if result.unmeasured_cases:
         console.print(
-            f"  [yellow]not measured:[/yellow] {escape(', '.join(result.unmeasured_cases))}", highlight=False
+            f"  [yellow]not measured:[/yellow] {escape(', '.join(result.unmeasured_cases))}",
+            highlight=False,
+            soft_wrap=True,
         )
     style = "bold green" if result.status == "met" else "bold red"
     suffix = (
         "" if result.enforce or result.status == "met" else " (not enforced: pass --enforce to fail on it)"
     )
-    console.print(f"[{style}]gate {result.status}: {escape(result.reason)}[/]{suffix}", highlight=False)
+    console.print(
+        f"[{style}]gate {result.status}: {escape(result.reason)}[/]{suffix}", highlight=False, soft_wrap=True
+    )
