@@ -1,0 +1,493 @@
+"""`assay eval retrieval --component code`: code search quality, incremental re-index and robustness.
+
+Cases of a suite:
+
+- ``q:<instance_id>`` (category ``query``): index the repository at the query's base commit (one reused
+  worktree per repository, oldest base first, so each re-index only re-embeds what changed), search with
+  the issue text, score file recall@1/5/10, function recall@5/10 and MRR, and the same for the
+  ``git grep`` baseline.
+- ``replay:<repo>`` (``incremental``): replay the last N commits re-indexing after each, then compare with
+  a fresh index of the last: no stale or missing chunks, every vector within cosine 0.999.
+- ``robust:index:<mode>`` / ``robust:tree:<mode>`` (``robustness``): damaged copies of a real index and
+  hostile trees; silent outcomes fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, ClassVar
+
+import click
+import numpy as np
+
+from assay.errors import ConfigError
+from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals.retrieval._code_data import (
+    DATA_DIR,
+    Query,
+    changed_symbols,
+    checkout,
+    ensure_pr_repo,
+    ensure_repo,
+    ensure_swebench_verified,
+    file_at,
+    git,
+    load_queries,
+    parse_patch,
+    relevant_files,
+)
+from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
+
+__all__ = ["CodeRetrievalBenchmark"]
+
+QUALITY = (
+    "file_recall@1",
+    "file_recall@5",
+    "file_recall@10",
+    "function_recall@5",
+    "function_recall@10",
+    "mrr",
+)
+DEPTH = 200
+REPLAY_COMMITS = 5
+NIGHTLY_QUERIES = 50
+
+
+def _recall(ranked: list[Any], gold: list[Any], k: int) -> float:
+    return len(set(ranked[:k]) & set(gold)) / len(gold)
+
+
+def _mrr(ranked: list[Any], gold: list[Any]) -> float:
+    for i, item in enumerate(ranked[:DEPTH]):
+        if item in gold:
+            return 1.0 / (i + 1)
+    return 0.0
+
+
+def _metrics(
+    prefix: str, files: list[str], symbols: list[str], gold_files: list[str], gold_syms: list[str]
+) -> dict[str, float]:
+    out = {
+        f"{prefix}file_recall@1": _recall(files, gold_files, 1),
+        f"{prefix}file_recall@5": _recall(files, gold_files, 5),
+        f"{prefix}file_recall@10": _recall(files, gold_files, 10),
+        f"{prefix}mrr": _mrr(files, gold_files),
+    }
+    if gold_syms:
+        out[f"{prefix}function_recall@5"] = _recall(symbols, gold_syms, 5)
+        out[f"{prefix}function_recall@10"] = _recall(symbols, gold_syms, 10)
+    return out
+
+
+class CodeRetrievalBenchmark(Benchmark):
+    """Code search: semantic (dense + lexical) vs a git-grep baseline on real fixes; re-index; damage."""
+
+    name = "retrieval-code"
+    help = "Code search: file/function recall vs a grep baseline, incremental re-index, damaged caches."
+    suites: ClassVar[tuple[str, ...]] = ("pr", "nightly", "scale")
+    default_suite = "pr"
+    pass_fail = True
+    metric_specs: ClassVar[tuple[MetricSpec, ...]] = tuple(
+        [MetricSpec(name=m, direction="higher", tolerance=0.05, gated=True) for m in QUALITY]
+        + [MetricSpec(name=f"grep_{m}", direction="higher", tolerance=0.05, gated=False) for m in QUALITY]
+        + [
+            MetricSpec(name="incremental_speedup", direction="higher", gated=False, unit="x"),
+            MetricSpec(name="index_update_s", direction="lower", gated=False, unit="s"),
+            MetricSpec(name="search_ms", direction="lower", gated=False, unit="ms"),
+        ]
+    )
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        super().__init__(options)
+        tol = options.get("tolerance")
+        if tol is not None:
+            tol = float(tol)
+            if not 0 <= tol <= 1:
+                raise ConfigError(f"--tolerance must be between 0 and 1, got {tol}")
+            self.metric_specs = tuple(  # type: ignore[misc]
+                s.model_copy(update={"tolerance": tol}) if s.gated else s for s in type(self).metric_specs
+            )
+        self._lock = asyncio.Lock()
+        self._embedder_obj: Any = None
+        self._states: dict[str, dict[str, Any]] = {}
+        self._work: Path | None = None
+        self._run_dir: Path | None = None
+        self._suite = "pr"
+
+    # ------------------------------------------------------------------------------------------ options
+    @classmethod
+    def cli_options(cls) -> list[click.Option]:
+        return [
+            click.Option(
+                ["--dataset"],
+                type=click.Path(dir_okay=False, path_type=Path),
+                default=None,
+                help="Dataset file: retrieval queries (rag) or SWE-bench-format JSONL (code).",
+            ),
+            click.Option(
+                ["--offline"],
+                is_flag=True,
+                default=False,
+                help="Use only cached data and repositories; never download.",
+            ),
+            click.Option(
+                ["--embedder"],
+                default="local",
+                show_default=True,
+                help="Embedder spec: local (MiniLM ONNX), hash, hash:DIM, openai-compat/NAME@URL.",
+            ),
+            click.Option(
+                ["--tolerance"],
+                type=click.FloatRange(0, 1),
+                default=0.05,
+                show_default=True,
+                help="How far a gated quality metric may fall before the gate fails.",
+            ),
+            click.Option(
+                ["--repo-cache"],
+                type=click.Path(file_okay=False, path_type=Path),
+                default=None,
+                help="Bare-repository cache for code search (default $ASSAY_HOME/repos).",
+            ),
+            click.Option(
+                ["--code-max-queries"],
+                type=click.IntRange(min=1),
+                default=None,
+                help="Code search: at most this many queries (nightly default 50).",
+            ),
+        ]
+
+    def _embedder(self) -> Any:
+        if self._embedder_obj is None:
+            from assay.embed import get_embedder
+
+            self._embedder_obj = get_embedder(self.options.get("embedder") or "local")
+        return self._embedder_obj
+
+    def _cache(self) -> Path:
+        opt = self.options.get("repo_cache")
+        if opt:
+            return Path(opt)
+        from assay.runs._paths import assay_home
+
+        return assay_home() / "repos"
+
+    def subject_config(self) -> SubjectConfig:
+        emb = self._embedder()
+        return SubjectConfig(
+            subject="assay.codeindex",
+            embedder=emb.id,
+            extra={"embedder_spec": self.options.get("embedder") or "local"},
+        )
+
+    # ------------------------------------------------------------------------------------------ suite
+    def _queries(self, suite: str) -> list[Query]:
+        dataset = self.options.get("dataset")
+        if dataset:
+            queries = load_queries(Path(dataset))
+        elif suite == "pr":
+            queries = load_queries(DATA_DIR / "pr.jsonl")
+        else:
+            queries = load_queries(
+                ensure_swebench_verified(self._cache(), offline=bool(self.options.get("offline")))
+            )
+        limit = self.options.get("code_max_queries")
+        if limit is None and suite == "nightly" and not dataset:
+            limit = NIGHTLY_QUERIES
+        if limit is not None and len(queries) > int(limit):
+            by_repo: dict[str, list[Query]] = defaultdict(list)
+            for q in sorted(queries, key=lambda q: (q.repo, q.created_at, q.instance_id)):
+                by_repo[q.repo].append(q)
+            picked: list[Query] = []
+            while len(picked) < int(limit):  # round-robin over repositories, oldest first
+                for repo in sorted(by_repo):
+                    if by_repo[repo] and len(picked) < int(limit):
+                        picked.append(by_repo[repo].pop(0))
+            queries = picked
+        return sorted(queries, key=lambda q: (q.repo, q.created_at, q.instance_id))
+
+    def load_suite(self, suite: str) -> Suite:
+        from assay.evals.retrieval._code_robust import DAMAGE_MODES, TREE_MODES
+
+        if suite not in self.suites:
+            raise ConfigError(
+                f"--suite must be one of {', '.join(self.suites)} for retrieval --component code"
+            )
+        self._suite = suite
+        queries = self._queries(suite)
+        cases = [Case(id=f"q:{q.instance_id}", category="query", input=q.to_case_input()) for q in queries]
+        last: dict[str, Query] = {}
+        for q in queries:
+            last[q.repo] = q  # the newest base per repository (queries are sorted oldest first)
+        replay_repo = queries[0].repo
+        head = last[replay_repo].base_commit
+        if suite == "pr" and not self.options.get("dataset"):
+            import json
+
+            releases = json.loads((DATA_DIR / "sources.json").read_text())["releases"]
+            head = releases[-1]["commit"]
+        cases.append(
+            Case(
+                id=f"replay:{replay_repo}",
+                category="incremental",
+                input={"repo": replay_repo, "head": head, "n": REPLAY_COMMITS},
+            )
+        )
+        cases += [
+            Case(id=f"robust:index:{m}", category="robustness", input={"kind": "index", "mode": m})
+            for m in DAMAGE_MODES
+        ]
+        cases += [
+            Case(id=f"robust:tree:{m}", category="robustness", input={"kind": "tree", "mode": m})
+            for m in TREE_MODES
+        ]
+        self._first_repo = replay_repo
+        self._first_base = queries[0].base_commit
+        version = f"{suite}-{len(queries)}q"
+        return Suite(name=suite, version=version, cases=cases)
+
+    # ------------------------------------------------------------------------------------------ running
+    async def setup(self, run_dir: str) -> None:
+        self._run_dir = Path(run_dir)
+        self._work = self._run_dir / "code_work"
+        self._work.mkdir(parents=True, exist_ok=True)
+        self._embedder()
+
+    async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
+        if self._work is None:
+            await self.setup(ctx.run_dir)
+        async with self._lock:  # one worktree per repository, one embedder: cases run one at a time
+            return await asyncio.to_thread(self._run_sync, case)
+
+    def _run_sync(self, case: Case) -> Outcome:
+        if case.category == "query":
+            return self._run_query(case.input)
+        if case.category == "incremental":
+            return self._run_replay(case.input)
+        return self._run_robust(case.input)
+
+    def _bare(self, repo: str) -> Path:
+        offline = bool(self.options.get("offline"))
+        if repo == "pypi-sdist/click" or repo.startswith("pypi-sdist/"):
+            name, bare, _ = ensure_pr_repo(self._cache(), offline=offline)
+            if name != repo:
+                raise ConfigError(f"repository {repo} is not the pr suite's ({name})")
+            return bare
+        return ensure_repo(repo, self._cache(), offline=offline)
+
+    def _state(self, repo: str) -> dict[str, Any]:
+        from assay.codeindex import CodeIndex
+
+        if repo not in self._states:
+            assert self._work is not None
+            slug = repo.replace("/", "__")
+            bare = self._bare(repo)
+            worktree = self._work / "worktrees" / slug
+            index = CodeIndex.open(worktree, self._embedder(), index_dir=self._work / "indexes" / slug)
+            self._states[repo] = {"bare": bare, "worktree": worktree, "index": index}
+        return self._states[repo]
+
+    def _run_query(self, q: dict[str, Any]) -> Outcome:
+        from assay.evals.retrieval._code_grep import grep_rank_files, grep_rank_symbols
+
+        st = self._state(q["repo"])
+        worktree: Path = st["worktree"]
+        checkout(st["bare"], worktree, q["base_commit"])
+        idx = st["index"]
+        stats = idx.update()
+        gold_files = relevant_files(q["patch"])
+        gold_syms: list[str] = []
+        for fp in parse_patch(q["patch"]):
+            if fp.old_path is None:
+                continue
+            source = file_at(worktree, q["base_commit"], fp.old_path)
+            if source is not None:
+                gold_syms += [f"{fp.old_path}::{s}" for s in changed_symbols(fp.old_path, source, fp)]
+        gold_syms = list(dict.fromkeys(gold_syms))
+        text = q["problem_statement"]
+        t0 = time.perf_counter()
+        sem_files = [h.path for h in idx.search(text, DEPTH, level="file")]
+        search_ms = (time.perf_counter() - t0) * 1000
+        sem_syms = [f"{h.path}::{h.symbol}" for h in idx.search(text, DEPTH, level="symbol") if h.symbol]
+        grep_files, weights = grep_rank_files(worktree, text, idx.files)
+        grep_syms = [
+            f"{p}::{s}"
+            for p, s in grep_rank_symbols(((c.path, c.symbol, c.text) for c in idx.chunks), weights)
+        ]
+        metrics = _metrics("", sem_files, sem_syms, gold_files, gold_syms)
+        metrics.update(_metrics("grep_", grep_files, grep_syms, gold_files, gold_syms))
+        if self._suite == "scale":
+            metrics.update(index_update_s=round(stats.total_s, 3), search_ms=round(search_ms, 2))
+        details = {
+            "repo": q["repo"],
+            "base_commit": q["base_commit"],
+            "gold_files": gold_files,
+            "gold_symbols": gold_syms,
+            "unindexed_gold_files": [f for f in gold_files if f not in idx.files],
+            "semantic_top10": sem_files[:10],
+            "grep_top10": grep_files[:10],
+            "semantic_symbols_top10": sem_syms[:10],
+            "grep_identifiers": {k: round(v, 3) for k, v in weights.items()},
+            "index": {
+                "files": stats.files_total,
+                "chunks": stats.chunks_total,
+                "chunks_embedded": stats.chunks_embedded,
+                "files_changed": stats.files_changed + stats.files_added + stats.files_removed,
+                "update_s": round(stats.total_s, 3),
+                "skipped": stats.skipped,
+            },
+            "search_ms": round(search_ms, 2),
+        }
+        return Outcome(status=Status.PASS, score=metrics["file_recall@5"], metrics=metrics, details=details)
+
+    def _run_replay(self, inp: dict[str, Any]) -> Outcome:
+        from assay.codeindex import CodeIndex
+
+        assert self._work is not None
+        bare = self._state(inp["repo"])["bare"]
+        commits = git(bare, "rev-list", "--first-parent", "-n", str(inp["n"]), inp["head"]).split()[::-1]
+        slug = inp["repo"].replace("/", "__")
+        worktree = self._work / "replay" / slug
+        inc = CodeIndex(worktree, self._embedder(), index_dir=self._work / "replay-index" / slug)
+        steps = []
+        for commit in commits:
+            checkout(bare, worktree, commit)
+            s = inc.update()
+            steps.append(
+                {
+                    "commit": commit,
+                    "chunks_embedded": s.chunks_embedded,
+                    "chunks": s.chunks_total,
+                    "files_changed": s.files_added + s.files_changed + s.files_removed,
+                    "update_s": round(s.total_s, 3),
+                }
+            )
+        fresh = CodeIndex(worktree, self._embedder(), index_dir=self._work / "replay-fresh" / slug)
+        fs = fresh.update()
+        stored = CodeIndex.load(inc.index_dir, self._embedder())
+        inc_set = {c.model_dump_json() for c in inc.chunks}
+        fresh_set = {c.model_dump_json() for c in fresh.chunks}
+        stale = sorted(inc_set - fresh_set)
+        missing = sorted(fresh_set - inc_set)
+        min_cos = None
+        if not stale and not missing and inc.chunks == fresh.chunks:
+            cos = np.sum(inc.vectors * fresh.vectors, axis=1)
+            min_cos = float(cos.min()) if len(cos) else 1.0
+        reloaded_same = stored.chunks == inc.chunks and np.array_equal(stored.vectors, inc.vectors)
+        ok = not stale and not missing and min_cos is not None and min_cos >= 0.999 and reloaded_same
+        later = [s["update_s"] for s in steps[1:]] or [float("nan")]
+        speedup = fs.total_s / max(float(np.mean(later)), 1e-6)
+        details = {
+            "commits": commits,
+            "steps": steps,
+            "fresh_s": round(fs.total_s, 3),
+            "chunks": len(fresh.chunks),
+            "stale_chunks": len(stale),
+            "missing_chunks": len(missing),
+            "examples": [s[:300] for s in (stale + missing)[:3]],
+            "min_cosine": min_cos,
+            "stored_equals_memory": reloaded_same,
+        }
+        metrics = {"incremental_speedup": round(speedup, 2)} if self._suite == "scale" else {}
+        return Outcome(
+            status=Status.PASS if ok else Status.FAIL,
+            score=1.0 if ok else 0.0,
+            metrics=metrics,
+            details=details,
+        )
+
+    def _reference_index_dir(self) -> Path:
+        st = self._state(self._first_repo)
+        idx = st["index"]
+        if not (idx.index_dir / "metadata.json").exists():
+            checkout(st["bare"], st["worktree"], self._first_base)
+            idx.update()
+        return idx.index_dir
+
+    def _run_robust(self, inp: dict[str, Any]) -> Outcome:
+        from assay.evals.retrieval._code_robust import (
+            DAMAGE_MODES,
+            NotRunnable,
+            run_damage_case,
+            run_tree_case,
+        )
+
+        assert self._work is not None
+        work = self._work / "robust"
+        work.mkdir(parents=True, exist_ok=True)
+        mode = inp["mode"]
+        if inp["kind"] == "index":
+            detail = run_damage_case(self._reference_index_dir(), work, mode, self._embedder())
+            ok = detail["outcome"] == DAMAGE_MODES[mode]
+        else:
+            try:
+                detail = run_tree_case(work, mode, self._embedder())
+            except NotRunnable as exc:
+                return Outcome.skipped(f"not-run: {exc}", mode=mode)
+            ok = detail["outcome"] == "correct"
+        return Outcome(status=Status.PASS if ok else Status.FAIL, score=1.0 if ok else 0.0, details=detail)
+
+    # ------------------------------------------------------------------------------------------ reporting
+    def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
+        queries = [a for a in attempts if a.category == "query" and a.status is Status.PASS]
+        if not queries:
+            return {}
+        wins = sum(
+            a.metrics.get("file_recall@5", 0) > a.metrics.get("grep_file_recall@5", 0) for a in queries
+        )
+        losses = sum(
+            a.metrics.get("file_recall@5", 0) < a.metrics.get("grep_file_recall@5", 0) for a in queries
+        )
+        return {
+            "semantic_wins@5": MetricValue(value=float(wins), n=len(queries), gated=False),
+            "grep_wins@5": MetricValue(value=float(losses), n=len(queries), gated=False, direction="lower"),
+        }
+
+    def report_section(self, scorecard: Scorecard) -> str:
+        m = scorecard.summary.metrics
+        lines = ["## Code search", "", "| metric | semantic (hybrid) | git grep |", "|---|---|---|"]
+        for name in QUALITY:
+            sem, grep = m.get(name), m.get(f"grep_{name}")
+            if sem is None:
+                continue
+            g = f"{grep.value:.3f}" if grep and grep.value is not None else "-"
+            lines.append(
+                f"| {name} | {sem.value:.3f} [{sem.low:.3f}, {sem.high:.3f}] | {g} |"
+                if sem.low is not None
+                else f"| {name} | {sem.value:.3f} | {g} |"
+            )
+        if "semantic_wins@5" in m:
+            lines += [
+                "",
+                f"Per query on file recall@5: semantic better on {m['semantic_wins@5'].value:.0f}, "
+                f"grep better on {m['grep_wins@5'].value:.0f}, of {m['semantic_wins@5'].n}.",
+            ]
+        details = self._details()
+        rob = [(cid, d) for cid, d in details.items() if cid.startswith("robust:")]
+        if rob:
+            lines += ["", "| robustness case | expected | outcome |", "|---|---|---|"]
+            for cid, d in sorted(rob):
+                lines.append(f"| {cid} | {d.get('expected', '')} | {d.get('outcome', d.get('skip', ''))} |")
+        for cid, d in details.items():
+            if cid.startswith("replay:"):
+                lines += [
+                    "",
+                    f"Incremental replay of {len(d.get('commits', []))} commits ({cid}): "
+                    f"stale {d.get('stale_chunks')}, missing {d.get('missing_chunks')}, "
+                    f"min cosine {d.get('min_cosine')}, fresh index {d.get('fresh_s')} s, steps "
+                    + ", ".join(
+                        f"{s['update_s']} s/{s['chunks_embedded']} chunks" for s in d.get("steps", [])
+                    ),
+                ]
+        return "\n".join(lines) + "\n"
+
+    def _details(self) -> dict[str, dict[str, Any]]:
+        if self._run_dir is None or not (self._run_dir / "results.jsonl").exists():
+            return {}
+        from assay.runs import latest_attempts, read_journal
+
+        latest = latest_attempts(read_journal(self._run_dir / "results.jsonl"))
+        return {a.case_id: a.details for a in latest.values()}
