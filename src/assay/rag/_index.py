@@ -175,6 +175,12 @@ class DocumentIndex:
             raise ConfigError(f"index_text: kind must be text, markdown or html, got {kind!r}")
         return self._index_many([(doc_id, None, text.encode("utf-8"))], kind=kind, title=title)[0]
 
+    def index_texts(self, items: Sequence[tuple[str, str]], *, kind: str = "text") -> list[IndexResult]:
+        """Index many ``(doc_id, text)`` pairs at once (their chunks are embedded in shared batches)."""
+        if kind not in ("text", "markdown", "html"):
+            raise ConfigError(f"index_texts: kind must be text, markdown or html, got {kind!r}")
+        return self._index_many([(doc_id, None, text.encode("utf-8")) for doc_id, text in items], kind=kind)
+
     def index_folder(self, folder: str | Path) -> list[IndexResult]:
         """Index every supported file under ``folder`` (sorted, hidden paths skipped)."""
         root = Path(folder)
@@ -237,7 +243,7 @@ class DocumentIndex:
             if path is not None
             else extract_bytes(data, kind or "text", name=doc_id)  # type: ignore[arg-type]
         )
-        if title:
+        if title or path is None:
             extracted.title = title
         chunks = chunk_document(doc_id, extracted, self.chunking)
         if not chunks:

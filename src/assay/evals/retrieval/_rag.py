@@ -1,0 +1,377 @@
+"""`assay eval retrieval --component rag`: document retrieval quality, answers, scale and hard cases.
+
+Suites: ``pr`` (offline, deterministic: the labelled set committed in ``eval/retrieval/pr``, the hash
+embedder, retrieval only, hard cases that need no model) and ``full`` (adds the pinned corpora of
+``eval/retrieval/sources.json``, answers with ``--model`` and the scale tiers). ``--dataset beir:DIR``
+runs any BEIR-format folder instead, scored with nDCG@10, recall@100 and MRR@10.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+
+from assay.embed import Embedder, get_embedder
+from assay.errors import ConfigError, DocumentError
+from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals.retrieval._rag_answers import grade_answer
+from assay.evals.retrieval._rag_data import BeirDataset, RagDataset, load_beir, load_dataset, verify_labels
+from assay.evals.retrieval._rag_hard import HARD_CASES, HardContext
+from assay.evals.retrieval._rag_report import render_section, tag_metrics
+from assay.evals.retrieval._rag_scale import measure_tier
+from assay.evals.retrieval._rag_score import first_hit_rank, mrr_at_k, ndcg_at_k, rank_metrics, recall_at_k
+from assay.models import ChatModel
+from assay.rag import DocumentIndex, answer, query_documents
+from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
+
+__all__ = ["RagRetrievalBenchmark", "default_eval_dir"]
+
+#: recall@5, MRR and R@returned are gated at max(tolerance, 1.5/n) with n the number of questions
+GATE_TOLERANCE = 0.02
+
+
+def default_eval_dir() -> Path:
+    """``eval/retrieval`` of this checkout (or ``$ASSAY_EVAL_DIR/retrieval``)."""
+    env = os.environ.get("ASSAY_EVAL_DIR")
+    candidates = [Path(env) / "retrieval"] if env else []
+    candidates += [
+        Path(__file__).resolve().parents[4] / "eval" / "retrieval",
+        Path.cwd() / "eval" / "retrieval",
+    ]
+    for c in candidates:
+        if (c / "pr" / "dataset.json").is_file():
+            return c
+    raise ConfigError(
+        "cannot find eval/retrieval/pr/dataset.json: run from the assay checkout or set ASSAY_EVAL_DIR"
+    )
+
+
+def _specs(n_questions: int, tolerance: float) -> tuple[MetricSpec, ...]:
+    tol = max(tolerance, 1.5 / n_questions) if n_questions else tolerance
+    gated = {"sdk_recall@5", "sdk_mrr", "agent_r_returned"}
+    specs = [MetricSpec(name=m, tolerance=tol, gated=m in gated) for m in
+             ("sdk_recall@1", "sdk_recall@3", "sdk_recall@5", "sdk_recall@10", "sdk_recall@20", "sdk_mrr",
+              "sdk_doc_recall@5", "agent_r_returned", "agent_doc_recall", "dense_recall@5", "bm25_recall@5")]  # fmt: skip
+    specs += [
+        MetricSpec(name="agent_returned", direction="lower", gated=False, unit="chunks"),
+        MetricSpec(
+            name="docs_failed_to_index", direction="lower", tolerance=0.0, gated=True, unit="documents"
+        ),
+        MetricSpec(name="hard_case_pass", tolerance=0.0, gated=True),
+        MetricSpec(name="duplicate_share_top5", direction="lower", tolerance=0.0, gated=False),
+        MetricSpec(name="answer_accuracy", tolerance=tol, gated=True),
+        MetricSpec(name="ndcg@10", tolerance=tol, gated=True),
+        MetricSpec(name="recall@100", tolerance=tol, gated=True),
+        MetricSpec(name="mrr@10", tolerance=tol, gated=True),
+    ]
+    return tuple(specs)
+
+
+@dataclass
+class _Collection:
+    """One corpus with its index: the labelled set, or a BEIR dataset."""
+
+    name: str
+    labelled: RagDataset | None = None
+    beir: BeirDataset | None = None
+    index: DocumentIndex | None = None
+    failed: dict[str, str] = field(default_factory=dict)
+    index_s: float = 0.0
+
+
+class RagRetrievalBenchmark(Benchmark):
+    """Document retrieval: recall@k, MRR, answer accuracy, scale tiers and hard cases."""
+
+    name = "retrieval-rag"
+    help = "Document retrieval (the assay.rag SDK): recall@k, MRR, nDCG, answers, scale, hard cases."
+    suites = ("pr", "full")
+    default_suite = "pr"
+    metric_specs = _specs(50, GATE_TOLERANCE)
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        super().__init__(options)
+        self._collections: dict[str, _Collection] = {}
+        self._embedder: Embedder | None = None
+        self._model: ChatModel | None = None
+        self._judge: ChatModel | None = None
+        self._suite = "pr"
+        self._run_dir: Path | None = None
+        self._notes: dict[str, str] = {}
+        dataset = options.get("dataset")
+        n = 0
+        if not (dataset or "").startswith("beir:"):
+            try:
+                n = len(load_dataset(self._dataset_path()).questions)
+            except ConfigError:
+                n = 0
+        self.metric_specs = _specs(n, float(options.get("tolerance") or GATE_TOLERANCE))  # type: ignore[misc]
+
+    @classmethod
+    def cli_options(cls) -> list[click.Option]:
+        return [
+            click.Option(
+                ["--dataset"], default=None, help="assay dataset.json, or beir:DIR for a BEIR folder."
+            ),
+            click.Option(
+                ["--embedder"], default=None, help="Embedder spec (default: hash for pr, local for full)."
+            ),
+            click.Option(
+                ["--model"], default=None, help="Answer the questions with this model (provider/name)."
+            ),
+            click.Option(
+                ["--judge"], default=None, help="Grade 'judge' answers with this model; else unscored."
+            ),
+            click.Option(
+                ["--scale-tiers"], default=None, help="Document counts to measure, e.g. 10,100,1000."
+            ),
+            click.Option(["--offline"], is_flag=True, default=False, help="Never touch the network (full)."),
+            click.Option(
+                ["--fetch-only"], is_flag=True, default=False, help="Download and verify corpora, then stop."
+            ),
+        ]
+
+    # ------------------------------------------------------------------------------------- options
+
+    def _dataset_path(self) -> Path:
+        dataset = self.options.get("dataset")
+        if dataset and not dataset.startswith("beir:"):
+            path = Path(dataset)
+            if not path.is_file():
+                raise ConfigError(f"--dataset {dataset}: no such file")
+            return path
+        return default_eval_dir() / "pr" / "dataset.json"
+
+    def _embedder_spec(self) -> str:
+        return self.options.get("embedder") or ("local" if self._suite == "full" else "hash")
+
+    def _tiers(self) -> list[int]:
+        raw = self.options.get("scale_tiers") or ("10,100,1000" if self._suite == "full" else "")
+        try:
+            tiers = [int(x) for x in str(raw).split(",") if x.strip()]
+        except ValueError:
+            raise ConfigError(f"--scale-tiers {raw!r}: expected comma-separated document counts") from None
+        if any(t < 1 for t in tiers):
+            raise ConfigError(f"--scale-tiers {raw!r}: every tier must be at least 1")
+        return tiers
+
+    def subject_config(self) -> SubjectConfig:
+        embedder = self._get_embedder()
+        return SubjectConfig(
+            subject="assay.rag (hybrid FAISS + BM25, RRF)",
+            model=self.options.get("model"),
+            judge_model=self.options.get("judge"),
+            embedder=embedder.id,
+            extra={"chunking": DocumentIndex(embedder, cache_dir=None).chunking.id},
+        )
+
+    def _get_embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = get_embedder(self._embedder_spec())
+        return self._embedder
+
+    # --------------------------------------------------------------------------------------- suite
+
+    def load_suite(self, suite: str) -> Suite:
+        if suite not in self.suites:
+            raise ConfigError(f"--suite must be one of {', '.join(self.suites)}, not {suite!r}")
+        self._suite = suite
+        dataset = self.options.get("dataset") or ""
+        if dataset.startswith("beir:"):
+            beir = load_beir(dataset[len("beir:") :])
+            self._collections = {"beir": _Collection("beir", beir=beir)}
+            cases = [Case(f"beir/{qid}", "beir", {"kind": "beir", "collection": "beir", "id": qid})
+                     for qid in sorted(beir.qrels)]  # fmt: skip
+            return Suite(f"{suite}-beir", f"beir-{beir.sha256[:12]}", cases)
+
+        data = load_dataset(self._dataset_path())
+        verify_labels(data)
+        self._collections = {"labelled": _Collection("labelled", labelled=data)}
+        cases = [
+            Case(f"q/{q.id}", "question", {"kind": "question", "collection": "labelled", "id": q.id}, q.tags)
+            for q in data.questions
+        ]
+        cases += [Case(f"hard/{name}", "hard", {"kind": "hard", "id": name}) for name in HARD_CASES]
+        version = f"{data.version}-{data.sha256[:12]}"
+        if suite == "full":
+            from assay.evals.retrieval._rag_sources import load_sources, prepare_sources
+
+            if not self.options.get("model") and not self.options.get("fetch_only"):
+                raise ConfigError(
+                    "the full suite answers questions: pass --model (e.g. --model local/smollm2)"
+                )
+            sources = load_sources(default_eval_dir() / "sources.json")
+            for name, beir in prepare_sources(sources, offline=bool(self.options.get("offline"))).items():
+                self._collections[name] = _Collection(name, beir=beir)
+                cases += [Case(f"{name}/{qid}", "beir", {"kind": "beir", "collection": name, "id": qid})
+                          for qid in sorted(beir.qrels)]  # fmt: skip
+                version += f"+{name}-{beir.sha256[:8]}"
+            if self.options.get("fetch_only"):
+                click.echo(
+                    f"fetched and verified {len(self._collections) - 1} corpora (--fetch-only)", err=True
+                )
+                raise click.exceptions.Exit(0)
+        cases += [Case(f"scale/{t}", "scale", {"kind": "scale", "tier": t}) for t in self._tiers()]
+        return Suite(suite, version, cases)
+
+    # ---------------------------------------------------------------------------------- lifecycle
+
+    async def preflight(self) -> None:
+        if self.options.get("model"):
+            from assay.models import get_model
+
+            self._model = get_model(self.options["model"])
+        if self.options.get("judge"):
+            from assay.models import get_model
+
+            self._judge = get_model(self.options["judge"])
+
+    async def setup(self, run_dir: str) -> None:
+        import time
+
+        self._run_dir = Path(run_dir)
+        embedder = self._get_embedder()
+        for col in self._collections.values():
+            col.index = DocumentIndex(embedder, cache_dir=None)
+            t0 = time.perf_counter()
+            if col.labelled is not None:
+                for d in col.labelled.documents:
+                    try:
+                        col.index.index_document(d.path, d.id)
+                    except DocumentError as exc:
+                        col.failed[d.id] = str(exc)
+            elif col.beir is not None:
+                col.index.index_texts(
+                    [(did, f"{t}\n\n{x}" if t else x) for did, (t, x) in col.beir.corpus.items()]
+                )
+            col.index.search("warm-up", k=1)
+            col.index_s = time.perf_counter() - t0
+
+    # --------------------------------------------------------------------------------------- cases
+
+    async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
+        kind = case.input["kind"]
+        if kind == "question":
+            return await self._question(case)
+        if kind == "beir":
+            return self._beir_query(case)
+        if kind == "hard":
+            col = self._collections["labelled"]
+            assert col.labelled is not None
+            hctx = HardContext(
+                col.labelled,
+                self._get_embedder(),
+                Path(ctx.run_dir) / "work" / "hard",
+                default_eval_dir() / "pr" / "hard",
+                self._model,
+            )
+            out = await HARD_CASES[case.input["id"]](hctx)
+            self._notes[case.id] = (
+                out.skip_reason or ", ".join(f"{k}={v}" for k, v in out.details.items())[:200]
+            )
+            return out
+        if kind == "scale":
+            col = self._collections["labelled"]
+            assert col.labelled is not None
+            metrics, details = measure_tier(
+                int(case.input["tier"]), col.labelled, self._get_embedder(),
+                Path(ctx.run_dir) / "work" / "scale", col.labelled.questions,
+            )  # fmt: skip
+            return Outcome(status=Status.PASS, metrics=metrics, details=details)
+        raise ConfigError(f"unknown case kind {kind!r}")
+
+    async def _question(self, case: Case) -> Outcome:
+        col = self._collections[case.input["collection"]]
+        assert col.labelled is not None and col.index is not None
+        q = next(x for x in col.labelled.questions if x.id == case.input["id"])
+        idx = col.index
+        sdk = idx.search(q.question, k=20)
+        sdk_rank = first_hit_rank([h.chunk for h in sdk], q)
+        docs = list(dict.fromkeys(h.doc_id for h in sdk))
+        metrics = rank_metrics("sdk", sdk_rank, docs, q)
+        for mode in ("dense", "bm25"):
+            ranked = idx.search(q.question, k=5, mode=mode)  # type: ignore[arg-type]
+            rank = first_hit_rank([h.chunk for h in ranked], q)
+            metrics[f"{mode}_recall@5"] = float(rank is not None)
+        returned = query_documents(idx, q.question, max_chunks=8).hits
+        agent_rank = first_hit_rank([h.chunk for h in returned], q)
+        wanted = {e.doc for e in q.evidence}
+        metrics["agent_r_returned"] = float(agent_rank is not None)
+        metrics["agent_doc_recall"] = len(wanted & {h.doc_id for h in returned}) / len(wanted)
+        metrics["agent_returned"] = float(len(returned))
+        details: dict[str, Any] = {
+            "tags": q.tags,
+            "sdk_rank": sdk_rank,
+            "agent_rank": agent_rank,
+            "agent_returned": len(returned),
+            "top5": [f"{h.doc_id}#{h.chunk.index}@p{h.chunk.page}" for h in sdk[:5]],
+        }
+        usage = None
+        if self._model is not None:
+            got = await answer(idx, q.question, self._model)
+            usage = got.usage
+            in_context = first_hit_rank([h.chunk for h in got.context], q) is not None
+            verdict, correct, judge_usage = await grade_answer(q, got.text, self._judge)
+            if judge_usage is not None:
+                usage = usage + judge_usage if usage else judge_usage
+                details["judged"] = True
+            if correct is not None:
+                metrics["answer_accuracy"] = float(correct)
+                if not correct:
+                    verdict = "retrieval miss" if not in_context else "generation miss"
+            details.update(answer=got.text[:500], verdict=verdict, evidence_in_context=in_context)
+        status = Status.PASS if sdk_rank is not None and sdk_rank <= 5 else Status.FAIL
+        return Outcome(status=status, score=metrics["sdk_mrr"], metrics=metrics, details=details, usage=usage)
+
+    def _beir_query(self, case: Case) -> Outcome:
+        col = self._collections[case.input["collection"]]
+        assert col.beir is not None and col.index is not None
+        qid = case.input["id"]
+        query, qrels = col.beir.queries[qid], col.beir.qrels[qid]
+        metrics: dict[str, float] = {}
+        rankings: dict[str, list[str]] = {}
+        for mode, prefix in (("hybrid", ""), ("dense", "dense_"), ("bm25", "bm25_")):
+            hits = col.index.search(query, k=300, mode=mode, dedupe=False)  # type: ignore[arg-type]
+            ranking = list(dict.fromkeys(h.doc_id for h in hits))[:100]
+            rankings[mode] = ranking
+            metrics[f"{prefix}ndcg@10"] = ndcg_at_k(ranking, qrels, 10)
+            metrics[f"{prefix}recall@100"] = recall_at_k(ranking, qrels, 100)
+            metrics[f"{prefix}mrr@10"] = mrr_at_k(ranking, qrels, 10)
+        ok = metrics["mrr@10"] > 0
+        return Outcome(
+            status=Status.PASS if ok else Status.FAIL,
+            score=metrics["ndcg@10"],
+            metrics=metrics,
+            details={
+                "top10": rankings["hybrid"][:10],
+                "relevant": sorted(d for d, r in qrels.items() if r > 0),
+            },
+        )
+
+    # ------------------------------------------------------------------------------ run, report
+
+    def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
+        out = tag_metrics(attempts)
+        if self._collections and all(c.index is not None for c in self._collections.values()):
+            failed = sum(len(c.failed) for c in self._collections.values())
+            out["docs_failed_to_index"] = MetricValue(
+                value=float(failed), n=1, direction="lower", unit="documents"
+            )
+            for c in self._collections.values():
+                assert c.index is not None
+                out[f"index/{c.name}/chunks"] = MetricValue(value=float(c.index.n_chunks), n=1, gated=False)
+                out[f"index/{c.name}/seconds"] = MetricValue(
+                    value=c.index_s, n=1, gated=False, direction="lower", unit="s"
+                )
+        answered = [a for a in attempts if "verdict" in a.details]
+        if answered:
+            unscored = sum(1 for a in answered if a.details["verdict"] == "unscored")
+            out["answers_unscored"] = MetricValue(value=float(unscored), n=len(answered), gated=False)
+        return out
+
+    def report_section(self, scorecard: Scorecard) -> str:
+        failed = {d: m for c in self._collections.values() for d, m in c.failed.items()}
+        return render_section(scorecard, self._notes, failed)

@@ -1,0 +1,147 @@
+"""Pinned corpora of the ``full`` suite (``eval/retrieval/sources.json``): fetch once, verify on every use.
+
+Each pin names a URL, a revision note, the archive's sha256 (and md5 where upstream publishes one) and
+its licence. Archives are cached under ``$ASSAY_HOME/cache/retrieval``; a cached or downloaded file
+whose digest differs from the pin is an error (:class:`~assay.errors.DataIntegrityError`), never a silent
+re-download. ``offline=True`` never touches the network: a corpus that is not cached is a usage error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from assay.errors import ConfigError, DataIntegrityError, InfraError
+from assay.evals.retrieval._rag_data import BeirDataset, load_beir
+from assay.rag._signing import assay_home
+
+__all__ = ["Source", "cache_dir", "fetch", "load_sources", "prepare_sources"]
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str
+    url: str
+    revision: str
+    sha256: str
+    licence: str
+    format: str = "beir-zip"
+    subdir: str = ""
+    md5: str | None = None
+    max_queries: int | None = None
+    split: str = "test"
+
+
+def load_sources(path: Path) -> list[Source]:
+    try:
+        raw = path.read_text(encoding="utf-8")
+        data = json.loads(raw)
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror or exc}", path=str(path)) from exc
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"invalid JSON: {exc.msg}", path=str(path), line=exc.lineno) from exc
+    out = []
+    for i, s in enumerate(data.get("sources") or []):
+        line = raw.count("\n", 0, max(0, raw.find(f'"name": "{s.get("name")}"'))) + 1
+        for key in ("name", "url", "revision", "sha256", "licence"):
+            if not s.get(key):
+                raise ConfigError(f"source #{i + 1} has no {key!r}", path=str(path), line=line)
+        if len(s["sha256"]) != 64:
+            raise ConfigError(
+                f"source {s['name']!r}: sha256 must be 64 hex digits", path=str(path), line=line
+            )
+        if s.get("format", "beir-zip") != "beir-zip":
+            raise ConfigError(
+                f"source {s['name']!r}: only format 'beir-zip' is supported", path=str(path), line=line
+            )
+        known = {k: s[k] for k in Source.__dataclass_fields__ if k in s}  # extra keys are notes
+        out.append(Source(**known))
+    return out
+
+
+def cache_dir() -> Path:
+    return assay_home() / "cache" / "retrieval"
+
+
+def _digests(path: Path) -> tuple[str, str]:
+    sha, md5 = hashlib.sha256(), hashlib.md5(usedforsecurity=False)
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            sha.update(block)
+            md5.update(block)
+    return sha.hexdigest(), md5.hexdigest()
+
+
+def _check(source: Source, path: Path, what: str) -> None:
+    sha, md5 = _digests(path)
+    if sha != source.sha256 or (source.md5 and md5 != source.md5):
+        raise DataIntegrityError(
+            f"{what} {path} for source {source.name!r} has sha256 {sha} (md5 {md5}) but sources.json pins "
+            f"sha256 {source.sha256}{f' (md5 {source.md5})' if source.md5 else ''}. Not using it. If the pin is "
+            f"right, delete the file and fetch again; if upstream changed, review it and update the pin"
+        )
+
+
+def fetch(source: Source, *, offline: bool) -> Path:
+    """The verified archive of ``source`` in the cache, downloading it first unless ``offline``."""
+    target = cache_dir() / f"{source.name}-{source.sha256[:16]}.zip"
+    if target.exists():
+        _check(source, target, "cached file")
+        return target
+    if offline:
+        raise ConfigError(
+            f"--offline: corpus {source.name!r} is not cached at {target}; fetch it once with network "
+            "(assay eval retrieval --component rag --suite full --fetch-only)"
+        )
+    import httpx
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{source.name}-", suffix=".part")
+    tmp = Path(tmp_name)
+    try:
+        with open(fd, "wb") as out, httpx.stream("GET", source.url, follow_redirects=True, timeout=60) as r:
+            if r.status_code != 200:
+                raise InfraError(f"downloading {source.name} from {source.url}: HTTP {r.status_code}")
+            for block in r.iter_bytes():
+                out.write(block)
+        _check(source, tmp, "downloaded file")
+        tmp.rename(target)
+    except httpx.HTTPError as exc:
+        raise InfraError(f"downloading {source.name} from {source.url}: {exc}") from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+    return target
+
+
+def _unpack(source: Source, archive: Path) -> Path:
+    dest = cache_dir() / f"{source.name}-{source.sha256[:16]}"
+    marker = dest / ".unpacked-from"
+    if marker.is_file() and marker.read_text().strip() == source.sha256:
+        return dest / source.subdir if source.subdir else dest
+    if dest.exists():
+        shutil.rmtree(dest)
+    with zipfile.ZipFile(archive) as zf:
+        for member in zf.namelist():
+            resolved = (dest / member).resolve()
+            if not resolved.is_relative_to(dest.resolve()):
+                raise DataIntegrityError(f"{archive}: archive member {member!r} escapes the folder")
+        zf.extractall(dest)
+    marker.write_text(source.sha256 + "\n")
+    return dest / source.subdir if source.subdir else dest
+
+
+def prepare_sources(sources: list[Source], *, offline: bool) -> dict[str, BeirDataset]:
+    """Fetch (or find), verify, unpack and load every pinned corpus."""
+    out: dict[str, BeirDataset] = {}
+    for s in sources:
+        beir = load_beir(_unpack(s, fetch(s, offline=offline)), s.split)
+        if s.max_queries is not None:
+            keep = sorted(beir.qrels)[: s.max_queries]
+            beir.qrels = {q: beir.qrels[q] for q in keep}
+        out[s.name] = beir
+    return out
