@@ -10,11 +10,12 @@ out.text, out.usage.cost_usd, out.timings.ttft_s
 from __future__ import annotations
 
 from assay.models._base import BaseChatModel, ChunkStream
-from assay.models._cost import RateCard, load_rate_card, price_usage
+from assay.models._cost import BillingMeter, RateCard, load_rate_card, metered_usage, price_usage
 from assay.models._errors import ModelInfraError, ModelResponseError
 from assay.models._registry import PROVIDERS, ProviderInfo, get_model, register_provider
 from assay.models._retry import AdaptiveLimiter, RetryPolicy
-from assay.models._server import LlamaServer, embedded_gguf_path
+from assay.models._server import LlamaServer, embedded_gguf_path, serve_forever
+from assay.models._try import TryResult, try_model
 from assay.models._types import ChatModel, Message, ModelOutput, StreamChunk, Timings, Tool, ToolCall
 from assay.models._usage import Usage
 
@@ -22,6 +23,7 @@ __all__ = [
     "PROVIDERS",
     "AdaptiveLimiter",
     "BaseChatModel",
+    "BillingMeter",
     "ChatModel",
     "ChunkStream",
     "LlamaServer",
@@ -36,10 +38,14 @@ __all__ = [
     "Timings",
     "Tool",
     "ToolCall",
+    "TryResult",
     "Usage",
     "embedded_gguf_path",
     "get_model",
     "load_rate_card",
+    "metered_usage",
     "price_usage",
     "register_provider",
+    "serve_forever",
+    "try_model",
 ]

@@ -168,9 +168,15 @@ class ChunkStream:
         self._queue: asyncio.Queue[StreamChunk | None] = asyncio.Queue()
         self._task: asyncio.Task[ModelOutput] | None = None
         self.output: ModelOutput | None = None
+        self._gen: AsyncIterator[StreamChunk] | None = None
 
-    def __aiter__(self) -> AsyncIterator[StreamChunk]:
-        return self._iterate()
+    def __aiter__(self) -> ChunkStream:
+        return self
+
+    async def __anext__(self) -> StreamChunk:
+        if self._gen is None:
+            self._gen = self._iterate()
+        return await self._gen.__anext__()
 
     async def _iterate(self) -> AsyncIterator[StreamChunk]:
         queue = self._queue

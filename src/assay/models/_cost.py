@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, ValidationError
@@ -28,7 +29,15 @@ from pydantic import BaseModel, Field, ValidationError
 from assay.errors import ConfigError
 from assay.models._usage import Usage
 
-__all__ = ["ModelPrice", "RateCard", "is_loopback_url", "load_rate_card", "price_usage"]
+__all__ = [
+    "BillingMeter",
+    "ModelPrice",
+    "RateCard",
+    "is_loopback_url",
+    "load_rate_card",
+    "metered_usage",
+    "price_usage",
+]
 
 ENV_VAR = "ASSAY_RATE_CARD"
 
@@ -141,5 +150,28 @@ def price_usage(
     ) / 1_000_000
     out.cost_usd = cost
     out.cost_source = "harness_counts"
+    out.unpriced_calls = 0
+    return out
+
+
+@runtime_checkable
+class BillingMeter(Protocol):
+    """A billing meter a provider account exposes (``cost_source="metered"``). Interface only for now:
+    assay ships no implementation, since no provider offers a per-run meter it can read offline."""
+
+    name: str
+
+    def spent_usd(self) -> float | None:
+        """Dollars spent on the account so far, or None when the meter cannot be read."""
+        ...
+
+
+def metered_usage(total: Usage, before_usd: float | None, after_usd: float | None) -> Usage:
+    """``total`` with its cost replaced by what a :class:`BillingMeter` moved between two readings."""
+    out = total.model_copy()
+    if before_usd is None or after_usd is None:
+        return out
+    out.cost_usd = max(0.0, after_usd - before_usd)
+    out.cost_source = "metered"
     out.unpriced_calls = 0
     return out

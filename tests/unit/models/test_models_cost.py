@@ -65,3 +65,25 @@ def test_bad_override_names_the_file_and_env_var(
     with pytest.raises(ConfigError, match=needle) as info:
         load_rate_card()
     assert "ASSAY_RATE_CARD" in str(info.value) and str(card) in str(info.value)
+
+
+def test_metered_usage_replaces_cost_with_the_meter_delta() -> None:
+    from assay.models import BillingMeter, metered_usage
+
+    class Meter:
+        name = "fake"
+
+        def __init__(self) -> None:
+            self.readings = [10.0, 10.25]
+
+        def spent_usd(self) -> float | None:
+            return self.readings.pop(0)
+
+    meter = Meter()
+    assert isinstance(meter, BillingMeter)
+    before = meter.spent_usd()
+    total = price_usage(Usage(input_tokens=5, calls=1), provider="openai-compat", model="mystery")
+    after = meter.spent_usd()
+    out = metered_usage(total, before, after)
+    assert out.cost_usd == pytest.approx(0.25) and out.cost_source == "metered" and out.unpriced_calls == 0
+    assert metered_usage(total, None, after).cost_usd is None
