@@ -361,7 +361,7 @@ class _Evidence:
             err = (c.error or "").strip().splitlines()[0][:160] if c.error else "error"
             out.append(
                 CandidateLesson(
-                    topic=c.name,
+                    topic=f"{c.name} {_args_text(c.arguments)}"[:120],
                     tool=c.name,
                     content=f"{c.name}: {_args_text(c.arguments)} failed ({err}); "
                     f"{_args_text(fix.arguments)} worked",

@@ -199,7 +199,7 @@ class MemoryStore:
                         normalize(d.entity) or "user",
                         d.attribute,
                         d.source,
-                        json.dumps(d.provenance or {}, sort_keys=True),
+                        _clean_json(d.provenance or {}),
                         min(1.0, max(0.0, d.confidence)),
                         now,
                         int(d.sensitive or secret),
@@ -392,7 +392,7 @@ class MemoryStore:
         with self.transaction():
             cur = self.db.execute(
                 "INSERT INTO lessons(topic, content, tool, provenance, created_at, updated_at) VALUES (?,?,?,?,?,?)",
-                (topic, content, tool, json.dumps(provenance, sort_keys=True), now, now),
+                (topic, content, tool, _clean_json(provenance), now, now),
             )
             new_id = int(cur.lastrowid or 0)
             self.db.execute(
@@ -427,7 +427,7 @@ class MemoryStore:
             (
                 content,
                 to_ts(due_at),
-                json.dumps(provenance),
+                _clean_json(provenance),
                 json.dumps([{"op": "created", "at": now}]),
                 now,
                 now,
@@ -551,6 +551,11 @@ class _Tx:
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         if self.outer:
             self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+
+def _clean_json(value: Any) -> str:
+    """JSON with secrets redacted (provenance quotes the user's words, which may hold a password)."""
+    return redact_secrets(json.dumps(value, sort_keys=True))[0]
 
 
 def fts_query(text: str) -> str:
