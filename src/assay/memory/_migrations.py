@@ -51,7 +51,7 @@ def _m001_knowledge() -> str:
         CREATE INDEX knowledge_current ON knowledge_items(superseded_by, valid_to);
         CREATE INDEX knowledge_slot ON knowledge_items(entity, attribute);
         CREATE VIRTUAL TABLE knowledge_fts USING fts5(
-            content, entity, content='knowledge_items', content_rowid='id'
+            content, entity, content='knowledge_items', content_rowid='id', tokenize='porter unicode61'
         );
         CREATE TRIGGER knowledge_ai AFTER INSERT ON knowledge_items BEGIN
             INSERT INTO knowledge_fts(rowid, content, entity) VALUES (new.id, new.content, new.entity);
@@ -90,7 +90,7 @@ def _m002_conversations() -> str:
             UNIQUE (conversation_id, idx)
         );
         CREATE VIRTUAL TABLE turns_fts USING fts5(
-            user_text, assistant_text, content='turns', content_rowid='id'
+            user_text, assistant_text, content='turns', content_rowid='id', tokenize='porter unicode61'
         );
         CREATE TRIGGER turns_ai AFTER INSERT ON turns BEGIN
             INSERT INTO turns_fts(rowid, user_text, assistant_text)

@@ -222,7 +222,9 @@ _HYPOTHETICAL = re.compile(
     r"what if|in case|were i|should i ever)\b|\bwhat if\b|\bif i\b|\bwere i\b|\bif we\b|\bpretend\b|"
     r"\bhypothetical(?:ly)?\b|\bwould i\b"
 )
-_FIRST_PERSON = re.compile(r"(?i)^\W*(?:[\w']+[,:;]?\s+){0,4}?(?:i|i'm|im|i've|i'll|i'd|we|we're|we've|we'll)\b")
+_FIRST_PERSON = re.compile(
+    r"(?i)^\W*(?:[\w']+[,:;]?\s+){0,4}?(?:i|i'm|im|i've|i'll|i'd|we|we're|we've|we'll)\b"
+)
 _MY_SUBJECT = re.compile(r"(?i)^\W*(?:[\w']+[,:;]?\s+){0,4}?(?:my|our)\s+(?:[\w'-]+\s+){0,1}?([\w'-]+)")
 _REPORTED = re.compile(
     r"(?i)\b(?:wrote|writes|said|says|texted|emailed|messaged|told me|forwarded)\b[^.\n]*:"

@@ -105,6 +105,11 @@ class Probe(_Model):
     tags: list[str] = Field(default_factory=list)
     note: str = ""
 
+    @field_validator("reminders", mode="before")
+    @classmethod
+    def _plain_reminders(cls, value: Any) -> Any:
+        return _strip_lines(value)
+
     @model_validator(mode="after")
     def _has_checks(self) -> Probe:
         if self.kind in ("shown_recall", "shown_clean", "answer") and not self.query:
