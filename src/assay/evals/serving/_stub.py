@@ -15,15 +15,21 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
+import subprocess
+import sys
 import threading
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = ["StubConfig", "StubServer"]
 
 _perf = time.perf_counter
+#: how early a delayed send is woken, to be exact despite the event loop's millisecond wake-ups
+_EARLY_S = 0.002
 
 
 @dataclass
@@ -34,14 +40,17 @@ class StubConfig:
     tokens: int = 32
     #: report token usage in the stream (when the request asks for it) and in JSON answers
     usage: bool = True
-    #: what /props and /v1/models report: llama.cpp style, vLLM style or nothing
-    flavor: Literal["llamacpp", "vllm", "plain"] = "llamacpp"
+    #: what /props and /v1/models report: llama.cpp style, vLLM style, llama-cpp-python style (no usage in
+    #: streams, /extras/tokenize/count, the window named only when a prompt is refused) or nothing
+    flavor: Literal["llamacpp", "vllm", "llama-cpp-python", "plain"] = "llamacpp"
     n_ctx: int = 4096
     model: str = "stub"
     #: answer every request with HTTP 500 (to test error accounting)
     fail: bool = False
     #: fixed reply text (cycled per token); default "tok0 tok1 ..."
     reply: list[str] | None = None
+    #: with zero delays, still write each token separately (one event-loop turn apart) instead of at once
+    per_token_writes: bool = False
 
 
 @dataclass
@@ -101,6 +110,7 @@ class StubServer:
         self._server: asyncio.base_events.Server | None = None
         self._thread: threading.Thread | None = None
         self._fast_cache: dict[tuple[int, bool, bool], bytes] = {}
+        self._proc: subprocess.Popen[str] | None = None
 
     @property
     def base_url(self) -> str:
@@ -131,7 +141,45 @@ class StubServer:
             raise RuntimeError("stub server did not start")
         return self
 
+    def start_process(self) -> StubServer:
+        """Serve from a child process instead (no GIL shared with the client being measured)."""
+        config = json.dumps(dataclasses.asdict(self.config))
+        self._proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from assay.evals.serving._stub import main; main(sys.argv[1:])",
+                "--host",
+                self.host,
+                "--port",
+                str(self.port),
+                "--config",
+                config,
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self._proc.stdout is not None
+        line = self._proc.stdout.readline().strip()
+        if not line.startswith("listening "):
+            self._proc.kill()
+            raise RuntimeError(f"stub process did not start: {line!r}")
+        self.port = int(line.rsplit(":", 1)[1])
+        return self
+
+    def fetch_records(self) -> list[StubRecord]:
+        """The records, also from a stub in a child process (``GET /_stub/records``)."""
+        if self._proc is None:
+            return list(self.records)
+        with urllib.request.urlopen(f"{self.base_url}/_stub/records", timeout=10) as resp:
+            return [StubRecord(**r) for r in json.loads(resp.read())]
+
     def stop(self) -> None:
+        if self._proc is not None:
+            self._proc.terminate()
+            self._proc.wait(10)
+            self._proc = None
+            return
         loop = self._loop
         if loop is None or self._thread is None:
             return
@@ -159,16 +207,23 @@ class StubServer:
             if path == "/props" and cfg.flavor == "llamacpp":
                 doc: Any = {"default_generation_settings": {"n_ctx": cfg.n_ctx}, "total_slots": 1}
             elif path == "/v1/models":
-                entry: dict[str, Any] = {"id": cfg.model, "object": "model", "owned_by": "assay-stub"}
+                owner = "me" if cfg.flavor == "llama-cpp-python" else "assay-stub"
+                entry: dict[str, Any] = {"id": cfg.model, "object": "model", "owned_by": owner}
                 if cfg.flavor == "vllm":
                     entry["max_model_len"] = cfg.n_ctx
                 doc = {"object": "list", "data": [entry]}
+            elif path == "/_stub/records":
+                doc = [dataclasses.asdict(r) for r in self.records]
             elif path == "/health":
                 doc = {"status": "ok"}
             else:
                 self._send_json(proto, 404, {"error": {"message": f"no route {path}"}})
                 return
             self._send_json(proto, 200, doc)
+            return
+        if path == "/extras/tokenize/count" and cfg.flavor == "llama-cpp-python":
+            text = json.loads(body or b"{}").get("input", "")
+            self._send_json(proto, 200, {"count": 1 + len(text.split())})  # BOS + one token a word
             return
         if path not in ("/v1/chat/completions", "/v1/completions"):
             self._send_json(proto, 404, {"error": {"message": f"no route {path}"}})
@@ -187,6 +242,13 @@ class StubServer:
             n = max(1, min(n, req["max_tokens"]))
         with_usage = cfg.usage and bool((req.get("stream_options") or {}).get("include_usage"))
         prompt = _prompt_text(req)
+        if cfg.flavor == "llama-cpp-python":
+            with_usage = False
+            words = 1 + len(prompt.split())
+            if words >= cfg.n_ctx:
+                msg = f"This model's maximum context length is {cfg.n_ctx} tokens, however you requested {words} tokens"
+                self._send_json(proto, 400, {"error": {"message": msg, "code": "context_length_exceeded"}})
+                return
         record = StubRecord(arrived=t, prompt=prompt)
         self.records.append(record)
         prompt_tokens = max(1, len(prompt.split()))
@@ -208,7 +270,7 @@ class StubServer:
             b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
             b"Transfer-Encoding: chunked\r\n\r\n"
         )
-        if cfg.ttft_s <= 0 and cfg.itl_s <= 0:
+        if cfg.ttft_s <= 0 and cfg.itl_s <= 0 and not cfg.per_token_writes:
             key = (n, chat, with_usage)
             reply = self._fast_cache.get(key)
             if reply is None:
@@ -217,24 +279,43 @@ class StubServer:
                 reply = head + b"".join(_chunk(e) for e in events) + b"0\r\n\r\n"
                 if cfg.reply is None:
                     self._fast_cache[key] = reply
-            proto.write(reply)
             record.token_times.extend([_perf()] * n)
+            proto.write(reply)
             return
         proto.write(head + _chunk(self._role_event(chat)))
         loop = asyncio.get_running_loop()
-        # loop.time() and perf_counter() are both CLOCK_MONOTONIC on Linux; map through the offset anyway
-        base = loop.time() - (_perf() - t)
+        if cfg.ttft_s <= 0 and cfg.itl_s <= 0:
+            usage_prompt = prompt_tokens if with_usage else None
+
+            def next_token(i: int) -> None:
+                self._send_token(proto, record, i, n, chat, usage_prompt)
+                if i + 1 < n:
+                    loop.call_soon(next_token, i + 1)
+
+            loop.call_soon(next_token, 0)
+            return
+        usage_prompt = prompt_tokens if with_usage else None
         for i in range(n):
-            loop.call_at(
-                base + cfg.ttft_s + cfg.itl_s * i,
-                self._send_token,
-                proto,
-                record,
-                i,
-                n,
-                chat,
-                prompt_tokens if with_usage else None,
+            self._at(
+                t + cfg.ttft_s + cfg.itl_s * i, self._send_token, proto, record, i, n, chat, usage_prompt
             )
+
+    def _at(self, when: float, fn: Any, *args: Any) -> None:
+        """Call ``fn`` at ``perf_counter() == when``, not up to a millisecond late.
+
+        The event loop wakes with millisecond granularity (epoll), so the callback is scheduled 2 ms early
+        and waits out the rest with short sleeps that release the GIL.
+        """
+        loop = asyncio.get_running_loop()
+
+        def fire() -> None:
+            while _perf() < when - 0.0002:
+                time.sleep(0.0001)
+            while _perf() < when:
+                pass
+            fn(*args)
+
+        loop.call_at(loop.time() + (when - _perf()) - _EARLY_S, fire)
 
     def _send_token(
         self, proto: _StubProtocol, record: StubRecord, i: int, n: int, chat: bool, usage_prompt: int | None
@@ -242,8 +323,8 @@ class StubServer:
         data = _chunk(self._event(i, chat))
         if i == n - 1:
             data += _chunk(self._tail(chat, n, usage_prompt)) + b"0\r\n\r\n"
+        record.token_times.append(_perf())  # before the write: a client may finish before we return
         proto.write(data)
-        record.token_times.append(_perf())
 
     def _piece(self, i: int) -> str:
         reply = self.config.reply
@@ -292,8 +373,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tokens", type=int, default=32)
     parser.add_argument("--ttft-ms", type=float, default=0.0)
     parser.add_argument("--itl-ms", type=float, default=0.0)
+    parser.add_argument(
+        "--per-token-writes", action="store_true", help="one write per token even without delays"
+    )
+    parser.add_argument("--config", default=None, help="a StubConfig as JSON (overrides the other flags)")
     args = parser.parse_args(argv)
-    config = StubConfig(ttft_s=args.ttft_ms / 1000, itl_s=args.itl_ms / 1000, tokens=args.tokens)
+    config = (
+        StubConfig(**json.loads(args.config))
+        if args.config
+        else StubConfig(
+            ttft_s=args.ttft_ms / 1000,
+            itl_s=args.itl_ms / 1000,
+            tokens=args.tokens,
+            per_token_writes=args.per_token_writes,
+        )
+    )
 
     async def run() -> None:
         stub = StubServer(config, args.host, args.port)

@@ -156,6 +156,7 @@ class TokenCounter:
         self.model = model
         self.kind: str | None = None
         self._probed = False
+        self._bos: int | None = None
 
     async def _probe(self) -> None:
         self._probed = True
@@ -176,7 +177,7 @@ class TokenCounter:
             count = body.get("count") if status == 200 and isinstance(body, dict) else None
             # it adds BOS when the model has one: count the text alone
             if isinstance(count, int) and text:
-                if not hasattr(self, "_bos"):
+                if self._bos is None:
                     status, empty = await self.client.post_json(
                         "/extras/tokenize/count", {"input": "", "model": self.model}
                     )
