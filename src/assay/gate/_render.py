@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ._compare import BUCKETS, Comparison, MetricComparison
+from ._compare import BUCKETS, Comparison, MetricComparison, Side
 from ._expect import GateResult
 
 _STYLE = {
@@ -27,6 +27,12 @@ def _num(x: float | None, unit: str = "") -> str:
         return "-"
     text = f"{x:.4g}"
     return f"{text} {unit}".strip()
+
+
+def _frac(side: Side | None) -> str:
+    if side is None:
+        return "-"
+    return f"{side.passed}/{side.measured}" if side.measured else "unmeasured"
 
 
 def _delta(x: float | None) -> str:
@@ -63,16 +69,18 @@ def print_comparison(comp: Comparison, console: Console) -> None:
     changed = [c for c in comp.cases if c.bucket != "unchanged"]
     if changed:
         table = Table(title="cases that changed", title_justify="left")
-        for col in ("bucket", "case", "category", "baseline", "current", "Δ pass", "why"):
-            table.add_column(col, overflow="fold")
+        table.add_column("bucket", no_wrap=True)
+        table.add_column("case", overflow="fold", min_width=8)
+        for col in ("baseline", "current", "Δ pass"):
+            table.add_column(col, no_wrap=True, justify="right")
+        table.add_column("why", overflow="fold", min_width=16)
         order = {b: i for i, b in enumerate(BUCKETS)}
         for c in sorted(changed, key=lambda c: (order[c.bucket], c.pass_rate_delta or 0.0, c.case_id)):
             table.add_row(
                 f"[{_STYLE[c.bucket]}]{c.bucket}[/]",
                 escape(c.case_id),
-                escape(c.category),
-                c.baseline.short() if c.baseline else "-",
-                c.current.short() if c.current else "-",
+                _frac(c.baseline),
+                _frac(c.current),
                 _delta(c.pass_rate_delta),
                 escape(c.reason),
             )
