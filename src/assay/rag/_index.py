@@ -103,13 +103,21 @@ class DocumentIndex:
         max_documents: int | None = None,
         cache_dir: Path | str | Literal["default"] | None = "default",
         rrf_k: int = 60,
+        fusion: Literal["convex", "rrf"] = "convex",
+        alpha: float = 0.5,
     ) -> None:
         if max_documents is not None and max_documents < 1:
             raise ConfigError(f"max_documents must be at least 1, got {max_documents}")
         self.embedder = embedder
         self.chunking = chunking or ChunkConfig()
         self.max_documents = max_documents
+        if fusion not in ("convex", "rrf"):
+            raise ConfigError(f"fusion must be convex or rrf, got {fusion!r}")
+        if not 0.0 <= alpha <= 1.0:
+            raise ConfigError(f"alpha must be between 0 and 1, got {alpha}")
         self.rrf_k = rrf_k
+        self.fusion = fusion
+        self.alpha = alpha
         if cache_dir == "default":
             cache_dir = assay_home() / "cache" / "rag"
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
@@ -124,6 +132,7 @@ class DocumentIndex:
         self._text_keys: list[bytes] = []
         self._positions: dict[tuple[str, int], int] = {}
         self._faiss: Any = None
+        self._matrix = np.zeros((0, embedder.dim), dtype=np.float32)
         self._bm25: Bm25 | None = None
 
     # ------------------------------------------------------------------------------------- contents
@@ -348,25 +357,36 @@ class DocumentIndex:
         self._positions = {(c.doc_id, c.index): i for i, c in enumerate(self._order)}
         self._text_keys = [hashlib.blake2b(c.text.encode(), digest_size=12).digest() for c in self._order]
         index = faiss.IndexFlatIP(self.embedder.dim)
+        self._matrix = np.zeros((0, self.embedder.dim), dtype=np.float32)
         if docs:
-            index.add(np.ascontiguousarray(np.concatenate([self._vectors[d.doc_id] for d in docs])))
+            self._matrix = np.ascontiguousarray(np.concatenate([self._vectors[d.doc_id] for d in docs]))
+            index.add(self._matrix)
         self._faiss = index
         self._bm25 = Bm25([_embed_text(t, c) for t, c in zip(self._titles, self._order, strict=True)])
         self._dirty = False
 
-    def dense_ranking(self, query: str, n: int) -> tuple[list[int], list[float]]:
+    def _query_vector(self, query: str) -> np.ndarray:
+        return np.asarray(self.embedder.embed([query]), dtype=np.float32).reshape(1, -1)
+
+    def dense_ranking(
+        self, query: str, n: int, vector: np.ndarray | None = None
+    ) -> tuple[list[int], list[float]]:
+        """Positions (in the search order) of the ``n`` chunks nearest ``query``, with cosine scores."""
         self._build()
         if not self._order:
             return [], []
-        qv = np.asarray(self.embedder.embed([query]), dtype=np.float32).reshape(1, -1)
+        qv = self._query_vector(query) if vector is None else vector
         scores, ids = self._faiss.search(qv, min(n, len(self._order)))
         pairs = [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
         return [i for i, _ in pairs], [s for _, s in pairs]
 
-    def bm25_ranking(self, query: str, n: int) -> tuple[list[int], list[float]]:
+    def bm25_ranking(
+        self, query: str, n: int, scores: np.ndarray | None = None
+    ) -> tuple[list[int], list[float]]:
+        """Positions of the ``n`` best BM25 chunks for ``query`` (only those sharing a term), with scores."""
         self._build()
         assert self._bm25 is not None
-        scores = self._bm25.scores(query)
+        scores = self._bm25.scores(query) if scores is None else scores
         if not len(scores):
             return [], []
         n = min(n, len(scores))
@@ -378,8 +398,11 @@ class DocumentIndex:
     def search(
         self, query: str, k: int = 10, mode: SearchMode = "hybrid", *, dedupe: bool = True
     ) -> list[SearchHit]:
-        """The ``k`` best chunks for ``query``: dense, BM25, or both fused by reciprocal rank.
+        """The ``k`` best chunks for ``query``: dense, BM25, or both fused.
 
+        Hybrid fusion is ``convex`` by default: ``alpha * cosine / best cosine + (1 - alpha) * bm25 /
+        best bm25`` over the union of both candidate lists (exact scores for every candidate), which
+        keeps how much better the best hit is than the rest; ``rrf`` (reciprocal rank) keeps only ranks.
         With ``dedupe`` a chunk whose text is identical to a better-ranked one (a copy of a document
         under another name) is dropped, so copies cannot crowd out other evidence.
         """
@@ -388,18 +411,36 @@ class DocumentIndex:
         if mode not in ("hybrid", "dense", "bm25"):
             raise ConfigError(f"search mode must be hybrid, dense or bm25, got {mode!r}")
         self._build()
+        if not self._order:
+            return []
         depth = max(50, 4 * k)
-        dense, dense_s = self.dense_ranking(query, depth) if mode != "bm25" else ([], [])
-        lexical, lex_s = self.bm25_ranking(query, depth) if mode != "dense" else ([], [])
+        qv = self._query_vector(query) if mode != "bm25" else None
+        lex_all = self._bm25.scores(query) if mode != "dense" and self._bm25 is not None else None
+        dense, dense_s = self.dense_ranking(query, depth, qv) if qv is not None else ([], [])
+        lexical, lex_s = self.bm25_ranking(query, depth, lex_all) if lex_all is not None else ([], [])
         dpos = {c: r for r, c in enumerate(dense, start=1)}
         bpos = {c: r for r, c in enumerate(lexical, start=1)}
+        scored: list[tuple[int, float]]
         if mode == "dense":
             scored = list(zip(dense, dense_s, strict=True))
         elif mode == "bm25":
             scored = list(zip(lexical, lex_s, strict=True))
-        else:
+        elif self.fusion == "rrf":
             fused = rrf([dense, lexical], k=self.rrf_k)
             scored = sorted(fused.items(), key=lambda kv: (-kv[1], dpos.get(kv[0], 1 << 30), kv[0]))
+        else:
+            assert qv is not None and lex_all is not None
+            cands = np.array(list(dict.fromkeys(dense + lexical)), dtype=np.int64)
+            cos = np.maximum(self._matrix[cands] @ qv[0], 0.0)
+            lex = lex_all[cands]
+            top_cos = float(cos.max()) if cos.size else 0.0
+            top_lex = float(lex.max()) if lex.size else 0.0
+            fused_s = self.alpha * (cos / top_cos if top_cos > 0 else cos)
+            fused_s += (1 - self.alpha) * (lex / top_lex if top_lex > 0 else lex)
+            scored = sorted(
+                ((int(i), float(f)) for i, f in zip(cands, fused_s, strict=True)),
+                key=lambda kv: (-kv[1], dpos.get(kv[0], 1 << 30), kv[0]),
+            )
         if dedupe:
             seen: set[bytes] = set()
             unique: list[tuple[int, float]] = []
@@ -439,6 +480,8 @@ class DocumentIndex:
             "dim": self.embedder.dim,
             "chunking": self.chunking.to_dict(),
             "max_documents": self.max_documents,
+            "fusion": self.fusion,
+            "alpha": self.alpha,
             "documents": [asdict(d) for d in docs],
         }
         lines = [json.dumps(c.to_dict()) for d in docs for c in self._chunks[d.doc_id]]
@@ -475,6 +518,8 @@ class DocumentIndex:
             )
         index.chunking = ChunkConfig(**manifest["chunking"])
         index.max_documents = manifest.get("max_documents")
+        index.fusion = manifest.get("fusion", index.fusion)
+        index.alpha = float(manifest.get("alpha", index.alpha))
         offset = 0
         for d in manifest["documents"]:
             info = DocumentInfo(**d)
