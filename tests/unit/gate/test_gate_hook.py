@@ -1,0 +1,87 @@
+"""apply_run_options: what the eval command does after a run (compare, gate, save baseline)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from rich.console import Console
+
+from assay.errors import ConfigError, UsageError
+from assay.gate import apply_run_options
+from assay.runs._records import Scorecard
+from assay.stats._simulate import scorecard_from_outcomes as card
+
+
+def finished_run(root: Path, name: str, sc: Scorecard) -> Path:
+    d = root / name
+    d.mkdir()
+    (d / "scorecard.json").write_text(sc.model_dump_json(), encoding="utf-8")
+    (d / "report.md").write_text(f"# {name}\n\nbody\n", encoding="utf-8")
+    return d
+
+
+def run_hook(run_dir: Path, sc: Scorecard, **kw) -> tuple[int, str]:
+    buf = io.StringIO()
+    opts = dict(
+        compare=None, save_baseline=None, require_complete=False, force=False, noise=None, expect=None,
+        enforce=False,
+    )  # fmt: skip
+    opts.update(kw)
+    code = apply_run_options(run_dir, sc, console=Console(file=buf, width=100, color_system=None), **opts)
+    return code, buf.getvalue()
+
+
+def test_compare_gate_and_baseline_together(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    base_sc = card({"a": "PPP", "b": "PPP"}, run_id="base")
+    base = finished_run(tmp_path, "base", base_sc)
+    code, out = run_hook(base, base_sc, save_baseline=tmp_path / "bl")
+    assert code == 0 and f"baseline saved to {tmp_path / 'bl'}" in out
+    exp = tmp_path / "exp.yaml"
+    exp.write_text(yaml.safe_dump({"benchmark": "sim", "suite": "pr", "model": "sim-model",
+                                   "judge_model": "sim-judge", "limits": {"min_passed": 2}}))  # fmt: skip
+    cur_sc = card({"a": "FFF", "b": "PPP"}, run_id="cur")
+    cur = finished_run(tmp_path, "cur", cur_sc)
+    code, out = run_hook(cur, cur_sc, compare=tmp_path / "bl", expect=exp)
+    assert code == 2  # the comparison regressed; the gate is not enforced
+    assert "REGRESSION: 1 regressed: a" in out and "gate missed" in out
+    assert json.loads((cur / "comparison.json").read_text())["regressions"] == ["a"]
+    assert json.loads((cur / "gate.json").read_text())["status"] == "missed"
+    report = (cur / "report.md").read_text()
+    assert report.startswith("# cur") and report.count("## Compared with baseline") == 1
+    # running the hook again replaces the section instead of appending a second one
+    run_hook(cur, cur_sc, compare=tmp_path / "bl")
+    assert (cur / "report.md").read_text().count("## Compared with baseline") == 1
+    assert (cur / "comparison.md").read_text().startswith("## Compared with baseline")
+
+
+def test_not_comparable_wins_over_regression(tmp_path: Path) -> None:
+    bl_sc = card({"a": "PPP"}, run_id="bl", suite_version="1")
+    bl = finished_run(tmp_path, "bl", bl_sc)
+    cur_sc = card({"a": "FFF"}, run_id="cur", suite_version="2")
+    code, out = run_hook(finished_run(tmp_path, "cur", cur_sc), cur_sc, compare=bl)
+    assert code == 3 and "suite version differs: baseline '1', current '2'" in out
+
+
+def test_require_complete_without_compare(tmp_path: Path) -> None:
+    sc = card({"a": "PPP", "b": "I-I"}, run_id="r")
+    code, out = run_hook(finished_run(tmp_path, "r", sc), sc, require_complete=True, save_baseline=None,
+                         expect=None)  # fmt: skip
+    assert code == 2 and "not measured: b" in out
+
+
+def test_user_errors_raise(tmp_path: Path) -> None:
+    sc = card({"a": "P"}, run_id="one")
+    run = finished_run(tmp_path, "one", sc)
+    with pytest.raises(UsageError, match="--force"):
+        run_hook(run, sc, save_baseline=tmp_path / "bl")
+    code, _ = run_hook(run, sc, save_baseline=tmp_path / "bl", force=True)
+    assert code == 0 and (tmp_path / "bl" / "scorecard.json").is_file()
+    with pytest.raises(ConfigError, match="no such run directory"):
+        run_hook(run, sc, compare=tmp_path / "missing")
+    with pytest.raises(ConfigError, match="expectations file not found"):
+        run_hook(run, sc, expect=tmp_path / "missing.yaml")
