@@ -88,7 +88,11 @@ def parse_retry_after(headers: httpx.Headers | dict[str, str]) -> float | None:
 
 
 def _error_text(body: str) -> str:
-    """The human part of an error body (OpenAI and Anthropic both nest it under ``error.message``)."""
+    """The human part of an error body on one line (OpenAI and Anthropic nest it under ``error.message``)."""
+    return " ".join(_error_text_raw(body).split())
+
+
+def _error_text_raw(body: str) -> str:
     try:
         data: Any = json.loads(body)
     except (ValueError, TypeError):

@@ -68,3 +68,8 @@ async def test_limiter_bounds_concurrency_and_adapts() -> None:
     assert limiter.limit == 3
     with pytest.raises(ValueError):
         AdaptiveLimiter(0)
+
+
+def test_error_text_is_one_line() -> None:
+    err = classify_http_error("p", 502, "<html>\n<body>Bad gateway\n</body></html>", {}, url="http://h/v1")
+    assert "\n" not in str(err) and "Bad gateway" in str(err)
