@@ -1,0 +1,97 @@
+"""The retrieval-rag benchmark end to end through the shared runner."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from assay.errors import ConfigError
+from assay.evals.retrieval._rag import default_eval_dir
+from assay.runs import RunOptions, Status, run_benchmark
+
+EVAL = default_eval_dir()
+#: figures that measure time or memory and so differ between two runs
+_TIMING = ("index/", "scale@")
+
+
+@pytest.fixture(autouse=True)
+def _env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("ASSAY_NO_LOCK", "1")
+
+
+def _run(tmp_path: Path, name: str, **options: object):
+    return run_benchmark(
+        "retrieval", {"component": "rag", **options}, RunOptions(out=tmp_path / name, command_line=["test"])
+    )
+
+
+def _numbers(result) -> dict[str, float | None]:
+    return {k: v.value for k, v in result.scorecard.summary.metrics.items() if not k.startswith(_TIMING)}
+
+
+def test_pr_suite_passes_offline_and_repeats_exactly(tmp_path: Path) -> None:
+    first = _run(tmp_path, "a")
+    second = _run(tmp_path, "b")
+    assert first.exit_code == 0 and first.scorecard.complete
+    s = first.scorecard.summary
+    assert s.counts["ERROR"] == 0 and s.counts["NOT_RUN"] == 0
+    assert s.metrics["docs_failed_to_index"].value == 0
+    assert s.metrics["sdk_recall@5"].value >= 0.9 and s.metrics["sdk_recall@5"].gated
+    assert (
+        s.metrics["sdk_recall@1"].value <= s.metrics["sdk_recall@5"].value <= s.metrics["sdk_recall@20"].value
+    )
+    assert {"tag:pdf/sdk_recall@5", "tag:html/sdk_recall@5", "agent_r_returned"} <= set(s.metrics)
+    hard = {c.case_id: c for c in first.scorecard.cases if c.category == "hard"}
+    assert hard["hard/prompt-injection"].counts == {"SKIPPED": 1}  # needs a model
+    assert all(c.counts == {"PASS": 1} for cid, c in hard.items() if cid != "hard/prompt-injection")
+    assert _numbers(first) == _numbers(second)
+    assert [c.counts for c in first.scorecard.cases] == [c.counts for c in second.scorecard.cases]
+    report = (first.run_dir / "report.md").read_text()
+    assert "## Document retrieval" in report and "| scanned-pdf | PASS |" in report
+    skipped = [json.loads(x) for x in (first.run_dir / "results.jsonl").read_text().splitlines()]
+    assert any(a["status"] == Status.SKIPPED.value and "--model" in a["skip_reason"] for a in skipped)
+
+
+def _copy_dataset(tmp_path: Path) -> Path:
+    dst = tmp_path / "ds"
+    shutil.copytree(EVAL / "pr", dst, ignore=shutil.ignore_patterns("hard", "pdf_src"))
+    return dst / "dataset.json"
+
+
+def test_a_label_off_its_page_is_an_error_naming_file_and_line(tmp_path: Path) -> None:
+    path = _copy_dataset(tmp_path)
+    text = path.read_text().replace(
+        '"page": 2, "quote": "Revenue for 2025', '"page": 3, "quote": "Revenue for 2025'
+    )
+    path.write_text(text)
+    with pytest.raises(
+        ConfigError, match=r"dataset\.json:\d+: question 'nw25-revenue': .*not on page 3.*page 2"
+    ):
+        _run(tmp_path, "bad", dataset=str(path))
+
+
+def test_a_quote_not_in_the_document_is_an_error(tmp_path: Path) -> None:
+    path = _copy_dataset(tmp_path)
+    path.write_text(path.read_text().replace("costs 250 dollars", "costs 260 dollars"))
+    with pytest.raises(ConfigError, match="coop-share-price.*quote not found"):
+        _run(tmp_path, "bad", dataset=str(path))
+
+
+def test_scale_tiers_measure_every_tier(tmp_path: Path) -> None:
+    result = _run(tmp_path, "scale", scale_tiers="5,40")
+    m = result.scorecard.summary.metrics
+    assert m["scale@5/documents"].value == 5 and m["scale@40/documents"].value == 40
+    for tier in (5, 40):
+        for name in ("chunks_per_s", "sdk_p95_ms", "agent_p95_ms", "index_mb", "peak_rss_mb", "sdk_recall@5"):
+            assert m[f"scale@{tier}/{name}"].value is not None and m[f"scale@{tier}/{name}"].value >= 0
+    assert m["scale@40/chunks"].value > m["scale@5/chunks"].value
+    assert "### Scale tiers" in (result.run_dir / "report.md").read_text()
+
+
+def test_bad_scale_tiers_name_the_flag(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="--scale-tiers"):
+        _run(tmp_path, "x", scale_tiers="ten")
