@@ -83,7 +83,7 @@ def test_beir_dataset_through_the_benchmark(tmp_path: Path) -> None:
 
 
 def test_broken_beir_folders_are_named(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="missing corpus.jsonl"):
+    with pytest.raises(ConfigError, match=r"missing corpus\.jsonl"):
         load_beir(tmp_path)
     (tmp_path / "corpus.jsonl").write_text('{"_id": "d1", "text": "x"}\nnot json\n')
     (tmp_path / "queries.jsonl").write_text('{"_id": "q1", "text": "x"}\n')

@@ -77,7 +77,7 @@ def test_a_label_off_its_page_is_an_error_naming_file_and_line(tmp_path: Path) -
 def test_a_quote_not_in_the_document_is_an_error(tmp_path: Path) -> None:
     path = _copy_dataset(tmp_path)
     path.write_text(path.read_text().replace("costs 250 dollars", "costs 260 dollars"))
-    with pytest.raises(ConfigError, match="coop-share-price.*quote not found"):
+    with pytest.raises(ConfigError, match=r"coop-share-price.*quote not found"):
         _run(tmp_path, "bad", dataset=str(path))
 
 
