@@ -93,3 +93,13 @@ def test_damaged_model_file_is_a_data_error(tmp_path) -> None:
     assert "onnx=" in emb.id
     with pytest.raises(DataIntegrityError, match=r"model\.onnx"):
         emb.embed(["hello"])
+
+
+def test_batches_respect_rows_and_token_budget(local: LocalEmbedder) -> None:
+    emb = LocalEmbedder(batch_size=4, max_batch_tokens=100)
+    lengths = [5, 5, 5, 5, 5, 30, 30, 30, 60, 256]
+    batches = emb._batches(list(range(len(lengths))), lengths)
+    assert batches == [[0, 1, 2, 3], [4, 5, 6], [7], [8], [9]]
+    for b in batches:
+        assert len(b) <= 4
+        assert len(b) == 1 or len(b) * max(lengths[i] for i in b) <= 100

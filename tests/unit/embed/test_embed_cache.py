@@ -1,0 +1,174 @@
+"""CachedEmbedder: memory LRU, on-disk .npy cache keyed by (embedder id, text hash), corruption handling."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assay.embed import CachedEmbedder, Embedder, HashEmbedder, default_cache_dir
+from assay.embed._cache import text_key
+
+
+class CountingEmbedder:
+    """A real HashEmbedder that records every text it is asked to embed."""
+
+    def __init__(self, dim: int = 32) -> None:
+        self.inner = HashEmbedder(dim=dim)
+        self.name = "counting"
+        self.dim = dim
+        self.max_tokens = 1000
+        self.calls: list[list[str]] = []
+
+    @property
+    def id(self) -> str:
+        return "counting:" + self.inner.id
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls.append(list(texts))
+        return self.inner.embed(texts)
+
+    @property
+    def embedded(self) -> list[str]:
+        return [t for call in self.calls for t in call]
+
+
+def _files(d: Path) -> list[Path]:
+    return sorted(p for p in d.rglob("*.npy"))
+
+
+def test_same_vectors_and_protocol(tmp_path: Path) -> None:
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, cache_dir=tmp_path)
+    texts = ["alpha beta", "gamma", "alpha beta", "delta epsilon"]
+    out = cached.embed(texts)
+    np.testing.assert_array_equal(out, inner.inner.embed(texts))
+    assert out.dtype == np.float32 and out.shape == (4, 32)
+    assert isinstance(cached, Embedder)
+    assert (cached.id, cached.name, cached.dim, cached.max_tokens) == (inner.id, "counting", 32, 1000)
+    assert inner.embedded == ["alpha beta", "gamma", "delta epsilon"]  # duplicates embedded once
+    assert cached.embed([]).shape == (0, 32)
+
+
+def test_memory_hits_then_disk_hits(tmp_path: Path) -> None:
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, cache_dir=tmp_path)
+    cached.embed(["one", "two"])
+    assert (cached.stats.misses, cached.stats.hits) == (2, 0)
+    cached.embed(["two", "one", "three"])
+    assert cached.stats.memory_hits == 2 and cached.stats.misses == 3
+    assert inner.embedded == ["one", "two", "three"]
+
+    # A new process (new wrapper, empty memory) reads the disk cache and computes nothing.
+    inner2 = CountingEmbedder()
+    again = CachedEmbedder(inner2, cache_dir=tmp_path)
+    out = again.embed(["three", "one", "two"])
+    assert inner2.calls == []
+    assert again.stats.disk_hits == 3
+    np.testing.assert_array_equal(out, inner2.inner.embed(["three", "one", "two"]))
+
+
+def test_disk_layout_is_plain_npy_and_json(tmp_path: Path) -> None:
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, cache_dir=tmp_path)
+    cached.embed(["hello"])
+    assert cached.directory is not None and cached.directory.parent == tmp_path
+    meta = json.loads((cached.directory / "embedder.json").read_text())
+    assert meta == {"schema_version": 1, "id": inner.id, "name": "counting", "dim": 32}
+    key = text_key("hello")
+    path = cached.directory / key[:2] / f"{key}.npy"
+    assert _files(tmp_path) == [path]
+    vec = np.load(path, allow_pickle=False)
+    np.testing.assert_array_equal(vec, inner.inner.embed(["hello"])[0])
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda p: p.write_bytes(b""),
+        lambda p: p.write_bytes(p.read_bytes()[:-40]),
+        lambda p: p.write_bytes(b"\x93NUMPY garbage that is not a header"),
+        lambda p: np.save(p, np.ones(7, dtype=np.float32)),
+        lambda p: np.save(p, np.ones(32, dtype=np.float64) / np.sqrt(32)),
+        lambda p: np.save(p, np.full(32, np.nan, dtype=np.float32)),
+        lambda p: np.save(p, np.ones(32, dtype=np.float32)),  # right shape, not unit length
+        lambda p: np.save(p, np.array([{"x": 1}], dtype=object), allow_pickle=True),
+    ],
+    ids=["empty", "truncated", "bad-header", "wrong-shape", "wrong-dtype", "nan", "not-unit", "pickle"],
+)
+def test_corrupt_entries_are_recomputed_and_rewritten(tmp_path: Path, damage) -> None:
+    CachedEmbedder(CountingEmbedder(), cache_dir=tmp_path).embed(["kept", "damaged"])
+    key = text_key("damaged")
+    (path,) = [p for p in _files(tmp_path) if p.stem == key]
+    damage(path)
+
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, cache_dir=tmp_path)
+    out = cached.embed(["kept", "damaged"])
+    assert inner.embedded == ["damaged"]
+    assert cached.stats.corrupt == 1 and cached.stats.disk_hits == 1
+    np.testing.assert_array_equal(out, inner.inner.embed(["kept", "damaged"]))
+    # and the entry was repaired on disk
+    fresh = CountingEmbedder()
+    CachedEmbedder(fresh, cache_dir=tmp_path).embed(["damaged"])
+    assert fresh.calls == []
+
+
+def test_other_embedders_never_share_vectors(tmp_path: Path) -> None:
+    a = CachedEmbedder(HashEmbedder(dim=32), cache_dir=tmp_path)
+    b = CachedEmbedder(HashEmbedder(dim=32, char_ngrams=4), cache_dir=tmp_path)
+    a.embed(["same text"])
+    b.embed(["same text"])
+    assert a.directory != b.directory
+    assert b.stats.misses == 1 and b.stats.hits == 0
+
+
+def test_directory_claimed_by_another_id_is_not_used(tmp_path: Path) -> None:
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, cache_dir=tmp_path)
+    assert cached.directory is not None
+    cached.directory.mkdir(parents=True)
+    (cached.directory / "embedder.json").write_text(json.dumps({"id": "someone-else"}))
+    cached.embed(["x"])
+    cached.clear_memory()
+    cached.embed(["x"])
+    assert inner.embedded == ["x", "x"]
+    assert _files(tmp_path) == []
+
+
+def test_lru_is_bounded(tmp_path: Path) -> None:
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, memory_items=2, cache_dir=False)
+    cached.embed(["a", "b"])
+    cached.embed(["a"])  # a is now most recent
+    cached.embed(["c"])  # evicts b
+    cached.embed(["a", "b"])
+    assert inner.embedded == ["a", "b", "c", "b"]
+    assert cached.directory is None
+    assert _files(tmp_path) == []
+
+
+def test_default_dir_follows_assay_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "home"))
+    assert default_cache_dir() == tmp_path / "home" / "cache" / "embeddings"
+    cached = CachedEmbedder(CountingEmbedder())
+    cached.embed(["x"])
+    assert len(_files(tmp_path / "home" / "cache" / "embeddings")) == 1
+
+
+def test_unwritable_cache_dir_still_embeds(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, cache_dir=blocker / "sub")
+    out = cached.embed(["a", "b"])
+    assert out.shape == (2, 32)
+    assert cached.stats.write_errors >= 1
+
+
+def test_one_string_is_rejected(tmp_path: Path) -> None:
+    with pytest.raises(TypeError):
+        CachedEmbedder(CountingEmbedder(), cache_dir=tmp_path).embed("abc")  # type: ignore[arg-type]
