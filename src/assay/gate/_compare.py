@@ -7,8 +7,10 @@ Per case exactly one bucket, decided in this order:
 3. ``flaky``: a single-iteration side went from PASS to FAIL (or back) while the case is known to be flaky
    (flaky on either side, or both passed and failed in the noise runs). One attempt of a flaky case says
    nothing, so it is never a regression.
-4. ``regressed``: the baseline was stable-pass and the current run stable-fail, or, with a noise file, the
-   pass-rate drop exceeds the case's noise floor (:meth:`NoiseReport.case_floor`).
+4. ``regressed``: the pass-rate drop exceeds the case's noise floor from the noise file
+   (:meth:`NoiseReport.case_floor`), or the baseline was stable-pass and the current run stable-fail, unless
+   the noise file saw this case both pass and fail: then only its floor counts (a flaky case going
+   all-pass to all-fail over few iterations happens by chance, and the floor knows how often).
 5. ``improved``: the mirror image of 4.
 6. ``flaky``: either side is flaky (and the change is within the noise floor, or there is no noise file).
 7. ``score_regressed``: same pass/fail picture, but the mean score dropped by more than
@@ -234,7 +236,8 @@ def _noise_reasons(noise: NoiseReport, current: Scorecard) -> list[str]:
 def _compare_case(
     cid: str, base: CaseSummary | None, cur: CaseSummary | None, noise: NoiseReport | None
 ) -> CaseComparison:
-    category = (cur or base).category if (cur or base) else "default"  # type: ignore[union-attr]
+    ref = cur if cur is not None else base
+    category = ref.category if ref is not None else "default"
     if cur is None:
         assert base is not None
         return CaseComparison(
@@ -271,7 +274,8 @@ def _compare_case(
         out.bucket = "flaky"
         out.reason = "one attempt of a known-flaky case: not evidence of a change"
         return out
-    if b.stability == "stable-pass" and c.stability == "stable-fail":
+    noise_flaky = noise is not None and noise.is_flaky(cid) and floor is not None
+    if b.stability == "stable-pass" and c.stability == "stable-fail" and not noise_flaky:
         out.bucket, out.reason = "regressed", "stable-pass -> stable-fail"
         return out
     if floor is not None and -delta > floor + _EPS:
@@ -280,7 +284,7 @@ def _compare_case(
             f"pass rate dropped {-delta:.2f}, beyond the noise floor {floor:.2f}",
         )
         return out
-    if b.stability == "stable-fail" and c.stability == "stable-pass":
+    if b.stability == "stable-fail" and c.stability == "stable-pass" and not noise_flaky:
         out.bucket, out.reason = "improved", "stable-fail -> stable-pass"
         return out
     if floor is not None and delta > floor + _EPS:
