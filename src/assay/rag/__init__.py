@@ -17,6 +17,7 @@ from assay.rag._index import DocumentIndex, DocumentInfo, IndexResult, SearchHit
 from assay.rag._lexical import rrf
 from assay.rag._query import Answer, ToolResult, answer, format_context, query_documents, query_documents_tool
 from assay.rag._signing import install_key, read_signed, write_signed
+from assay.rag._store import IndexReport, default_index_dir, index_paths, open_index
 
 __all__ = [
     "Answer",
@@ -25,6 +26,7 @@ __all__ = [
     "DocumentIndex",
     "DocumentInfo",
     "ExtractedDocument",
+    "IndexReport",
     "IndexResult",
     "Page",
     "SearchHit",
@@ -33,11 +35,14 @@ __all__ = [
     "answer",
     "chunk_document",
     "count_tokens",
+    "default_index_dir",
     "extract",
     "extract_bytes",
     "format_context",
+    "index_paths",
     "install_key",
     "iter_supported",
+    "open_index",
     "query_documents",
     "query_documents_tool",
     "read_signed",

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import io
+import logging
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from assay.errors import DocumentError, MissingDependencyError
 
@@ -206,6 +207,24 @@ def _extract_pdf(data: bytes, sha: str, name: str) -> ExtractedDocument:
     if b"%%EOF" not in data[-2048:]:
         degraded = True
         warnings.append("no %%EOF marker at the end: the file looks truncated")
+    quiet = logging.getLogger("pypdf")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)  # its warnings about damage become our own `warnings` and errors
+    try:
+        return _read_pdf(pypdf, PdfReadError, data, sha, name, degraded, warnings)
+    finally:
+        quiet.setLevel(level)
+
+
+def _read_pdf(
+    pypdf: Any,
+    PdfReadError: type[Exception],
+    data: bytes,
+    sha: str,
+    name: str,
+    degraded: bool,
+    warnings: list[str],
+) -> ExtractedDocument:
     try:
         reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
         if reader.is_encrypted:

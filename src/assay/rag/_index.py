@@ -109,6 +109,8 @@ class DocumentIndex:
         if max_documents is not None and max_documents < 1:
             raise ConfigError(f"max_documents must be at least 1, got {max_documents}")
         self.embedder = embedder
+        #: the spec the embedder was built from (``get_embedder(spec)``), when known
+        self.embedder_spec: str | None = None
         self.chunking = chunking or ChunkConfig()
         self.max_documents = max_documents
         if fusion not in ("convex", "rrf"):
