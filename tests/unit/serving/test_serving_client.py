@@ -70,10 +70,15 @@ def test_token_stamp_is_when_its_bytes_arrived() -> None:
 
 
 def test_json_answer_with_content_length() -> None:
-    doc = {"choices": [{"message": {"content": "hi there"}, "finish_reason": "stop"}],
-           "usage": {"prompt_tokens": 3, "completion_tokens": 2}}
+    doc = {
+        "choices": [{"message": {"content": "hi there"}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 2},
+    }
     body = json.dumps(doc).encode()
-    raw = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+    raw = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (
+        len(body),
+        body,
+    )
     result, ex = _feed(raw, 7)
     assert ex.done and result.ok and result.text == "hi there" and result.usage["completion_tokens"] == 2
 

@@ -8,8 +8,18 @@ from assay.evals.serving import RequestTiming, level_figures, parse_slo
 
 def _t(i: int, start: float, ttft: float, e2e: float, out: int, inp: int = 10, **kw) -> RequestTiming:
     gaps = [(e2e - ttft) / (out - 1)] * (out - 1) if out > 1 else []
-    return RequestTiming(index=i, start_s=start, ok=True, ttft_s=ttft, e2e_s=e2e, itl_s=gaps, input_tokens=inp,
-                         output_tokens=out, token_source="server usage", **kw)
+    return RequestTiming(
+        index=i,
+        start_s=start,
+        ok=True,
+        ttft_s=ttft,
+        e2e_s=e2e,
+        itl_s=gaps,
+        input_tokens=inp,
+        output_tokens=out,
+        token_source="server usage",
+        **kw,
+    )
 
 
 def test_tpot_is_decode_time_over_output_tokens_minus_one() -> None:

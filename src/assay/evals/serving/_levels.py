@@ -44,7 +44,7 @@ def _rate_name(rate: float) -> str:
 def build_levels(options: dict[str, Any], natural_size: int | None) -> list[LoadLevel]:
     concurrency = parse_list(options.get("concurrency"), "--concurrency", kind=int)
     rates = parse_list(options.get("request_rate"), "--request-rate", allow_inf=True)
-    burstiness = float(options.get("burstiness") or 1.0)
+    burstiness = float(options["burstiness"]) if options.get("burstiness") is not None else 1.0
     if not burstiness > 0:
         raise ConfigError("--burstiness must be positive (1 = Poisson)")
     duration = options.get("duration")
