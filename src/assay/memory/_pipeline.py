@@ -156,7 +156,10 @@ class Memory(MemoryTools, UpkeepMixin):
         """One turn: show the agent its memory, record the turn, run its memory tools, extract and learn."""
         shown = self.context_for(user_text)
         record = [_tool_entry(c) for c in tool_calls]
-        turn_id = self.store.add_turn(chat.conversation_id, user_text, assistant_text, record)
+        # what was forgotten stays forgotten even when the user or the agent says it again
+        kept_user, _ = self._scrub(user_text)
+        kept_assistant, _ = self._scrub(assistant_text)
+        turn_id = self.store.add_turn(chat.conversation_id, kept_user, kept_assistant, record)
         result = TurnResult(turn_id=turn_id, shown=shown)
         prov = {"conversation": chat.ref, "conversation_id": chat.conversation_id, "turn_id": turn_id}
         evidence = _Evidence(user_text, assistant_text, tool_calls, documents)
@@ -279,9 +282,12 @@ class Memory(MemoryTools, UpkeepMixin):
         if tomb is not None:
             into.rejected.append(Rejection("lesson", lesson.content, "forgotten"))
             return
-        from_failure = ground(lesson.content, lesson.evidence, "", {"failure": ev.failure_texts()})
+        failures = ev.failure_texts()
+        in_failure = bool(lesson.evidence) and any(
+            normalize(lesson.evidence or "") in normalize(t) for t in failures
+        )
         from_docs = ground(lesson.content, lesson.evidence, "", {"document": ev.trusted_not()})
-        if from_failure.where != "failure" and from_docs.where == "document":
+        if from_docs.where == "document" and not in_failure:
             into.rejected.append(
                 Rejection(
                     "lesson", lesson.content, "taken from a document or tool output, not from a mistake"

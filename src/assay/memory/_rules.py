@@ -215,6 +215,11 @@ _SECRET_VALUE = re.compile(
     r"(?i)\b(pass(?:word|phrase|code)?|passwd|pin|api[ _-]?key|secret|token|access[ _-]?code)"
     r"(\s*(?:is|was|=|:|now)\s*(?:now\s+)?)([\"'`]?)([^\s\"'`,;]{3,})(\3)"
 )
+#: the same in JSON or config form: "password": "hunter2", api_key='abc'
+_SECRET_FIELD = re.compile(
+    r"(?i)([\"']?\b(?:pass(?:word|phrase|code)?|passwd|pin|api[ _-]?key|secret|token|access[ _-]?code)\b[\"']?"
+    r"\s*[:=]\s*)([\"'])([^\"']{3,})(\2)"
+)
 REDACTED = "[secret redacted]"
 
 _HYPOTHETICAL = re.compile(
@@ -246,7 +251,7 @@ def normalize(text: str) -> str:
 
 def content_words(text: str) -> set[str]:
     """Words that carry meaning (no stopwords, no one-letter words)."""
-    return {w for w in _WORD.findall(normalize(text)) if w not in STOPWORDS and len(w) > 1}
+    return {w for w in _WORD.findall(normalize(text)) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())}
 
 
 def split_sentences(text: str) -> list[str]:
@@ -280,7 +285,13 @@ def redact_secrets(text: str) -> tuple[str, bool]:
         found = True
         return f"{m.group(1)}{m.group(2)}{REDACTED}"
 
-    out = _SECRET_VALUE.sub(value, text)
+    def field(m: re.Match[str]) -> str:
+        nonlocal found
+        found = True
+        return f"{m.group(1)}{m.group(2)}{REDACTED}{m.group(2)}"
+
+    out = _SECRET_FIELD.sub(field, text)
+    out = _SECRET_VALUE.sub(value, out)
     for _label, pattern in _SECRET_PATTERNS:
         out, n = pattern.subn(REDACTED, out)
         found = found or n > 0
