@@ -35,6 +35,7 @@ from pydantic import BaseModel, Field
 
 from assay.runs._records import SCHEMA_VERSION, CaseSummary, MetricValue, Scorecard, Stability, SubjectConfig
 from assay.stats._noise import NoiseReport, load_noise
+from assay.stats._passk import suite_pass_hat_k
 
 from ._load import LoadedRun, load_run
 
@@ -179,6 +180,8 @@ class Comparison(BaseModel):
     regressions: list[str] = Field(default_factory=list)
     incomplete: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    #: mean pass^k over cases, k = 1..the fewer iterations of the two runs: {"baseline": {k: value}, ...}
+    pass_hat_k: dict[str, dict[int, float | None]] = Field(default_factory=dict)
     exit_code: int
     verdict: str
     created_at: datetime
@@ -405,6 +408,12 @@ def compare(
         for m in names
     ]
     comp.counts = {b: len(comp.bucket(b)) for b in BUCKETS}
+    kmax = min(base.iterations, cur.iterations)
+    if kmax >= 2:
+        comp.pass_hat_k = {
+            side: {k: suite_pass_hat_k(sc.cases, k) for k in range(1, kmax + 1)}
+            for side, sc in (("baseline", base), ("current", cur))
+        }
     comp.regressions = [c.case_id for c in comp.bucket("regressed")] + [
         f"metric:{m.name}" for m in comp.metrics if m.gated and m.verdict == "regressed"
     ]

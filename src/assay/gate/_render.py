@@ -126,6 +126,13 @@ def comparison_markdown(comp: Comparison) -> str:
         lines.append("|---|---|---:|---:|---:|---:|---|")
         lines.extend("| " + " | ".join(_metric_row(m)) + " |" for m in comp.metrics)
         lines.append("")
+    if comp.pass_hat_k:
+        ks = sorted(comp.pass_hat_k["baseline"])
+        lines.append("| pass^k (all k attempts pass) | " + " | ".join(f"k={k}" for k in ks) + " |")
+        lines.append("|---|" + "---:|" * len(ks))
+        for side, vals in comp.pass_hat_k.items():
+            lines.append(f"| {side} | " + " | ".join(_num(vals[k]) for k in ks) + " |")
+        lines.append("")
     flips = comp.flipped()
     lines.append(f"### Flipped cases ({len(flips)}), worst first")
     lines.append("")

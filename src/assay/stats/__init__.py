@@ -13,7 +13,14 @@ from assay.stats._noise import (
     noise_from_scorecards,
     pass_rate_floor,
 )
-from assay.stats._passk import case_pass_at_k, case_pass_hat_k, pass_at_k, pass_hat_k
+from assay.stats._passk import (
+    case_pass_at_k,
+    case_pass_hat_k,
+    pass_at_k,
+    pass_hat_k,
+    suite_pass_at_k,
+    suite_pass_hat_k,
+)
 
 __all__ = [
     "CaseNoise",
@@ -31,5 +38,7 @@ __all__ = [
     "pass_hat_k",
     "pass_rate_floor",
     "stability_label",
+    "suite_pass_at_k",
+    "suite_pass_hat_k",
     "wilson_interval",
 ]

@@ -11,6 +11,7 @@ Both need ``1 <= k <= n``; asking for more attempts than were made is an error, 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from math import comb
 
 from assay.runs._records import CaseSummary
@@ -53,3 +54,15 @@ def case_pass_hat_k(case: CaseSummary, k: int) -> float | None:
     if case.measured < k or k < 1:
         return None
     return pass_hat_k(case.measured, case.passed, k)
+
+
+def suite_pass_hat_k(cases: Sequence[CaseSummary], k: int) -> float | None:
+    """Mean pass^k over the cases measured at least k times (tau-bench's reliability curve at k)."""
+    vals = [v for c in cases if (v := case_pass_hat_k(c, k)) is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+def suite_pass_at_k(cases: Sequence[CaseSummary], k: int) -> float | None:
+    """Mean pass@k over the cases measured at least k times."""
+    vals = [v for c in cases if (v := case_pass_at_k(c, k)) is not None]
+    return sum(vals) / len(vals) if vals else None

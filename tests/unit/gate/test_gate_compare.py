@@ -233,10 +233,14 @@ def test_flipped_cases_worst_first_in_markdown() -> None:
     cur = card({"x": "PPPPF", "y": "FFFFF", "z": "PPPPP", "w": "PPPPP"})
     comp = compare(base, cur)
     assert [c.case_id for c in comp.flipped()] == ["y", "x", "z"]
+    assert comp.pass_hat_k["baseline"] == {k: pytest.approx(0.75) for k in range(1, 6)}
+    assert comp.pass_hat_k["current"][1] == pytest.approx((0.8 + 0 + 1 + 1) / 4)
+    assert comp.pass_hat_k["current"][5] == pytest.approx(0.5)
     md = comparison_markdown(comp)
     assert "### Flipped cases (3), worst first" in md
     assert md.index("| y |") < md.index("| x |") < md.index("| z |")
     assert "| w |" not in md
+    assert "| baseline | 0.75 | 0.75 | 0.75 | 0.75 | 0.75 |" in md
     assert "**Verdict: REGRESSION: 1 regressed: y** (exit 2)" in md
 
 

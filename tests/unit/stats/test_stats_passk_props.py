@@ -16,6 +16,8 @@ from assay.stats import (
     exact_drop_floor,
     pass_at_k,
     pass_hat_k,
+    suite_pass_at_k,
+    suite_pass_hat_k,
     wilson_interval,
 )
 from assay.stats._simulate import scorecard_from_outcomes
@@ -193,3 +195,12 @@ def test_exact_drop_floor_is_the_smallest_safe_threshold(p: float, nb: int, nc: 
     )
     if smaller and smaller[-1] >= 0:
         assert _tail_gt(p, nb, nc, smaller[-1]) > alpha - 1e-9
+
+
+def test_suite_curves_average_over_cases_measured_k_times() -> None:
+    card = scorecard_from_outcomes({"a": "PPPP", "b": "PFPF", "c": "PI--"})
+    # c has one measured attempt: it is in the k=1 average only
+    assert suite_pass_hat_k(card.cases, 1) == pytest.approx((1 + 0.5 + 1) / 3)
+    assert suite_pass_hat_k(card.cases, 2) == pytest.approx((1 + 1 / 6) / 2)
+    assert suite_pass_at_k(card.cases, 2) == pytest.approx((1 + 5 / 6) / 2)
+    assert suite_pass_hat_k(card.cases, 5) is None
