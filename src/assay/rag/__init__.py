@@ -13,7 +13,15 @@ from __future__ import annotations
 
 from assay.rag._chunk import Chunk, ChunkConfig, chunk_document, count_tokens
 from assay.rag._extract import ExtractedDocument, Page, extract, extract_bytes
-from assay.rag._index import DocumentIndex, DocumentInfo, IndexResult, SearchHit, SearchMode, iter_supported
+from assay.rag._index import (
+    DocumentIndex,
+    DocumentInfo,
+    IndexResult,
+    SearchHit,
+    SearchMode,
+    embedding_text,
+    iter_supported,
+)
 from assay.rag._lexical import rrf
 from assay.rag._query import Answer, ToolResult, answer, format_context, query_documents, query_documents_tool
 from assay.rag._signing import install_key, read_signed, write_signed
@@ -36,6 +44,7 @@ __all__ = [
     "chunk_document",
     "count_tokens",
     "default_index_dir",
+    "embedding_text",
     "extract",
     "extract_bytes",
     "format_context",

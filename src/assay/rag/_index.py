@@ -21,7 +21,15 @@ from assay.rag._extract import SUFFIXES, ExtractedDocument, extract_bytes, kind_
 from assay.rag._lexical import Bm25, rrf
 from assay.rag._signing import assay_home, install_key, read_signed, write_signed
 
-__all__ = ["DocumentIndex", "DocumentInfo", "IndexResult", "SearchHit", "SearchMode", "iter_supported"]
+__all__ = [
+    "DocumentIndex",
+    "DocumentInfo",
+    "IndexResult",
+    "SearchHit",
+    "SearchMode",
+    "embedding_text",
+    "iter_supported",
+]
 
 SearchMode = Literal["hybrid", "dense", "bm25"]
 INDEX_SCHEMA = 1
@@ -82,7 +90,8 @@ class _Prepared:
     cache_key: str | None
 
 
-def _embed_text(title: str, chunk: Chunk) -> str:
+def embedding_text(title: str, chunk: Chunk) -> str:
+    """What is embedded (and BM25-indexed) for a chunk: its document title and heading, then its text."""
     head = " > ".join(x for x in (title, chunk.heading) if x)
     return f"{head}\n{chunk.text}" if head else chunk.text
 
@@ -212,7 +221,7 @@ class DocumentIndex:
                 continue
             prepared.append(self._prepare(doc_id, path, data, sha, kind, title))
         todo = [p for p in prepared if isinstance(p, _Prepared) and p.vectors is None]
-        texts = [_embed_text(p.doc.title, c) for p in todo for c in p.chunks]
+        texts = [embedding_text(p.doc.title, c) for p in todo for c in p.chunks]
         vectors = self._embed(texts)
         offset = 0
         for p in todo:
@@ -364,7 +373,7 @@ class DocumentIndex:
             self._matrix = np.ascontiguousarray(np.concatenate([self._vectors[d.doc_id] for d in docs]))
             index.add(self._matrix)
         self._faiss = index
-        self._bm25 = Bm25([_embed_text(t, c) for t, c in zip(self._titles, self._order, strict=True)])
+        self._bm25 = Bm25([embedding_text(t, c) for t, c in zip(self._titles, self._order, strict=True)])
         self._dirty = False
 
     def _query_vector(self, query: str) -> np.ndarray:
