@@ -13,6 +13,11 @@ fold and :func:`assay.gate.compare`, with the noise file:
 The same comparisons without a noise file (stable-pass -> stable-fail only) are reported above the last
 line. Run: ``python benchmarks/gate_simulation.py [--trials 200] [--seed 0]``. The last line is
 ``false_alarm_rate=<x> detection_rate=<y>`` for the noise-file comparisons.
+
+Measured (seed 0, 200 trials each way): 5 iterations: noise file 0/200 false alarms, 200/200 detected
+(782/1000 broken cases flagged); without it 2/200 and 200/200 (752/1000). 3 iterations: noise file 0/200
+and 200/200 (657/1000); without it 12/200 false alarms: repeats plus a noise file are what make the
+verdict trustworthy.
 """
 
 from __future__ import annotations
