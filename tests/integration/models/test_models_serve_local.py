@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import psutil
@@ -64,3 +65,15 @@ def test_serve_local_refuses_a_busy_port() -> None:
         )
     assert result.returncode == 1
     assert f"port {port}" in result.stderr and "--port" in result.stderr
+
+
+def test_a_server_that_cannot_load_its_model_is_reported(tmp_path: Path) -> None:
+    from assay.errors import InfraError
+    from assay.models import LlamaServer
+
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\x03\x00\x00\x00" + b"\xff" * 64)
+    server = LlamaServer(broken, startup_timeout_s=60)
+    with pytest.raises(InfraError, match="exited with code"):
+        server.start()
+    assert not server.running
