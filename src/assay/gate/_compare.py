@@ -418,11 +418,22 @@ def compare(
         f"metric:{m.name}" for m in comp.metrics if m.gated and m.verdict == "regressed"
     ]
     incomplete = [f"{c.case_id} (missing)" for c in comp.bucket("only_in_baseline")]
-    incomplete += [f"{c.case_id} (not measured)" for c in comp.bucket("not_measured")]
     incomplete += [
-        f"metric:{m.name} (not measured)" for m in comp.metrics if m.gated and m.verdict == "not_measured"
+        f"{c.case_id} (not measured)"
+        for c in comp.bucket("not_measured")
+        if c.current is not None and c.current.measured == 0
+    ]
+    incomplete += [
+        f"metric:{m.name} (not measured)"
+        for m in comp.metrics
+        if m.gated and m.baseline is not None and m.current is None
     ]
     comp.incomplete = incomplete
+    unmeasured_base = [
+        c.case_id for c in comp.bucket("not_measured") if c.baseline is not None and c.baseline.measured == 0
+    ]
+    if unmeasured_base:
+        comp.warnings.append("not measured in the baseline, so not compared: " + ", ".join(unmeasured_base))
     if not cur.complete:
         comp.warnings.append("the current run is incomplete (some attempts did not finish): resume it")
     if cur.mixed_commits:

@@ -148,6 +148,11 @@ def test_metrics_tolerance_direction_and_gating() -> None:
     assert by["recall"].verdict == "regressed" and by["latency_ms"].verdict == "regressed"
     assert set(bad.regressions) == {"metric:recall", "metric:latency_ms"}
     assert bad.exit_code == 2
+    # a gated metric the current run lost is incomplete; one only the current run has is not
+    lost = card({q: "P" for q in qs}, run_id="c5", metric_specs=specs)
+    comp = compare(base, lost, require_complete=True)
+    assert comp.exit_code == 2 and "metric:recall (not measured)" in comp.incomplete
+    assert compare(lost, base, require_complete=True).exit_code == 0
     better = compare(base, run(0.9, 50.0, 0.5, "c3"))
     assert {m.name: m.verdict for m in better.metrics}["latency_ms"] == "improved"
     # the noise spread widens the tolerance
@@ -224,6 +229,10 @@ def test_require_complete() -> None:
     assert "INCOMPLETE" in comp.verdict
     comp = compare(base, card({"a": "PPP"}), require_complete=True)
     assert comp.exit_code == 2 and comp.incomplete == ["b (missing)"]
+    # a case the baseline never measured is a warning, not an incomplete current run
+    comp = compare(card({"a": "PPP", "b": "III"}), card({"a": "PPP", "b": "PPP"}), require_complete=True)
+    assert comp.exit_code == 0 and comp.counts["not_measured"] == 1
+    assert any("not measured in the baseline" in w for w in comp.warnings)
     # a new case in the current run is not incompleteness
     assert compare(card({"a": "PPP"}), card({"a": "PPP", "c": "FFF"}), require_complete=True).exit_code == 0
 
