@@ -242,8 +242,9 @@ def load_scenario(path: Path) -> Scenario:
         loc = tuple(x for x in first["loc"] if x != "__line__")
         ctx_err = (first.get("ctx") or {}).get("error")
         line = ctx_err.line if isinstance(ctx_err, _LineError) else _line_at(data, loc)
-        where = ".".join(str(x) for x in loc) or "scenario"
-        raise ConfigError(f"{where}: {first['msg']}", path=str(path), line=line) from exc
+        where = ".".join(str(x) for x in loc)
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise ConfigError(f"{where}: {message}" if where else message, path=str(path), line=line) from exc
     scenario.path = str(path)
     scenario.digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     return scenario
