@@ -95,3 +95,28 @@ def test_scale_tiers_measure_every_tier(tmp_path: Path) -> None:
 def test_bad_scale_tiers_name_the_flag(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="--scale-tiers"):
         _run(tmp_path, "x", scale_tiers="ten")
+
+
+BASELINE = Path(__file__).resolve().parents[2] / "fixtures" / "baselines" / "retrieval-rag-pr"
+
+
+def test_committed_baseline_holds_and_a_worse_retriever_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.gate import compare
+    from assay.rag import DocumentIndex
+
+    same = compare(BASELINE, _run(tmp_path, "same").run_dir)
+    assert same.comparable and same.exit_code == 0, same.regressions
+
+    original = DocumentIndex.search
+
+    def dense_only(self, query, k=10, mode="hybrid", **kw):  # a regression: fusion switched off
+        return original(self, query, k, "dense" if mode == "hybrid" else mode, **kw)
+
+    monkeypatch.setattr(DocumentIndex, "search", dense_only)
+    worse = compare(BASELINE, _run(tmp_path, "worse").run_dir)
+    assert worse.exit_code == 2
+    assert any("sdk_recall@5" in r for r in worse.regressions), worse.regressions
+    flipped = {c.case_id for c in worse.flipped()}
+    assert flipped and all(cid.startswith("q/") for cid in flipped)
