@@ -107,14 +107,26 @@ def print_summary(result: RunResult, console: Console) -> None:
     console.print(f"run directory: {result.run_dir}")
 
 
+def _rerender_html(result: RunResult) -> None:
+    """The gate appends its section to report.md; keep report.html in step."""
+    from assay.report import render_html
+    from assay.runs._rundir import REPORT_HTML, REPORT_MD
+    from assay.runs._scrub import Scrubber, write_scrubbed
+
+    md_path = result.run_dir / REPORT_MD
+    if md_path.exists():
+        html = render_html(result.scorecard, md_path.read_text(encoding="utf-8"), result.run_dir)
+        write_scrubbed(result.run_dir / REPORT_HTML, html, Scrubber())
+
+
 def _apply_gates(result: RunResult, shared: dict[str, Any], console: Console) -> int:
-    wants_gate = any(shared[k] for k in ("compare", "save_baseline", "expect"))
+    wants_gate = any(shared[k] for k in ("compare", "save_baseline", "expect", "enforce"))
     if wants_gate:
         try:
             from assay.gate import apply_run_options
         except ImportError as exc:
             raise ConfigError(f"--compare/--save-baseline/--expect need the gate module: {exc}") from None
-        return int(
+        code = int(
             apply_run_options(
                 result.run_dir,
                 result.scorecard,
@@ -128,6 +140,8 @@ def _apply_gates(result: RunResult, shared: dict[str, Any], console: Console) ->
                 console=console,
             )
         )
+        _rerender_html(result)
+        return code
     if shared["require_complete"] and not result.scorecard.complete:
         console.print("[red]incomplete:[/red] some cases were not measured (--require-complete)")
         return EXIT_REGRESSION

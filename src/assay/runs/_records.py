@@ -130,7 +130,6 @@ class CaseSummary(BaseModel):
     stability: Stability
     score_mean: float | None = None
     score_std: float | None = None
-    pass_hat_k: float | None = None
     metrics: dict[str, float] = Field(default_factory=dict)
     mean_elapsed_s: float | None = None
     usage: Usage | None = None
