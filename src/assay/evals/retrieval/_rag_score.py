@@ -102,14 +102,18 @@ _NUMBER = re.compile(
 
 
 def numbers_in(text: str) -> list[tuple[float, bool]]:
-    """Numbers in ``text`` with their scale words applied, each with whether it was a percentage."""
+    """Numbers in ``text`` with their scale words applied, each with whether it was a percentage.
+
+    A one-letter scale (k, m, b) is ambiguous with units (m for metres), so both readings are returned.
+    """
     out: list[tuple[float, bool]] = []
     for m in _NUMBER.finditer(text):
         value = float(m.group(1).replace(",", ""))
         percent = bool(m.group(2))
         scale = (m.group(3) or "").lower()
-        value *= _SCALE.get(scale, 1.0)
-        out.append((value, percent))
+        if len(scale) == 1:  # "540 m" may be metres, "182.5m" millions: keep both readings
+            out.append((value, percent))
+        out.append((value * _SCALE.get(scale, 1.0), percent))
     for word, value in _WORDS.items():
         if re.search(rf"\b{word}\b", text, re.IGNORECASE):
             out.append((float(value), False))
