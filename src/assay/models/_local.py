@@ -9,6 +9,8 @@ context size; calls run one at a time in a worker thread so the event loop keeps
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import os
 import threading
 import time
@@ -58,6 +60,16 @@ def load_llama(path: Path, n_ctx: int, n_threads: int | None = None) -> tuple[An
                 raise ConfigError(f"llama.cpp could not load {path}: {exc}") from exc
             _CACHE[key] = (llm, threading.Lock())
         return _CACHE[key]
+
+
+@atexit.register
+def _close_all() -> None:
+    """Free the loaded models before the interpreter tears llama_cpp's globals down (avoids noisy __del__)."""
+    with _CACHE_LOCK:
+        for llm, _lock in _CACHE.values():
+            with contextlib.suppress(Exception):
+                llm.close()
+        _CACHE.clear()
 
 
 class LocalModel(BaseChatModel):
