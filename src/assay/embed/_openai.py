@@ -3,6 +3,10 @@
 Failures the subject cannot cause (connection refused, DNS, timeouts, 401/403, 404 for an unknown model, 429
 and 5xx after retries, answers of the wrong shape) raise :class:`~assay.errors.InfraError`. Retries back off
 exponentially and honour ``Retry-After``.
+
+A server that answers with token-level vectors (a model without a pooling layer) has them mean-pooled, and is
+sent one text per request from then on: llama-cpp-python's server garbles every input after the first of such
+a multi-input request.
 """
 
 from __future__ import annotations
@@ -72,6 +76,7 @@ class OpenAICompatEmbedder:
         self._api_key = api_key if api_key is not None else self._key_from_env()
         self._transport = transport
         self._client: Any = None
+        self._one_per_request = False
 
     @staticmethod
     def _key_from_env() -> str | None:
@@ -109,7 +114,7 @@ class OpenAICompatEmbedder:
             self._client.close()
             self._client = None
 
-    def _post(self, texts: list[str]) -> list[list[float]]:
+    def _post(self, texts: list[str]) -> tuple[list[np.ndarray], bool]:
         import httpx
 
         payload = {"model": self.model, "input": texts, "encoding_format": "float"}
@@ -147,16 +152,44 @@ class OpenAICompatEmbedder:
             raise InfraError(f"embedding server {self.url} answered HTTP {resp.status_code}: {body}")
         raise InfraError(f"embedding server {self.url} failed after {self.retries + 1} tries: {last}")
 
-    def _parse(self, resp: Any, n: int) -> list[list[float]]:
+    def _parse(self, resp: Any, n: int) -> tuple[list[np.ndarray], bool]:
+        """The answer's vectors in input order, and whether the server sent token-level vectors."""
         try:
             data = resp.json()["data"]
             rows = sorted(data, key=lambda d: d.get("index", 0))
-            vectors = [r["embedding"] for r in rows]
+            raw = [r["embedding"] for r in rows]
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise InfraError(f"embedding server {self.url} sent an answer without data[].embedding") from exc
-        if len(vectors) != n:
-            raise InfraError(f"embedding server {self.url} returned {len(vectors)} vectors for {n} texts")
-        return vectors
+        if len(raw) != n:
+            raise InfraError(f"embedding server {self.url} returned {len(raw)} vectors for {n} texts")
+        vectors = []
+        token_level = False
+        for item in raw:
+            try:
+                vec = np.asarray(item, dtype=np.float32)
+            except (ValueError, TypeError) as exc:
+                raise InfraError(f"embedding server {self.url} returned a malformed vector") from exc
+            if vec.ndim == 2 and vec.shape[0] > 0:
+                # Token-level vectors (llama-cpp-python's server for a model without a pooling layer,
+                # llama.cpp with --pooling none): mean-pool them into one, as sentence embedders do.
+                vec = vec.mean(axis=0)
+                token_level = True
+            if vec.ndim != 1 or vec.shape[0] == 0 or not np.all(np.isfinite(vec)):
+                raise InfraError(f"embedding server {self.url} returned a vector of shape {vec.shape}")
+            vectors.append(vec)
+        return vectors, token_level
+
+    def _embed_batch(self, batch: list[str]) -> list[np.ndarray]:
+        if self._one_per_request and len(batch) > 1:
+            return [row for text in batch for row in self._embed_batch([text])]
+        rows, token_level = self._post(batch)
+        if token_level and len(batch) > 1:
+            # llama-cpp-python's server (0.3.x) returns wrong token vectors for every input after the first
+            # of a multi-input request to a model without a pooling layer (measured: cosine 0.06 against the
+            # same text sent alone). Such a server gets one text per request from now on.
+            self._one_per_request = True
+            return [row for text in batch for row in self._embed_batch([text])]
+        return rows
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):
@@ -166,12 +199,10 @@ class OpenAICompatEmbedder:
         chunks: list[np.ndarray] = []
         for start in range(0, len(texts), self.batch_size):
             batch = [str(t) for t in texts[start : start + self.batch_size]]
-            try:
-                arr = np.asarray(self._post(batch), dtype=np.float32)
-            except ValueError as exc:  # ragged rows
-                raise InfraError(f"embedding server {self.url} returned ragged vectors") from exc
-            if arr.ndim != 2 or arr.shape[1] == 0:
-                raise InfraError(f"embedding server {self.url} returned vectors of shape {arr.shape}")
+            rows = self._embed_batch(batch)
+            if len({r.shape[0] for r in rows}) != 1:
+                raise InfraError(f"embedding server {self.url} returned vectors of different lengths")
+            arr = np.stack(rows)
             if self._dim is not None and arr.shape[1] != self._dim:
                 raise InfraError(
                     f"embedding server {self.url} returned {arr.shape[1]}-d vectors, expected {self._dim}"

@@ -26,6 +26,7 @@ class EmbeddingServer:
         self.headers: list[dict[str, str]] = []
         self.script: list[tuple[int, dict[str, str], Any]] = []  # answers to give before normal ones
         self.drop_after: int | None = None  # close the connection unanswered from this request on
+        self.token_level = False  # answer with per-token vectors, like a model without a pooling layer
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -46,9 +47,8 @@ class EmbeddingServer:
                     return self._send(*server.script.pop(0))
                 texts = body["input"]
                 vecs = _VECTORS.embed(texts) * 3.0  # not unit length: the client normalises
-                data = [
-                    {"object": "embedding", "index": i, "embedding": v.tolist()} for i, v in enumerate(vecs)
-                ]
+                rows = [[v.tolist(), v.tolist()] if server.token_level else v.tolist() for v in vecs]
+                data = [{"object": "embedding", "index": i, "embedding": r} for i, r in enumerate(rows)]
                 data.reverse()  # out of order: the client sorts by index
                 usage = {"prompt_tokens": sum(len(t.split()) for t in texts), "total_tokens": 0}
                 return self._send(
@@ -152,8 +152,10 @@ def test_refusals_are_infra_and_not_retried(server: EmbeddingServer, status: int
         {"object": "list"},
         {"data": [{"index": 0, "embedding": [0.1] * DIM}, {"index": 1, "embedding": [0.1] * DIM}]},
         {"data": [{"index": 0, "embedding": []}]},
+        {"data": [{"index": 0, "embedding": [0.1, "x"]}]},
+        {"data": [{"index": 0, "embedding": [[[0.1]]]}]},
     ],
-    ids=["not-json", "no-data", "wrong-count", "empty-vector"],
+    ids=["not-json", "no-data", "wrong-count", "empty-vector", "not-numbers", "3-d"],
 )
 def test_malformed_answers_are_infra(server: EmbeddingServer, payload: Any) -> None:
     server.script = [(200, {}, payload)]
@@ -186,3 +188,28 @@ def test_server_stopped_between_calls_is_infra(server: EmbeddingServer) -> None:
     server.httpd = ThreadingHTTPServer(("127.0.0.1", 0), server.httpd.RequestHandlerClass)  # for teardown
     server.thread = threading.Thread(target=server.httpd.serve_forever, args=(0.02,), daemon=True)
     server.thread.start()
+
+
+def test_ragged_batch_is_infra(server: EmbeddingServer) -> None:
+    rows = [{"index": 0, "embedding": [0.1] * DIM}, {"index": 1, "embedding": [0.1] * (DIM - 1)}]
+    server.script = [(200, {}, {"data": rows})]
+    with pytest.raises(InfraError, match="different lengths"):
+        _client(server).embed(["a", "b"])
+
+
+def test_token_level_vectors_are_mean_pooled(server: EmbeddingServer) -> None:
+    tokens = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, 0.0]])
+    server.script = [(200, {}, {"data": [{"index": 0, "embedding": tokens.tolist()}]})]
+    (vec,) = _client(server).embed(["three tokens"])
+    expected = tokens.mean(axis=0) / np.linalg.norm(tokens.mean(axis=0))
+    np.testing.assert_allclose(vec, expected, atol=1e-6)
+
+
+def test_token_level_server_gets_one_text_per_request(server: EmbeddingServer) -> None:
+    server.token_level = True
+    emb = _client(server)
+    texts = ["one", "two", "three"]
+    np.testing.assert_allclose(emb.embed(texts), _VECTORS.embed(texts), atol=1e-6)
+    assert [r["input"] for r in server.requests] == [texts, ["one"], ["two"], ["three"]]
+    emb.embed(["four", "five"])
+    assert [r["input"] for r in server.requests[4:]] == [["four"], ["five"]]
