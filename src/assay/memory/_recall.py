@@ -66,16 +66,7 @@ def recall(
         pool = {i for i, s in vec.items() if s >= weights.min_vector} | set(fts)
         if not pool:
             continue
-        if kind == "item":
-            rows = [
-                (it.id, it.content, it.confidence, it.updated_at.timestamp())
-                for it in store.items_by_ids(list(pool))
-                if it.current
-            ]
-        else:
-            rows = [
-                (t.id, t.user_text, 0.5, t.created_at.timestamp()) for t in store.turns_by_ids(list(pool))
-            ]
+        rows = store.recall_rows(kind, sorted(pool))
         for rid, text, conf, when in rows:
             age_days = max(0.0, (now - when) / 86400.0)
             rec = math.exp(-math.log(2) * age_days / weights.half_life_days)

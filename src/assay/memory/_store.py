@@ -41,49 +41,57 @@ class ItemDraft:
 
 
 class _VectorCache:
-    """Vectors of live rows held in memory for fast cosine scoring; SQLite remains the record."""
+    """Vectors of live rows held in memory for fast cosine scoring; SQLite remains the record.
+
+    Rows live in a buffer that doubles when full, so adding a vector never copies the whole matrix.
+    """
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
-        self.ids: list[int] = []
+        self.ids = np.zeros(64, dtype=np.int64)
+        self.matrix = np.zeros((64, dim), dtype=np.float32)
+        self.alive = np.zeros(64, dtype=bool)
+        self.n = 0
         self.pos: dict[int, int] = {}
-        self.matrix = np.zeros((0, dim), dtype=np.float32)
-        self.alive = np.zeros(0, dtype=bool)
-        self._pending: list[np.ndarray] = []
+
+    def _grow(self, need: int) -> None:
+        cap = len(self.ids)
+        if need <= cap:
+            return
+        while cap < need:
+            cap *= 2
+        for name in ("ids", "matrix", "alive"):
+            old = getattr(self, name)
+            new = np.zeros((cap, *old.shape[1:]), dtype=old.dtype)
+            new[: self.n] = old[: self.n]
+            setattr(self, name, new)
 
     def add(self, ids: Sequence[int], vecs: np.ndarray) -> None:
+        self._grow(self.n + len(ids))
         for i, row in zip(ids, vecs, strict=True):
-            if i in self.pos:
-                self._flush()
-                self.matrix[self.pos[i]] = row
-                self.alive[self.pos[i]] = True
-                continue
-            self.pos[i] = len(self.ids)
-            self.ids.append(i)
-            self._pending.append(row)
+            p = self.pos.get(int(i))
+            if p is None:
+                p = self.n
+                self.n += 1
+                self.pos[int(i)] = p
+                self.ids[p] = i
+            self.matrix[p] = row
+            self.alive[p] = True
 
     def remove(self, ids: Iterable[int]) -> None:
-        self._flush()
         for i in ids:
-            p = self.pos.get(i)
+            p = self.pos.get(int(i))
             if p is not None:
                 self.alive[p] = False
 
-    def _flush(self) -> None:
-        if self._pending:
-            block = np.stack(self._pending).astype(np.float32, copy=False)
-            self.matrix = np.concatenate([self.matrix, block]) if len(self.matrix) else block
-            self.alive = np.concatenate([self.alive, np.ones(len(block), dtype=bool)])
-            self._pending = []
-
     def scores(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(ids, cosine) of every live vector."""
-        self._flush()
-        if not len(self.ids):
+        if not self.n:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        sims = self.matrix @ query.astype(np.float32)
-        idx = np.flatnonzero(self.alive)
-        return np.asarray(self.ids, dtype=np.int64)[idx], sims[idx]
+        # einsum, not BLAS: one thread, and no thread pool spinning against other work on a busy machine
+        sims = np.einsum("ij,j->i", self.matrix[: self.n], query.astype(np.float32, copy=False))
+        live = self.alive[: self.n]
+        return self.ids[: self.n][live], sims[live]
 
 
 class MemoryStore:
@@ -225,6 +233,20 @@ class MemoryStore:
         marks = ",".join("?" * len(ids))
         rows = self.db.execute(f"SELECT * FROM knowledge_items WHERE id IN ({marks})", list(ids)).fetchall()
         return [_item(r) for r in rows]
+
+    def recall_rows(self, kind: str, ids: Sequence[int]) -> list[tuple[int, str, float, float]]:
+        """(id, text, confidence, timestamp) of current items or of turns, for scoring recall candidates."""
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        if kind == "item":
+            sql = (
+                f"SELECT id, content, confidence, updated_at FROM knowledge_items WHERE id IN ({marks}) "
+                "AND superseded_by IS NULL AND valid_to IS NULL"
+            )
+        else:
+            sql = f"SELECT id, user_text, 0.5, created_at FROM turns WHERE id IN ({marks})"
+        return [(int(r[0]), str(r[1]), float(r[2]), float(r[3])) for r in self.db.execute(sql, list(ids))]
 
     def current_items(self, entity: str | None = None, attribute: str | None = None) -> list[KnowledgeItem]:
         sql = "SELECT * FROM knowledge_items WHERE superseded_by IS NULL AND valid_to IS NULL"
