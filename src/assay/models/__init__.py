@@ -12,7 +12,7 @@ from __future__ import annotations
 from assay.models._base import BaseChatModel, ChunkStream
 from assay.models._cost import BillingMeter, RateCard, load_rate_card, metered_usage, price_usage
 from assay.models._errors import ModelInfraError, ModelResponseError
-from assay.models._registry import PROVIDERS, ProviderInfo, get_model, register_provider
+from assay.models._registry import PROVIDERS, ProviderInfo, get_model, preflight, register_provider
 from assay.models._retry import AdaptiveLimiter, RetryPolicy
 from assay.models._server import LlamaServer, embedded_gguf_path, serve_forever
 from assay.models._try import TryResult, try_model
@@ -44,6 +44,7 @@ __all__ = [
     "get_model",
     "load_rate_card",
     "metered_usage",
+    "preflight",
     "price_usage",
     "register_provider",
     "serve_forever",

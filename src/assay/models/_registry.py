@@ -17,7 +17,7 @@ from typing import Any
 from assay.errors import ConfigError
 from assay.models._types import ChatModel
 
-__all__ = ["PROVIDERS", "ProviderInfo", "get_model", "register_provider", "split_model_string"]
+__all__ = ["PROVIDERS", "ProviderInfo", "get_model", "preflight", "register_provider", "split_model_string"]
 
 
 @dataclass(frozen=True)
@@ -141,4 +141,18 @@ def get_model(spec: str, **options: Any) -> ChatModel:
         kwargs["base_url"] = os.environ.get("ASSAY_OPENAI_BASE_URL") or default_base
     kwargs.update(fixed)
     instance: ChatModel = cls(model, **kwargs)
+    return instance
+
+
+async def preflight(model: ChatModel | str, **options: Any) -> ChatModel:
+    """Build ``model`` if given as a string, run its cheap preflight check (if it has one) and return it.
+
+    Raises :class:`~assay.errors.ConfigError` (a missing key or URL, naming the env var or flag) or
+    :class:`~assay.errors.InfraError` (unreachable, credentials rejected), each one line, before a run
+    spends anything.
+    """
+    instance = get_model(model, **options) if isinstance(model, str) else model
+    check = getattr(instance, "preflight", None)
+    if check is not None:
+        await check()
     return instance

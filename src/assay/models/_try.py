@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.models._cost import ENV_VAR as RATE_CARD_ENV
-from assay.models._registry import PROVIDERS, get_model
+from assay.models._registry import PROVIDERS, preflight
 from assay.models._types import Message, ModelOutput
 
 __all__ = ["ProviderStatus", "TryResult", "list_providers", "try_model"]
@@ -52,10 +52,7 @@ async def try_model(
     **generate_options: Any,
 ) -> TryResult:
     """Preflight ``spec``, send ``prompt`` once and measure it (``on_text`` sees the text as it streams)."""
-    model = get_model(spec, **(model_options or {}))
-    preflight = getattr(model, "preflight", None)
-    if preflight is not None:
-        await preflight()
+    model = await preflight(spec, **(model_options or {}))
     messages = ([Message("system", system)] if system else []) + [Message("user", prompt)]
     options = {k: v for k, v in generate_options.items() if v is not None}
     if stream and hasattr(model, "stream"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import assay.models
@@ -56,3 +58,19 @@ def test_exported_members() -> None:
     exported = set(assay.models.__all__)
     public = {n for n in dir(assay.models) if not n.startswith("_")} - {"annotations"}
     assert exported == public - {n for n in public if getattr(assay.models, n).__class__.__name__ == "module"}
+
+
+async def test_preflight_helper(tmp_path: Path) -> None:
+    from assay.models import preflight
+    from assay.models._server import free_port
+
+    script = tmp_path / "s.yaml"
+    script.write_text("- text: hi\n")
+    model = await preflight(f"scripted/{script}")
+    assert model.name.startswith("scripted/")
+    from assay.errors import InfraError
+
+    with pytest.raises(InfraError, match="ASSAY_OPENAI_BASE_URL"):
+        await preflight(f"openai-compat/m@http://127.0.0.1:{free_port()}/v1")
+    with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY"):
+        await preflight("anthropic/claude-sonnet-4-5")
