@@ -28,16 +28,20 @@ def test_shipped_mailbox_has_50_plus_labelled_emails_of_varied_length() -> None:
     assert lengths[-1] > 8 * lengths[0]  # one-liners and long threads
 
 
-def test_triage_request_hides_the_labels_and_uses_the_fixed_prompt() -> None:
+def test_triage_request_hides_the_labels_and_uses_the_fixed_prompt(tmp_path: Path) -> None:
     work = EmailTriage()
     item = work.item(0)
-    text = str(item.body["messages"])
-    assert "X-Triage" not in text and "Subject:" in text
-    assert (
-        item.body["messages"][0]["content"] == (default_data_dir() / "triage_prompt.txt").read_text().strip()
-    )
+    (message,) = item.body["messages"]
+    template = (default_data_dir() / "triage_prompt.txt").read_text().strip()
+    head, tail = template.split("{email}")
+    assert message["content"].startswith(head) and message["content"].endswith(tail)
+    assert "X-Triage" not in message["content"] and "Subject: " in message["content"]
     assert work.item(-1).key != work.item(0).key  # warm-up draws from the other end
     assert work.item(len(work.emails)).key == work.item(0).key
+    bad = tmp_path / "prompt.txt"
+    bad.write_text("no placeholder here")
+    with pytest.raises(ConfigError, match="--prompt-file"):
+        EmailTriage(prompt_file=bad)
 
 
 def test_triage_answers_are_parsed_and_scored() -> None:

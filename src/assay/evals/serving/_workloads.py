@@ -161,6 +161,8 @@ class EmailTriage(Workload):
             raise ConfigError(f"--prompt-file: {self.prompt_path} does not exist")
         self.emails = load_mbox(self.mbox_path)
         self.prompt = self.prompt_path.read_text(encoding="utf-8").strip()
+        if "{email}" not in self.prompt:
+            raise ConfigError(f"--prompt-file: {self.prompt_path} must contain the placeholder {{email}}")
         self.max_tokens = max_tokens
         self.version = _sha(self.mbox_path.read_bytes(), self.prompt.encode())
 
@@ -170,10 +172,14 @@ class EmailTriage(Workload):
     def item(self, i: int) -> WorkItem:
         n = len(self.emails)
         mail = self.emails[i % n] if i >= 0 else self.emails[(n - 1 + i) % n]
-        messages = [{"role": "system", "content": self.prompt}, {"role": "user", "content": mail.text}]
+        content = self.prompt.replace("{email}", mail.text.strip())
         labels = {"category": mail.category, "urgent": mail.urgent, "personal": mail.personal}
-        body = {"messages": messages, "max_tokens": self.max_tokens, "temperature": 0}
-        return WorkItem(mail.id, CHAT_PATH, body, self.prompt + "\n" + mail.text, labels)
+        body = {
+            "messages": [{"role": "user", "content": content}],
+            "max_tokens": self.max_tokens,
+            "temperature": 0,
+        }
+        return WorkItem(mail.id, CHAT_PATH, body, content, labels)
 
     def score(self, item: WorkItem, text: str) -> dict[str, Any]:
         got = parse_triage_answer(text)
@@ -182,6 +188,7 @@ class EmailTriage(Workload):
             "email": item.key,
             "label_category": labels.get("category"),
             "answer": got,
+            "answer_text": text[:400],
             "parsed": all(v is not None for v in got.values()),
             **{f"{k}_ok": got[k] == labels.get(k) for k in ("category", "urgent", "personal")},
         }
