@@ -10,7 +10,7 @@ from assay.embed._cache import CachedEmbedder, CacheStats, default_cache_dir
 from assay.embed._hash import HashEmbedder
 from assay.embed._local import LocalEmbedder
 from assay.embed._openai import OpenAICompatEmbedder
-from assay.embed._protocol import Embedder
+from assay.embed._protocol import Embedder, embed_async
 from assay.embed._registry import DEFAULT_EMBEDDER, EMBEDDER_SPECS, get_embedder
 
 __all__ = [
@@ -23,5 +23,6 @@ __all__ = [
     "LocalEmbedder",
     "OpenAICompatEmbedder",
     "default_cache_dir",
+    "embed_async",
     "get_embedder",
 ]

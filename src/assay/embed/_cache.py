@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from assay.embed._protocol import Embedder
+from assay.embed._protocol import Embedder, check_texts
 from assay.errors import ConfigError
 
 __all__ = ["CacheStats", "CachedEmbedder", "default_cache_dir", "text_key"]
@@ -209,8 +209,7 @@ class CachedEmbedder:
 
     # -- embedding ------------------------------------------------------------------------------------
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if isinstance(texts, str):
-            raise TypeError("embed() takes a sequence of texts, not one string")
+        check_texts(texts)
         keys = [text_key(t) for t in texts]
         found: dict[str, np.ndarray] = {}
         todo: dict[str, str] = {}  # key -> text, first occurrence

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from assay.embed._protocol import check_texts
+
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 
 
@@ -54,6 +56,7 @@ class HashEmbedder:
         return vec / norm if norm > 0 else vec
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        check_texts(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self._vector(t) for t in texts]).astype(np.float32, copy=False)

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from assay.embed._protocol import check_texts
 from assay.errors import ConfigError, DataIntegrityError, MissingDependencyError
 
 __all__ = ["LocalEmbedder", "default_model_path", "tokenizer_path"]
@@ -194,15 +195,14 @@ class LocalEmbedder:
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if isinstance(texts, str):
-            raise TypeError("embed() takes a sequence of texts, not one string")
+        check_texts(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
         with self._lock:
             if self._session is None:
                 self._load()
-            encodings = self._tokenizer.encode_batch([str(t) for t in texts], add_special_tokens=True)
+            encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=True)
             order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
             for idx in self._batches(order, [len(e.ids) for e in encodings]):
                 width = max(len(encodings[i].ids) for i in idx)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from assay.embed._protocol import check_texts
 from assay.errors import ConfigError, InfraError
 
 __all__ = ["API_KEY_ENV", "OpenAICompatEmbedder"]
@@ -192,13 +193,12 @@ class OpenAICompatEmbedder:
         return rows
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if isinstance(texts, str):
-            raise TypeError("embed() takes a sequence of texts, not one string")
+        check_texts(texts)
         if not texts:
             return np.zeros((0, self._dim or 0), dtype=np.float32)
         chunks: list[np.ndarray] = []
         for start in range(0, len(texts), self.batch_size):
-            batch = [str(t) for t in texts[start : start + self.batch_size]]
+            batch = list(texts[start : start + self.batch_size])
             rows = self._embed_batch(batch)
             if len({r.shape[0] for r in rows}) != 1:
                 raise InfraError(f"embedding server {self.url} returned vectors of different lengths")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -24,3 +25,17 @@ class Embedder(Protocol):
     def id(self) -> str: ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def check_texts(texts: Sequence[str]) -> None:
+    """Raise TypeError unless ``texts`` is a sequence of ``str`` (one bare string is a common slip)."""
+    if isinstance(texts, str | bytes):
+        raise TypeError("embed() takes a sequence of texts, not one string")
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"embed(): text {i} is {type(text).__name__}, not str")
+
+
+async def embed_async(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """``embedder.embed(texts)`` in a worker thread, so an event loop keeps serving while the CPU works."""
+    return await asyncio.to_thread(embedder.embed, texts)

@@ -70,3 +70,19 @@ def test_bad_specs_name_the_spec(spec: str, needle: str) -> None:
 def test_unknown_option_is_config_error() -> None:
     with pytest.raises(ConfigError, match="threads"):
         get_embedder("hash", threads=2)
+
+
+@pytest.mark.parametrize("spec", ["hash", "local"])
+def test_bad_text_types_are_rejected(spec: str) -> None:
+    emb = get_embedder(spec)
+    with pytest.raises(TypeError, match="not one string"):
+        emb.embed("a bare string")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="text 1 is int"):
+        emb.embed(["fine", 3])  # type: ignore[list-item]
+
+
+async def test_embed_async_runs_in_a_thread() -> None:
+    from assay.embed import embed_async
+
+    out = await embed_async(HashEmbedder(dim=16), ["a b", "c"])
+    assert out.shape == (2, 16)
