@@ -25,7 +25,7 @@ from assay.models._http import HttpBackend, response_error
 from assay.models._types import Message, ModelOutput, StreamChunk, Timings, Tool, ToolCall
 from assay.models._usage import Usage
 
-__all__ = ["OpenAICompatModel", "parse_arguments", "tool_choice_payload"]
+__all__ = ["OpenAICompatModel", "OpenAIModel", "parse_arguments", "tool_choice_payload"]
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 BASE_URL_ENV = "ASSAY_OPENAI_BASE_URL"
@@ -119,13 +119,10 @@ class OpenAICompatModel(BaseChatModel):
         require_key: bool = False,
         timeout_s: float = 300.0,
         stream_usage: bool = True,
-        provider_name: str | None = None,
         **kw: Any,
     ) -> None:
         if "@" in model and base_url is None:
             model, _, base_url = model.partition("@")
-        if provider_name:
-            self.provider = provider_name
         super().__init__(model, **kw)
         base_url = base_url or os.environ.get(BASE_URL_ENV)
         if not base_url:
@@ -318,3 +315,15 @@ class OpenAICompatModel(BaseChatModel):
             model=model_name or self.model,
         )
         return self._priced(out, tokens_reported=reported, reported_cost=cost, base_url=self.base_url)
+
+
+class OpenAIModel(OpenAICompatModel):
+    """``openai/MODEL``: OpenAI itself (a key is required; ``$ASSAY_OPENAI_BASE_URL`` may point at a proxy)."""
+
+    provider = "openai"
+
+    def __init__(self, model: str, *, base_url: str | None = None, **kw: Any) -> None:
+        kw.setdefault("require_key", True)
+        if "@" not in model and not base_url:
+            base_url = os.environ.get(BASE_URL_ENV) or OPENAI_BASE_URL
+        super().__init__(model, base_url=base_url, **kw)

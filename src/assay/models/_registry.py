@@ -30,7 +30,6 @@ class ProviderInfo:
     env: tuple[str, ...] = ()
     extra: str | None = None
     summary: str = ""
-    fixed: dict[str, Any] | None = None
 
     def configured(self) -> tuple[bool, str]:
         """Whether this provider looks usable here, and why not."""
@@ -55,15 +54,10 @@ PROVIDERS: dict[str, ProviderInfo] = {
     ),
     "openai": ProviderInfo(
         "openai",
-        "assay.models._openai:OpenAICompatModel",
+        "assay.models._openai:OpenAIModel",
         "openai/gpt-4o-mini",
         env=("OPENAI_API_KEY", "ASSAY_OPENAI_BASE_URL"),
         summary="OpenAI's chat completions API",
-        fixed={
-            "provider_name": "openai",
-            "require_key": True,
-            "default_base_url": "https://api.openai.com/v1",
-        },
     ),
     "anthropic": ProviderInfo(
         "anthropic",
@@ -134,13 +128,7 @@ def get_model(spec: str, **options: Any) -> ChatModel:
         return factory(model, **options)
     module_name, _, attr = info.target.partition(":")
     cls = getattr(importlib.import_module(module_name), attr)
-    kwargs = dict(options)
-    fixed = dict(info.fixed or {})
-    default_base = fixed.pop("default_base_url", None)
-    if default_base and "@" not in model and not kwargs.get("base_url"):
-        kwargs["base_url"] = os.environ.get("ASSAY_OPENAI_BASE_URL") or default_base
-    kwargs.update(fixed)
-    instance: ChatModel = cls(model, **kwargs)
+    instance: ChatModel = cls(model, **options)
     return instance
 
 

@@ -74,3 +74,10 @@ async def test_preflight_helper(tmp_path: Path) -> None:
         await preflight(f"openai-compat/m@http://127.0.0.1:{free_port()}/v1")
     with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY"):
         await preflight("anthropic/claude-sonnet-4-5")
+
+
+def test_openai_defaults_to_openai_and_needs_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    m = get_model("openai/gpt-4o-mini")
+    assert m.name == "openai/gpt-4o-mini"
+    assert m.describe()["base_url"] == "https://api.openai.com/v1"  # type: ignore[attr-defined]
