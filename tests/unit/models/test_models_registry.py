@@ -81,3 +81,25 @@ def test_openai_defaults_to_openai_and_needs_a_key(monkeypatch: pytest.MonkeyPat
     m = get_model("openai/gpt-4o-mini")
     assert m.name == "openai/gpt-4o-mini"
     assert m.describe()["base_url"] == "https://api.openai.com/v1"  # type: ignore[attr-defined]
+
+
+async def test_entry_point_providers_are_found(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import assay.models._registry as registry
+    from assay.models._scripted import ScriptedModel
+
+    script = tmp_path / "s.yaml"
+    script.write_text("- text: from a plugin\n")
+
+    class FakeEntryPoint:
+        name = "plugin"
+
+        def load(self):  # type: ignore[no-untyped-def]
+            return lambda model, **kw: ScriptedModel(tmp_path / model, **kw)
+
+    def fake_entry_points(group: str):  # type: ignore[no-untyped-def]
+        assert group == "assay.models"
+        return [FakeEntryPoint()]
+
+    monkeypatch.setattr(registry, "entry_points", fake_entry_points)
+    model = get_model("plugin/s.yaml")
+    assert (await model.generate([Message("user", "x")])).text == "from a plugin"
