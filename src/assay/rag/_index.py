@@ -465,6 +465,12 @@ class DocumentIndex:
             for r, (i, s) in enumerate(scored[:k], start=1)
         ]
 
+    async def query(self, question: str, model: Any, *, k: int = 5, **options: Any) -> Any:
+        """Retrieve for ``question`` and answer it with ``model`` (see :func:`assay.rag.answer`)."""
+        from assay.rag._query import answer
+
+        return await answer(self, question, model, k=k, **options)
+
     def chunk_at(self, position: int) -> tuple[Chunk, str]:
         """The chunk at ``position`` in the search order, and its document's title."""
         self._build()

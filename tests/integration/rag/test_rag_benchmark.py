@@ -122,6 +122,21 @@ def test_committed_baseline_holds_and_a_worse_retriever_is_caught(
     assert flipped and all(cid.startswith("q/") for cid in flipped)
 
 
+def test_a_passing_hard_case_that_is_not_run_fails_the_gate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.evals._base import Outcome
+    from assay.evals.retrieval import _rag_hard
+    from assay.gate import compare
+
+    async def not_run(ctx):
+        return Outcome.skipped("switched off")
+
+    monkeypatch.setitem(_rag_hard.HARD_CASES, "scanned-pdf", not_run)
+    comp = compare(BASELINE, _run(tmp_path, "skip").run_dir)
+    assert comp.exit_code == 2 and "metric:hard_cases_passed" in comp.regressions
+
+
 def _script(tmp_path: Path, injection_reply: str) -> Path:
     replies = [
         {

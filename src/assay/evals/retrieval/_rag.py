@@ -62,6 +62,7 @@ def _specs(n_questions: int, tolerance: float) -> tuple[MetricSpec, ...]:
             name="docs_failed_to_index", direction="lower", tolerance=0.0, gated=True, unit="documents"
         ),
         MetricSpec(name="hard_case_pass", tolerance=0.0, gated=True),
+        MetricSpec(name="hard_cases_passed", tolerance=0.0, gated=True, unit="cases"),
         MetricSpec(name="duplicate_share_top5", direction="lower", tolerance=0.0, gated=False),
         MetricSpec(name="answer_accuracy", tolerance=tol, gated=True),
         MetricSpec(name="ndcg@10", tolerance=tol, gated=True),
@@ -370,6 +371,13 @@ class RagRetrievalBenchmark(Benchmark):
                 out[f"index/{c.name}/seconds"] = MetricValue(
                     value=c.index_s, n=1, gated=False, direction="lower", unit="s"
                 )
+        hard = [a for a in attempts if a.case_id.startswith("hard/")]
+        if hard:
+            # a count, so that a hard case that passed and now fails *or is not run* lowers it
+            passed = sum(1 for a in hard if a.status == Status.PASS)
+            iterations = len({a.iteration for a in hard})
+            cases = len({a.case_id for a in hard})
+            out["hard_cases_passed"] = MetricValue(value=passed / iterations, n=max(2, cases), unit="cases")
         answered = [a for a in attempts if "verdict" in a.details]
         if answered:
             unscored = sum(1 for a in answered if a.details["verdict"] == "unscored")

@@ -160,10 +160,10 @@ async def document_cap(ctx: HardContext) -> Outcome:
         p.write_text(f"Note {i}: the locker code for room {100 + i} is {7000 + i}.\n")
         paths.append(p)
     idx = DocumentIndex(ctx.embedder, cache_dir=None, max_documents=3)
-    results = [idx.index_document(p) for p in paths]
+    results = [idx.index_document(p, p.name) for p in paths]
     evicted = [e for r in results for e in r.evicted]
-    leaked = any(h.doc_id == str(paths[0]) for h in idx.search("locker code room 100", k=5))
-    ok = evicted == [str(paths[0])] and len(idx) == 3 and not leaked
+    leaked = any(h.doc_id == paths[0].name for h in idx.search("locker code room 100", k=5))
+    ok = evicted == [paths[0].name] and len(idx) == 3 and not leaked
     return _result(ok, evicted=evicted, documents=len(idx), evicted_still_served=leaked)
 
 
