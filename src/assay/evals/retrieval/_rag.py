@@ -109,7 +109,8 @@ class RagRetrievalBenchmark(Benchmark):
                 n = len(load_dataset(self._dataset_path()).questions)
             except ConfigError:
                 n = 0
-        self.metric_specs = _specs(n, float(options.get("tolerance") or GATE_TOLERANCE))  # type: ignore[misc]
+        tol = options.get("tolerance")
+        self.metric_specs = _specs(n, GATE_TOLERANCE if tol is None else float(tol))  # type: ignore[misc]
 
     @classmethod
     def cli_options(cls) -> list[click.Option]:
@@ -128,6 +129,13 @@ class RagRetrievalBenchmark(Benchmark):
             ),
             click.Option(
                 ["--scale-tiers"], default=None, help="Document counts to measure, e.g. 10,100,1000."
+            ),
+            click.Option(
+                ["--tolerance"],
+                type=click.FloatRange(0, 1),
+                default=None,
+                help="How far a gated quality metric may fall before the gate fails "
+                "(default: rag 0.02 or 1.5/questions, code 0.05).",
             ),
             click.Option(["--offline"], is_flag=True, default=False, help="Never touch the network (full)."),
             click.Option(
