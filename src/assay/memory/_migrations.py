@@ -168,6 +168,18 @@ def _m005_vectors() -> str:
         """
 
 
+@_migration(6, "indexes for per-turn writes and per-chat upkeep")
+def _m006_upkeep_indexes() -> str:
+    return """
+        CREATE INDEX knowledge_category ON knowledge_items(entity, category)
+            WHERE superseded_by IS NULL AND valid_to IS NULL;
+        CREATE INDEX knowledge_confidence ON knowledge_items(confidence)
+            WHERE superseded_by IS NULL AND valid_to IS NULL;
+        CREATE INDEX knowledge_created ON knowledge_items(created_at);
+        CREATE INDEX conversations_pending ON conversations(ended_at) WHERE consolidated_at IS NULL;
+        """
+
+
 def schema_version(db: sqlite3.Connection) -> int:
     """The number of the last migration applied (0 for an empty database)."""
     exists = db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='_migrations'").fetchone()

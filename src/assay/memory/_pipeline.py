@@ -110,7 +110,7 @@ class Memory(MemoryTools, UpkeepMixin):
         cfg = self.config
         now = self.store.clock.now()
         system: list[str] = []
-        profile = [it for it in self.store.current_items(entity="user") if it.category == "profile"]
+        profile = self.store.current_items(entity="user", category="profile")
         profile.sort(key=lambda it: (-it.confidence, -it.updated_at.timestamp(), it.id))
         if profile:
             system.append("## What you know about the user")
@@ -258,7 +258,7 @@ class Memory(MemoryTools, UpkeepMixin):
             else []
         )
         fingerprint = content_words(draft.content)
-        for old in self.store.current_items(entity=draft.entity):
+        for old in [*same_slot, *self.store.similar_current(draft.content, draft.entity)]:
             if content_words(old.content) == fingerprint and (
                 old.attribute == draft.attribute or not draft.attribute
             ):

@@ -78,6 +78,14 @@ class _VectorCache:
             self.matrix[p] = row
             self.alive[p] = True
 
+    def scores_many(self, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, cosine matrix live x queries) for a block of queries at once."""
+        if not self.n:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, len(queries)), dtype=np.float32)
+        live = self.alive[: self.n]
+        sims = np.einsum("ij,kj->ik", self.matrix[: self.n][live], queries.astype(np.float32, copy=False))
+        return self.ids[: self.n][live], sims
+
     def remove(self, ids: Iterable[int]) -> None:
         for i in ids:
             p = self.pos.get(int(i))
@@ -187,6 +195,9 @@ class MemoryStore:
     def vector_scores(self, owner: str, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self._cache(owner).scores(query)
 
+    def vector_scores_many(self, owner: str, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self._cache(owner).scores_many(queries)
+
     # ------------------------------------------------------------------ knowledge items
     def add_items(self, drafts: Sequence[ItemDraft]) -> list[int]:
         """Write items (secrets redacted, sensitive flagged) with their vectors, in one transaction."""
@@ -248,7 +259,9 @@ class MemoryStore:
             sql = f"SELECT id, user_text, 0.5, created_at FROM turns WHERE id IN ({marks})"
         return [(int(r[0]), str(r[1]), float(r[2]), float(r[3])) for r in self.db.execute(sql, list(ids))]
 
-    def current_items(self, entity: str | None = None, attribute: str | None = None) -> list[KnowledgeItem]:
+    def current_items(
+        self, entity: str | None = None, attribute: str | None = None, category: str | None = None
+    ) -> list[KnowledgeItem]:
         sql = "SELECT * FROM knowledge_items WHERE superseded_by IS NULL AND valid_to IS NULL"
         args: list[Any] = []
         if entity is not None:
@@ -257,7 +270,23 @@ class MemoryStore:
         if attribute is not None:
             sql += " AND attribute=?"
             args.append(attribute)
+        if category is not None:
+            sql += " AND category=?"
+            args.append(category)
         return [_item(r) for r in self.db.execute(sql + " ORDER BY id", args).fetchall()]
+
+    def similar_current(self, content: str, entity: str, limit: int = 20) -> list[KnowledgeItem]:
+        """Current items about ``entity`` sharing words with ``content`` (full-text candidates)."""
+        hits = [i for i, _ in self.search_items_fts(content, limit=limit * 5)]
+        return [it for it in self.items_by_ids(hits) if it.current and it.entity == normalize(entity)][:limit]
+
+    def created_since(self, ts: float) -> list[KnowledgeItem]:
+        rows = self.db.execute(
+            "SELECT * FROM knowledge_items WHERE created_at >= ? AND superseded_by IS NULL AND valid_to IS NULL "
+            "ORDER BY id",
+            (ts,),
+        ).fetchall()
+        return [_item(r) for r in rows]
 
     def all_items(self) -> list[KnowledgeItem]:
         return [_item(r) for r in self.db.execute("SELECT * FROM knowledge_items ORDER BY id").fetchall()]

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from assay.memory._extract import CandidateFact
     from assay.memory._pipeline import MemoryConfig, TurnResult, _Evidence
     from assay.memory._store import MemoryStore
+    from assay.memory._types import KnowledgeItem
     from assay.models._types import ChatModel
 
 __all__ = ["UpkeepMixin", "UpkeepReport"]
@@ -68,45 +69,39 @@ class UpkeepMixin:
     def reconcile(self, report: UpkeepReport) -> None:
         """One current value per (entity, attribute) slot; near-duplicates folded into the newer item."""
         since = float(self.store.get_meta("last_upkeep") or 0.0)
-        rows = self.store.db.execute(
-            "SELECT entity, attribute FROM knowledge_items WHERE superseded_by IS NULL AND valid_to IS NULL "
-            "AND attribute IS NOT NULL GROUP BY entity, attribute HAVING COUNT(*) > 1"
-        ).fetchall()
-        for entity, attribute in rows:
+        fresh_items = self.store.created_since(since)
+        if not fresh_items:
+            return
+        slots = sorted({(it.entity, it.attribute) for it in fresh_items if it.attribute})
+        for entity, attribute in slots:
             items = self.store.current_items(entity=entity, attribute=attribute)
+            if len(items) < 2:
+                continue
             items.sort(key=lambda it: (it.valid_from, it.id))
             newest = items[-1]
             for old in items[:-1]:
                 self.store.supersede(old.id, newest.id)
                 report.superseded.append((old.id, newest.id))
-        fresh = self.store.db.execute(
-            "SELECT id FROM knowledge_items WHERE created_at > ? AND superseded_by IS NULL AND valid_to IS NULL "
-            "ORDER BY id",
-            (since,),
-        ).fetchall()
-        if not fresh:
-            return
-        fresh_items = self.store.items_by_ids([int(r[0]) for r in fresh])
-        vecs = self.store.embedder.embed([it.content for it in fresh_items])
-        for it, vec in zip(fresh_items, vecs, strict=True):
-            ids, sims = self.store.vector_scores("item", np.asarray(vec))
-            close = [
-                int(i)
-                for i, s in zip(ids, sims, strict=True)
-                if s >= self.config.duplicate_cosine and i != it.id
-            ]
-            for other in self.store.items_by_ids(close):
-                if not other.current or other.entity != it.entity:
-                    continue
-                if other.attribute and it.attribute and other.attribute != it.attribute:
-                    continue
-                old, new = (
-                    (other, it) if (other.valid_from, other.id) < (it.valid_from, it.id) else (it, other)
-                )
-                current = self.store.get_item(old.id)
-                if current is not None and current.current:
-                    self.store.supersede(old.id, new.id)
-                    report.superseded.append((old.id, new.id))
+        fresh_items = [it for it in fresh_items if (self.store.get_item(it.id) or it).current]
+        for block in range(0, len(fresh_items), 256):
+            chunk = fresh_items[block : block + 256]
+            vecs = np.asarray(self.store.embedder.embed([it.content for it in chunk]), dtype=np.float32)
+            ids, sims = self.store.vector_scores_many("item", vecs)
+            for col, it in enumerate(chunk):
+                close = [int(i) for i in ids[sims[:, col] >= self.config.duplicate_cosine] if int(i) != it.id]
+                self._fold_duplicates(it, close, report)
+
+    def _fold_duplicates(self, it: KnowledgeItem, close: list[int], report: UpkeepReport) -> None:
+        for other in self.store.items_by_ids(close):
+            if not other.current or other.entity != it.entity:
+                continue
+            if other.attribute and it.attribute and other.attribute != it.attribute:
+                continue
+            old, new = (other, it) if (other.valid_from, other.id) < (it.valid_from, it.id) else (it, other)
+            current = self.store.get_item(old.id)
+            if current is not None and current.current:
+                self.store.supersede(old.id, new.id)
+                report.superseded.append((old.id, new.id))
 
     async def consolidate(self, report: UpkeepReport) -> None:
         """Summarise conversations that ended a while ago; the model's facts go through the same rules."""
