@@ -420,7 +420,11 @@ class ServingBenchmark(Benchmark):
             "ctx_size_requested": self.options.get("ctx_size"),
         }
         if self._server is not None:
-            info["ctx_size_requested"] = self._server.ctx_size
+            info.update(
+                ctx_size_requested=self._server.ctx_size,
+                base_url=self._server.base_url,
+                server_args=["--interrupt_requests", "False"],
+            )
         if self.ctx is not None:
             info.update(ctx_size=self.ctx.n_ctx, ctx_source=self.ctx.source, server_kind=self.ctx.server_kind)
         return info

@@ -1,0 +1,185 @@
+"""`assay eval benchmark` end to end against assay's stub server: run dir, results.json, report, plots."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assay.errors import ConfigError
+from assay.evals.serving import ServingBenchmark, read_results
+from assay.evals.serving._workloads import default_data_dir, load_mbox
+from assay.runs import RunOptions, Status, run_benchmark
+
+TRIAGE_REPLY = ["category: work\n", "urgent: no\n", "personal: no\n"]
+
+
+def _model(stub) -> str:
+    return f"openai-compat/stub@{stub.base_url}/v1"
+
+
+def test_email_triage_levels_end_to_end(stub_factory, tmp_path: Path) -> None:
+    stub = stub_factory(ttft_s=0.01, itl_s=0.002, tokens=12, reply=TRIAGE_REPLY, n_ctx=4096)
+    out = tmp_path / "run"
+    options = {
+        "model": _model(stub),
+        "concurrency": "1,3",
+        "num_requests": 6,
+        "warmup": 2,
+        "ctx_size": 4096,
+        "slo": "ttft=1000,tpot=100",
+    }
+    result = run_benchmark(ServingBenchmark, options, RunOptions(out=out))
+    assert result.exit_code == 0
+    card = result.scorecard
+    assert [c.case_id for c in card.cases] == ["c1", "c3"]
+    emails = load_mbox(default_data_dir() / "triage.mbox")[:6]
+    share_work = sum(e.category == "work" for e in emails) / 6
+    for case in card.cases:
+        m = case.metrics
+        assert case.counts == {"PASS": 1}
+        assert m["completed"] == 6 and m["errors"] == 0
+        assert m["ttft_median_ms"] == pytest.approx(10, abs=5)
+        assert m["goodput"] == pytest.approx(m["request_throughput"])
+        assert m["accuracy_category"] == pytest.approx(share_work)
+        assert m["answer_parse_rate"] == 1.0
+    assert card.summary.metrics["ttft_median_ms"].direction == "lower"
+    assert card.summary.metrics["output_throughput"].direction == "higher"
+
+    results = read_results(out)
+    assert results is not None and len(results.levels) == 2
+    level = results.levels[0]
+    assert level.target["ctx_size"] == 4096 and level.target["ctx_source"] == "llama.cpp /props"
+    assert sum(not r["warmup"] for r in level.requests) == 6 and sum(r["warmup"] for r in level.requests) == 2
+    first = next(r for r in level.requests if not r["warmup"])
+    assert first["ttft_s"] > 0 and len(first["itl_s"]) == 11 and first["token_source"] == "server usage"
+
+    report = (out / "report.md").read_text()
+    assert "## Serving speed" in report and "### Email-triage accuracy" in report
+    assert "context size: 4096 (source: llama.cpp /props)" in report
+    for png in ("serving_latency_vs_throughput.png", "serving_ttft_distribution.png"):
+        assert (out / png).read_bytes()[:4] == b"\x89PNG"
+        assert f"]({png})" in report
+    assert "data:image/png;base64" in (out / "report.html").read_text()
+
+
+def test_sweep_runs_sync_max_then_rates_in_between(stub_factory, tmp_path: Path) -> None:
+    stub = stub_factory(ttft_s=0.02, itl_s=0.001, tokens=4, n_ctx=2048)
+    options = {
+        "model": _model(stub),
+        "sweep": True,
+        "sweep_steps": 2,
+        "num_requests": 8,
+        "concurrency": "8",
+        "suite_unused": None,
+    }
+    result = run_benchmark(
+        ServingBenchmark,
+        {**options, "workload": "synthetic", "input_len": "16", "output_len": "4"},
+        RunOptions(out=tmp_path / "run"),
+    )
+    card = result.scorecard
+    assert result.exit_code == 0 and card.suite == "synthetic"
+    by_id = {c.case_id: c for c in card.cases}
+    assert list(by_id) == ["sync", "max", "sweep-1", "sweep-2"]
+    sync = by_id["sync"].metrics["request_throughput"]
+    top = by_id["max"].metrics["request_throughput"]
+    assert top > 2 * sync  # the stub answers requests in parallel
+    rates = [by_id[f"sweep-{k}"].metrics["offered_rate"] for k in (1, 2)]
+    assert sync < rates[0] < rates[1] < top
+    assert rates[0] == pytest.approx(sync + (top - sync) / 3)
+
+
+def test_a_failing_server_is_an_error_not_a_crash(stub_factory, tmp_path: Path) -> None:
+    stub = stub_factory(fail=True)
+    result = run_benchmark(
+        ServingBenchmark, {"model": _model(stub), "num_requests": 3}, RunOptions(out=tmp_path / "run")
+    )
+    (case,) = result.scorecard.cases
+    assert case.counts == {"ERROR": 1}
+    assert case.metrics["errors"] == 3
+    levels = read_results(tmp_path / "run").levels
+    assert all("HTTP 500" in r["error"] for r in levels[0].requests if not r["warmup"])
+
+
+def test_unreachable_server_stops_the_run_as_an_outage(tmp_path: Path) -> None:
+    from assay.models._server import free_port
+
+    model = f"openai-compat/x@http://127.0.0.1:{free_port()}/v1"
+    result = run_benchmark(ServingBenchmark, {"model": model}, RunOptions(out=tmp_path / "run"))
+    assert result.exit_code == 3 and "unreachable" in (result.stopped_reason or "")
+    assert result.scorecard.cases[0].counts == {Status.NOT_RUN.value: 1}
+
+
+def test_context_size_mismatch_is_a_usage_error_naming_the_flag(stub_factory, tmp_path: Path, capsys) -> None:
+    from assay.cli._main import main
+
+    stub = stub_factory(n_ctx=2048)
+    with pytest.raises(ConfigError, match=r"--ctx-size 4096: the server runs with a context size of 2048"):
+        run_benchmark(
+            ServingBenchmark, {"model": _model(stub), "ctx_size": 4096}, RunOptions(out=tmp_path / "a")
+        )
+    with pytest.raises(SystemExit) as exc:
+        main(
+            ["eval", "benchmark", "--model", _model(stub), "--ctx-size", "1024", "--out", str(tmp_path / "b")]
+        )
+    assert exc.value.code == 1
+    assert "--ctx-size 1024" in capsys.readouterr().err
+
+
+def test_cli_runs_and_iterations_give_a_spread(stub_factory, tmp_path: Path) -> None:
+    from assay.cli._main import main
+
+    stub = stub_factory(ttft_s=0.005, tokens=6)
+    out = tmp_path / "run"
+    args = [
+        "eval",
+        "benchmark",
+        "--model",
+        _model(stub),
+        "--suite",
+        "synthetic",
+        "--input-len",
+        "uniform:8,32",
+        "--output-len",
+        "6",
+        "--request-rate",
+        "50,inf",
+        "--concurrency",
+        "4",
+        "--num-requests",
+        "10",
+        "--burstiness",
+        "0.5",
+        "--iterations",
+        "2",
+        "--out",
+        str(out),
+    ]
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code == 0
+    card = json.loads((out / "scorecard.json").read_text())
+    assert [c["case_id"] for c in card["cases"]] == ["rate-50", "rate-inf"]
+    ttft = card["summary"]["metrics"]["ttft_median_ms"]
+    assert ttft["n"] == 2 and ttft["low"] <= ttft["value"] <= ttft["high"]
+    assert (
+        ttft["tolerance"] >= ttft["high"] - ttft["low"]
+    )  # a change inside the measured spread is not a regression
+    assert len(read_results(out).levels) == 4
+
+
+def test_bad_flags_are_usage_errors(tmp_path: Path, capsys) -> None:
+    from assay.cli._main import main
+
+    for argv, flag in (
+        (["--model", "gpt4"], "--model"),
+        (["--slo", "ttft"], "--slo"),
+        (["--suite", "dataset"], "--dataset"),
+        (["--request-rate", "fast"], "--request-rate"),
+    ):
+        with pytest.raises(SystemExit) as exc:
+            main(["eval", "benchmark", *argv, "--out", str(tmp_path / "x")])
+        assert exc.value.code == 1, argv
+        assert flag in capsys.readouterr().err

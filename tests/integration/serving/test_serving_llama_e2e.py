@@ -1,0 +1,55 @@
+"""Email triage end to end against the real embedded llama.cpp server (SmolLM2-135M), started and stopped
+by the benchmark."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from assay.evals.serving import ServingBenchmark, read_results
+from assay.runs import RunOptions, run_benchmark
+
+pytestmark = [pytest.mark.local_model, pytest.mark.slow]
+
+
+def test_email_triage_against_the_embedded_model(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    options = {
+        "model": "local/smollm2",
+        "concurrency": "2",
+        "num_requests": 3,
+        "warmup": 1,
+        "max_tokens": 12,
+    }
+    result = run_benchmark(ServingBenchmark, options, RunOptions(out=out))
+    assert result.exit_code == 0, result.stopped_reason
+    card = result.scorecard
+    assert card.config.model == "local/smollm2" and card.suite == "email-triage"
+    for case in card.cases:
+        m = case.metrics
+        assert case.counts == {"PASS": 1}, case
+        assert m["completed"] == 3 and m["errors"] == 0 and m["timeouts"] == 0
+        assert 0 < m["ttft_median_ms"] < m["e2e_median_ms"]
+        assert m["tpot_median_ms"] > 0 and m["itl_median_ms"] > 0 and m["output_throughput"] > 0
+        for key in ("accuracy_category", "accuracy_urgent", "accuracy_personal", "answer_parse_rate"):
+            assert 0.0 <= m[key] <= 1.0
+
+    levels = read_results(out).levels
+    target = levels[0].target
+    # llama-cpp-python exposes no /props: the window is read back from its own refusal
+    assert target["ctx_size"] == 2048 and target["ctx_source"] == "llama-cpp-python context-window refusal"
+    measured = [r for lv in levels for r in lv.requests if not r["warmup"]]
+    assert len(measured) == 3
+    for r in measured:
+        assert r["ok"] and r["input_tokens"] > 50 and 1 <= r["output_tokens"] <= 12
+        assert r["token_source"] == "tokenizer (llama-cpp-python)"
+        assert r["extra"]["email"].startswith("email-") and "answer_text" in r["extra"]
+    assert "## Serving speed" in (out / "report.md").read_text()
+
+    # the server assay started is gone again
+    port = urlsplit(target["base_url"]).port
+    with socket.socket() as sock:
+        assert sock.connect_ex(("127.0.0.1", port)) != 0
