@@ -194,6 +194,38 @@ class Memory(MemoryTools, UpkeepMixin):
         chat.turns += 1
         return result
 
+    async def reread(self, ref: str) -> TurnResult:
+        """Re-read a past conversation with the extraction model (say, after changing models).
+
+        Everything it proposes goes through the same rules as a live turn, so what was forgotten, planted
+        or someone else's stays out.
+        """
+        row = self.store.db.execute("SELECT id FROM conversations WHERE ref=?", (ref,)).fetchone()
+        result = TurnResult(turn_id=-1, shown=Shown("", ""))
+        if row is None or self.model is None:
+            return result
+        for turn in self.store.turns(int(row[0])):
+            evidence = _Evidence(turn.user_text, turn.assistant_text, [], [])
+            prov = {"conversation": ref, "conversation_id": int(row[0]), "turn_id": turn.id, "reread": True}
+            try:
+                extraction, usage = await extract_with_model(
+                    self.model,
+                    conversation=ref,
+                    turn=turn.idx,
+                    user_text=turn.user_text,
+                    assistant_text=turn.assistant_text,
+                    tool_calls=[],
+                    documents=[],
+                )
+            except ExtractionError as exc:
+                result.extraction_error = str(exc)
+                continue
+            result.usage = result.usage + usage
+            self.usage = self.usage + usage
+            for fact in extraction.facts:
+                self.apply_fact(fact, evidence, prov, result)
+        return result
+
     # ------------------------------------------------------------------ the rules, applied
     def apply_fact(
         self,

@@ -73,6 +73,8 @@ class ChatSpec(_Model):
     at: datetime
     turns: list[TurnSpec] = Field(min_length=1)
     consolidate: dict[str, Any] | None = None
+    #: earlier chats the agent re-reads with its extraction model before this chat starts
+    reread: list[str] = Field(default_factory=list)
 
     @field_validator("at")
     @classmethod
@@ -156,6 +158,10 @@ class Scenario(_Model):
             seen.add(p.id)
         if len(set(ids)) != len(ids):
             raise ValueError("duplicate chat id")
+        for i, chat in enumerate(self.chats):
+            for ref in chat.reread:
+                if ref not in ids[:i]:
+                    raise _LineError(chat.line, f"chat {chat.id!r}: reread {ref!r} is not an earlier chat")
         return self
 
     def probes_after(self, chat_id: str) -> list[Probe]:

@@ -118,6 +118,12 @@ async def simulate(
     try:
         for chat_spec in scenario.chats:
             clock.set(max(chat_spec.at, clock.now()))
+            for ref in chat_spec.reread:
+                reread = await memory.reread(ref)
+                run.rejected += [
+                    {"chat": f"reread {ref}", "kind": r.kind, "content": r.content, "reason": r.reason}
+                    for r in reread.rejected
+                ]
             chat, report = await memory.start_chat(chat_spec.id)
             run.upkeep_seconds.append(report.seconds)
             run.rejected += [
