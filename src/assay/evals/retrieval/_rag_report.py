@@ -96,7 +96,8 @@ def render_section(scorecard: Scorecard, notes: dict[str, str], failed: dict[str
             "|---" * (len(cols) + 1) + "|",
         ]
         for t in tiers:
-            lines.append(f"| {t} | " + " | ".join(v(f"scale@{t}/{c}", 2) for c in cols) + " |")
+            cells = [v(f"scale@{t}/{c}", 0 if c in ("documents", "chunks") else 2) for c in cols]
+            lines.append(f"| {t} | " + " | ".join(cells) + " |")
         lines.append("")
     if "ndcg@10" in m:
         lines += ["### BEIR metrics", "", "| ranker | nDCG@10 | recall@100 | MRR@10 |", "|---|---|---|---|"]
