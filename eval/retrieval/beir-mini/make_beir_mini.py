@@ -13,6 +13,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
+# fmt: off
 CORPUS = {
     "bread-1": ("Sourdough starter", "A sourdough starter is a mixture of flour and water that wild yeast and lactic acid bacteria have colonised. Feed it once a day at room temperature."),
     "bread-2": ("Proofing dough", "Let shaped dough rise until it has grown by about half. An over-proofed loaf collapses in the oven and has a sour, flat taste."),
@@ -82,6 +83,7 @@ QUERIES = {
     "q23": ("protect accounts if a website leaks passwords", {"tech-1": 2, "tech-2": 1}),
     "q24": ("low cost diversified investing", {"money-3": 2}),
 }
+# fmt: on
 
 
 def main() -> None:
