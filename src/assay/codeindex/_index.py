@@ -123,6 +123,7 @@ class CodeIndex:
         self.damage: str | None = None  # why what was on disk could not be used (then it was rebuilt)
         self._dense = None
         self._lexical: LexicalIndex | None = None
+        self._tokens: list[list[str] | None] = []  # lexical tokens per chunk, reused across updates
 
     # ---------------------------------------------------------------- loading
     @classmethod
@@ -180,12 +181,14 @@ class CodeIndex:
         self.load_report = report
         self._dense = None
         self._lexical = None
+        self._tokens = []
 
     def _reset(self) -> None:
         self.files, self.chunks, self.skipped = {}, [], {}
         self.vectors = np.zeros((0, self.embedder.dim), dtype=np.float32)
         self._dense = None
         self._lexical = None
+        self._tokens = []
 
     # ---------------------------------------------------------------- building
     def update(
@@ -278,6 +281,8 @@ class CodeIndex:
         )
         saved = save_index(self.index_dir, meta, vectors, crash_between_renames=_crash_between_renames)
         stats.save_s = time.perf_counter() - t2
+        old_tokens = self._tokens if len(self._tokens) == len(self.chunks) else [None] * len(self.chunks)
+        self._tokens = [old_tokens[r] if r >= 0 else None for r in keep_rows]
         self.files, self.chunks, self.vectors = new_files, new_chunks, vectors
         self.skipped = stats.skipped
         self.generation = saved.generation
@@ -296,7 +301,12 @@ class CodeIndex:
                 dense.add(np.ascontiguousarray(self.vectors))
             self._dense = dense
         if self._lexical is None:
-            self._lexical = LexicalIndex([_lexical_doc(c) for c in self.chunks])
+            if len(self._tokens) != len(self.chunks):
+                self._tokens = [None] * len(self.chunks)
+            for i, toks in enumerate(self._tokens):
+                if toks is None:
+                    self._tokens[i] = _lexical_doc(self.chunks[i])
+            self._lexical = LexicalIndex(self._tokens)  # type: ignore[arg-type]
 
     def dense_ranking(self, query: str, depth: int = CANDIDATES) -> list[int]:
         self._ensure_search()

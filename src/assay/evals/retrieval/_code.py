@@ -15,6 +15,7 @@ Cases of a suite:
 from __future__ import annotations
 
 import asyncio
+import shutil
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -116,6 +117,7 @@ class CodeRetrievalBenchmark(Benchmark):
         self._work: Path | None = None
         self._run_dir: Path | None = None
         self._suite = "pr"
+        self._reference: tuple[Path, Any] | None = None
 
     # ------------------------------------------------------------------------------------------ options
     @classmethod
@@ -151,6 +153,13 @@ class CodeRetrievalBenchmark(Benchmark):
                 type=click.Path(file_okay=False, path_type=Path),
                 default=None,
                 help="Bare-repository cache for code search (default $ASSAY_HOME/repos).",
+            ),
+            click.Option(
+                ["--code-replay-commits"],
+                type=click.IntRange(min=2),
+                default=REPLAY_COMMITS,
+                show_default=True,
+                help="Code search: how many commits the incremental replay re-indexes one after another.",
             ),
             click.Option(
                 ["--code-max-queries"],
@@ -233,7 +242,11 @@ class CodeRetrievalBenchmark(Benchmark):
             Case(
                 id=f"replay:{replay_repo}",
                 category="incremental",
-                input={"repo": replay_repo, "head": head, "n": REPLAY_COMMITS},
+                input={
+                    "repo": replay_repo,
+                    "head": head,
+                    "n": int(self.options.get("code_replay_commits") or REPLAY_COMMITS),
+                },
             )
         )
         cases += [
@@ -251,10 +264,19 @@ class CodeRetrievalBenchmark(Benchmark):
 
     # ------------------------------------------------------------------------------------------ running
     async def setup(self, run_dir: str) -> None:
+        from assay.runs._paths import assay_home
+
         self._run_dir = Path(run_dir)
-        self._work = self._run_dir / "code_work"
+        # worktrees and indexes are scratch: kept out of the run directory, removed at teardown
+        self._work = assay_home() / "code_work" / self._run_dir.name
         self._work.mkdir(parents=True, exist_ok=True)
         self._embedder()
+
+    async def teardown(self) -> None:
+        if self._work is not None and self._work.exists():
+            shutil.rmtree(self._work, ignore_errors=True)
+        self._states.clear()
+        self._reference = None
 
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
         if self._work is None:
@@ -399,13 +421,23 @@ class CodeRetrievalBenchmark(Benchmark):
             details=details,
         )
 
-    def _reference_index_dir(self) -> Path:
-        st = self._state(self._first_repo)
-        idx = st["index"]
-        if not (idx.index_dir / "metadata.json").exists():
-            checkout(st["bare"], st["worktree"], self._first_base)
-            idx.update()
-        return idx.index_dir
+    def _reference_index(self) -> tuple[Path, Any]:
+        """A copy of a real index (the first repository's, as it stands) and its answers to the probes."""
+        from assay.evals.retrieval._code_robust import reference_results
+
+        assert self._work is not None
+        if self._reference is None:
+            st = self._state(self._first_repo)
+            idx = st["index"]
+            if not (idx.index_dir / "metadata.json").exists():
+                checkout(st["bare"], st["worktree"], self._first_base)
+                idx.update()
+            ref = self._work / "robust" / "reference"
+            if ref.exists():
+                shutil.rmtree(ref)
+            shutil.copytree(idx.index_dir, ref)
+            self._reference = (ref, reference_results(ref, self._embedder()))
+        return self._reference
 
     def _run_robust(self, inp: dict[str, Any]) -> Outcome:
         from assay.evals.retrieval._code_robust import (
@@ -420,7 +452,8 @@ class CodeRetrievalBenchmark(Benchmark):
         work.mkdir(parents=True, exist_ok=True)
         mode = inp["mode"]
         if inp["kind"] == "index":
-            detail = run_damage_case(self._reference_index_dir(), work, mode, self._embedder())
+            ref, expected = self._reference_index()
+            detail = run_damage_case(ref, work, mode, self._embedder(), expected)
             ok = detail["outcome"] == DAMAGE_MODES[mode]
         else:
             try:

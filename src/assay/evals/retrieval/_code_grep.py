@@ -39,10 +39,8 @@ def query_identifiers(text: str) -> list[str]:
             for part in tok.split("."):
                 add(part)
     for tok in _IDENT.findall(_BACKTICK.sub(" ", text)):
-        if (
-            tok.endswith(".")
-            or (re.fullmatch(r"[a-z]+\.[a-z]{2,4}", tok)
-            and tok.split(".")[1] in {"com", "org"})
+        if tok.endswith(".") or (
+            re.fullmatch(r"[a-z]+\.[a-z]{2,4}", tok) and tok.split(".")[1] in {"com", "org"}
         ):
             continue
         if _code_like(tok):

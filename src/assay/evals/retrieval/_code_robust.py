@@ -21,7 +21,7 @@ from assay.codeindex._store import IndexMetadata, save_index
 from assay.embed._protocol import Embedder
 from assay.errors import IndexCorruptError
 
-__all__ = ["DAMAGE_MODES", "TREE_MODES", "run_damage_case", "run_tree_case"]
+__all__ = ["DAMAGE_MODES", "TREE_MODES", "reference_results", "run_damage_case", "run_tree_case"]
 
 #: damage mode -> the outcome that counts as handled
 DAMAGE_MODES: dict[str, str] = {
@@ -117,10 +117,15 @@ def _damage(copy: Path, mode: str, embedder: Embedder) -> None:
         raise ValueError(mode)
 
 
-def run_damage_case(reference_dir: Path, work: Path, mode: str, embedder: Embedder) -> dict[str, Any]:
-    """Damage a copy of ``reference_dir`` and load it the way a search would."""
-    good = CodeIndex.load(reference_dir, embedder)
-    expected = _results(good)
+def reference_results(reference_dir: Path, embedder: Embedder) -> list[list[tuple[str, str, int]]]:
+    """What the undamaged index answers to the probe queries."""
+    return _results(CodeIndex.load(reference_dir, embedder))
+
+
+def run_damage_case(
+    reference_dir: Path, work: Path, mode: str, embedder: Embedder, expected: list[list[tuple[str, str, int]]]
+) -> dict[str, Any]:
+    """Damage a copy of ``reference_dir`` and load it the way a search would; ``expected`` is the good answer."""
     copy = work / f"damaged-{mode}"
     if copy.exists():
         shutil.rmtree(copy)

@@ -1,0 +1,136 @@
+"""The `pr` suite of `assay eval retrieval --component code`, end to end, with the hashing embedder.
+
+The suite's repository is assembled from pinned click sdists that pip downloads once per session (set
+ASSAY_TEST_REPO_CACHE to a folder to keep them between sessions).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from assay.errors import ConfigError
+from assay.evals.retrieval import RetrievalBenchmark
+from assay.evals.retrieval._code_data import DATA_DIR, ensure_pr_repo
+from assay.runs import RunOptions, run_benchmark
+
+
+@pytest.fixture(scope="session")
+def repo_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cache = Path(os.environ.get("ASSAY_TEST_REPO_CACHE") or tmp_path_factory.mktemp("repos"))
+    name, bare, commits = ensure_pr_repo(cache, offline=False)
+    assert name == "pypi-sdist/click" and (bare / "HEAD").exists()
+    sources = json.loads((DATA_DIR / "sources.json").read_text())
+    assert commits == {r["version"]: r["commit"] for r in sources["releases"]}  # same ids on every machine
+    return cache
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("ASSAY_NO_LOCK", "1")
+    monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "home"))
+    return tmp_path
+
+
+def _run(cache: Path, out: Path, **extra: object) -> object:
+    options = {"component": "code", "embedder": "hash", "offline": True, "repo_cache": str(cache)}
+    options |= {"code_replay_commits": 3, **extra}
+    return run_benchmark(RetrievalBenchmark, options, RunOptions(suite="pr", out=out, command_line=["test"]))
+
+
+def test_pr_suite_offline_deterministic_and_complete(repo_cache: Path, env: Path) -> None:
+    first = _run(repo_cache, env / "run1")
+    sc = first.scorecard  # type: ignore[attr-defined]
+    assert first.exit_code == 0  # type: ignore[attr-defined]
+    assert sc.complete and sc.summary.counts["PASS"] == len(sc.cases) == 18 + 1 + 14 + 7
+    m = sc.summary.metrics
+    for name in (
+        "file_recall@1",
+        "file_recall@5",
+        "file_recall@10",
+        "function_recall@5",
+        "function_recall@10",
+        "mrr",
+    ):
+        assert m[name].gated and m[name].tolerance == 0.05 and m[f"grep_{name}"].gated is False
+        assert 0.0 <= m[name].value <= 1.0
+    assert m["file_recall@5"].n == 18 and m["function_recall@5"].n == 17  # one query changes no symbol
+    # the hashing embedder plus BM25 already finds most fixed files; grep is the weaker baseline
+    assert m["file_recall@10"].value >= 0.6
+    assert m["file_recall@5"].value > m["grep_file_recall@5"].value
+    rows = [json.loads(line) for line in (env / "run1" / "results.jsonl").read_text().splitlines()]
+    by_id = {r["case_id"]: r for r in rows}
+    replay = by_id["replay:pypi-sdist/click"]["details"]
+    assert len(replay["commits"]) == 3 and replay["stale_chunks"] == replay["missing_chunks"] == 0
+    assert replay["min_cosine"] >= 0.999
+    q = by_id["q:click-8.2.1-runner-stderr-flush"]["details"]
+    assert q["gold_files"] == ["src/click/testing.py"] and q["gold_symbols"] == [
+        "src/click/testing.py::CliRunner.invoke"
+    ]
+    later = by_id["q:click-8.2.1-flag-value-type"]["details"]["index"]
+    assert 0 < later["chunks_embedded"] < later["chunks"]  # re-indexing the reused worktree is incremental
+    outcomes = {cid: r["details"]["outcome"] for cid, r in by_id.items() if cid.startswith("robust:")}
+    assert outcomes["robust:index:crash_between_renames"] == "correct"
+    assert outcomes["robust:index:dropped_chunk"] == "raised"
+    assert outcomes["robust:tree:latin1"] == "correct"
+    assert "## Code search" in (env / "run1" / "report.md").read_text()
+    assert not (env / "home" / "code_work" / "run1").exists()  # scratch removed at teardown
+
+    # same numbers again, whatever the index went through before: a run of the four oldest queries only
+    second = _run(repo_cache, env / "run2", code_max_queries=4, code_replay_commits=2)
+    again = {c.case_id: c.metrics for c in second.scorecard.cases if c.category == "query"}  # type: ignore[attr-defined]
+    assert len(again) == 4
+    assert again == {c.case_id: c.metrics for c in sc.cases if c.case_id in again}
+
+
+def test_offline_without_cache_is_a_clear_error(env: Path) -> None:
+    result = _run(env / "empty-cache", env / "run")
+    rows = [json.loads(line) for line in (env / "run" / "results.jsonl").read_text().splitlines()]
+    errors = {r["error"]["message"] for r in rows if r["status"] == "ERROR"}
+    assert result.scorecard.summary.counts["ERROR"] >= 18  # type: ignore[attr-defined]
+    assert any("--offline" in e and "click-8.1.3.tar.gz" in e for e in errors)
+
+
+def test_dataset_flag_and_bad_suite(repo_cache: Path, env: Path) -> None:
+    bad = env / "bad.jsonl"
+    bad.write_text('{"instance_id": "x"}\n')
+    with pytest.raises(ConfigError, match=r"bad\.jsonl:1: missing"):
+        _run(repo_cache, env / "r", dataset=str(bad))
+    with pytest.raises(ConfigError, match="--suite"):
+        run_benchmark(
+            RetrievalBenchmark,
+            {"component": "code", "embedder": "hash"},
+            RunOptions(suite="nope", out=env / "r2", command_line=["test"]),
+        )
+
+
+def test_code_index_cli_build_and_search(env: Path) -> None:
+    from assay.cli._codeindex import code_index_group
+
+    repo = env / "proj"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "billing.py").write_text("def compute_invoice_total(lines):\n    return sum(lines)\n")
+    (repo / "src" / "auth.py").write_text(
+        "def check_password(user, password):\n    return user.ok(password)\n"
+    )
+    (repo / "blob.py").write_bytes(b"\x00\x01binary")
+    runner = CliRunner()
+    built = runner.invoke(code_index_group, ["build", str(repo), "--embedder", "hash"])
+    assert built.exit_code == 0, built.output
+    assert "files 2 (added 2" in built.output and "binary 1" in built.output
+    again = runner.invoke(code_index_group, ["build", str(repo), "--embedder", "hash"])
+    assert "unchanged 2" in again.output and "embedded 0" in again.output
+    found = runner.invoke(
+        code_index_group, ["search", str(repo), "invoice total", "--files", "-k", "1", "--embedder", "hash"]
+    )
+    assert found.exit_code == 0 and found.output.split()[-1] == "src/billing.py"
+    sym = runner.invoke(code_index_group, ["search", str(repo), "password check", "--embedder", "hash"])
+    assert "src/auth.py:1-2  function check_password" in sym.output
+    shutil.rmtree(env / "home" / "code_index")
+    missing = runner.invoke(code_index_group, ["search", str(repo), "x", "--embedder", "hash"])
+    assert missing.exit_code != 0 and "code-index build" in str(missing.exception)
