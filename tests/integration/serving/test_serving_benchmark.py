@@ -183,3 +183,34 @@ def test_bad_flags_are_usage_errors(tmp_path: Path, capsys) -> None:
             main(["eval", "benchmark", *argv, "--out", str(tmp_path / "x")])
         assert exc.value.code == 1, argv
         assert flag in capsys.readouterr().err
+
+
+def test_sweep_of_a_one_at_a_time_server_skips_the_rates_between(stub_factory, tmp_path: Path) -> None:
+    stub = stub_factory(ttft_s=0.02, itl_s=0.002, tokens=3, parallel=1)
+    options = {
+        "model": _model(stub),
+        "workload": "synthetic",
+        "input_len": "8",
+        "output_len": "3",
+        "sweep": True,
+        "sweep_steps": 2,
+        "num_requests": 8,
+    }
+    card = run_benchmark(ServingBenchmark, options, RunOptions(out=tmp_path / "run")).scorecard
+    by_id = {c.case_id: c for c in card.cases}
+    sync, top = (by_id[k].metrics["request_throughput"] for k in ("sync", "max"))
+    assert top == pytest.approx(sync, rel=0.1)  # a queue in front of one slot: no gain from concurrency
+    assert by_id["max"].metrics["ttft_p99_ms"] > 5 * by_id["sync"].metrics["ttft_p99_ms"]  # but queueing
+    assert by_id["sweep-1"].counts == {"SKIPPED": 1} and by_id["sweep-2"].counts == {"SKIPPED": 1}
+    assert "one request at a time" in (tmp_path / "run" / "report.md").read_text()
+
+
+def test_after_saturation_the_higher_sweep_rates_are_skipped() -> None:
+    bench = ServingBenchmark({"sweep": True, "sweep_steps": 3, "num_requests": 4})
+    bench.load_suite("email-triage")
+    bench._saturated[0] = "server saturated at 9 req/s offered (6 req/s achieved)"
+    outcome = bench._sweep_level(bench.levels["sweep-3"], 0)
+    assert outcome.status == Status.SKIPPED and "saturated" in outcome.skip_reason
+    bench._sweep[1] = {"sync": 2.0, "max": 10.0}
+    level = bench._sweep_level(bench.levels["sweep-2"], 1)
+    assert level.rate == pytest.approx(6.0)

@@ -49,7 +49,7 @@ def test_bad_load_flags_name_the_flag(options: dict, flag: str) -> None:
 def test_sweep_rates_lie_strictly_between_sync_and_max() -> None:
     rates = [sweep_rate(k, 3, 2.0, 10.0) for k in (1, 2, 3)]
     assert rates == [4.0, 6.0, 8.0]
-    assert sweep_rate(1, 3, 5.0, 5.0) is None
+    assert sweep_rate(1, 3, 5.0, 5.0) is None and sweep_rate(1, 3, 5.0, 5.4) is None
     assert saturated(10.0, 8.0) and not saturated(10.0, 9.5) and saturated(10.0, None)
 
 

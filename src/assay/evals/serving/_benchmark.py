@@ -336,8 +336,8 @@ class ServingBenchmark(Benchmark):
         rate = sweep_rate(int(level.name.rsplit("-", 1)[1]), steps, ends["sync"], ends["max"])
         if rate is None:
             return Outcome.skipped(
-                f"max throughput ({ends['max']:.3g} req/s) is not above synchronous ({ends['sync']:.3g} req/s): "
-                "no rates in between"
+                f"max throughput ({ends['max']:.3g} req/s) is not clearly above synchronous "
+                f"({ends['sync']:.3g} req/s): the server answers one request at a time, no rates in between"
             )
         return dataclasses.replace(level, rate=rate)
 

@@ -102,9 +102,17 @@ def build_levels(options: dict[str, Any], natural_size: int | None) -> list[Load
     return [LoadLevel(f"c{c}", concurrency=c, warmup=warm(c), **common) for c in concurrency]
 
 
+#: the max-throughput level must beat the synchronous one by this factor for rates in between to mean anything
+MIN_SWEEP_SPAN = 1.1
+
+
 def sweep_rate(step: int, steps: int, sync_rps: float, max_rps: float) -> float | None:
-    """The ``step``-th of ``steps`` rates evenly spaced strictly between the sync and max throughputs."""
-    if not (max_rps > sync_rps > 0):
+    """The ``step``-th of ``steps`` rates evenly spaced strictly between the sync and max throughputs.
+
+    None when max throughput is not clearly above synchronous (a server that answers one request at a
+    time): every rate in between would be the same load.
+    """
+    if not (sync_rps > 0 and max_rps >= MIN_SWEEP_SPAN * sync_rps):
         return None
     return sync_rps + (max_rps - sync_rps) * step / (steps + 1)
 

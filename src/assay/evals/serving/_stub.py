@@ -47,6 +47,8 @@ class StubConfig:
     model: str = "stub"
     #: answer every request with HTTP 500 (to test error accounting)
     fail: bool = False
+    #: requests served at once (a queue in front of N slots); None: every request at once
+    parallel: int | None = None
     #: fixed reply text (cycled per token); default "tok0 tok1 ..."
     reply: list[str] | None = None
     #: with zero delays, still write each token separately (one event-loop turn apart) instead of at once
@@ -111,6 +113,7 @@ class StubServer:
         self._thread: threading.Thread | None = None
         self._fast_cache: dict[tuple[int, bool, bool], bytes] = {}
         self._proc: subprocess.Popen[str] | None = None
+        self._slots = [0.0] * (self.config.parallel or 0)
 
     @property
     def base_url(self) -> str:
@@ -252,6 +255,12 @@ class StubServer:
         record = StubRecord(arrived=t, prompt=prompt)
         self.records.append(record)
         prompt_tokens = max(1, len(prompt.split()))
+        begin = t
+        if cfg.parallel:
+            # the earliest free slot serves this request from when it frees up
+            slot = min(range(len(self._slots)), key=self._slots.__getitem__)
+            begin = max(t, self._slots[slot])
+            self._slots[slot] = begin + cfg.ttft_s + cfg.itl_s * (n - 1)
         if not req.get("stream"):
             text = "".join(self._piece(i) for i in range(n))
             choice: dict[str, Any] = {"index": 0, "finish_reason": "length"}
@@ -263,7 +272,7 @@ class StubServer:
             if cfg.usage:
                 doc["usage"] = {"prompt_tokens": prompt_tokens, "completion_tokens": n}
             loop = asyncio.get_running_loop()
-            delay = cfg.ttft_s + cfg.itl_s * (n - 1)
+            delay = begin - t + cfg.ttft_s + cfg.itl_s * (n - 1)
             loop.call_at(loop.time() + delay, self._send_json, proto, 200, doc)
             return
         head = (
@@ -297,7 +306,7 @@ class StubServer:
         usage_prompt = prompt_tokens if with_usage else None
         for i in range(n):
             self._at(
-                t + cfg.ttft_s + cfg.itl_s * i, self._send_token, proto, record, i, n, chat, usage_prompt
+                begin + cfg.ttft_s + cfg.itl_s * i, self._send_token, proto, record, i, n, chat, usage_prompt
             )
 
     def _at(self, when: float, fn: Any, *args: Any) -> None:
