@@ -209,7 +209,7 @@ class DocumentIndex:
         return self.index_documents(iter_supported([root]))
 
     def _index_many(
-        self, items: list[tuple[str, str | None, bytes]], kind: str | None = None, title: str = ""
+        self, items: Sequence[tuple[str, str | None, bytes]], kind: str | None = None, title: str = ""
     ) -> list[IndexResult]:
         t0 = time.perf_counter()
         prepared: list[_Prepared | IndexResult] = []
@@ -230,15 +230,21 @@ class DocumentIndex:
             if p.cache_key is not None:
                 self._store(p)
         results: list[IndexResult] = []
-        for p in prepared:
-            if isinstance(p, IndexResult):
-                results.append(p)
+        for item in prepared:
+            if isinstance(item, IndexResult):
+                results.append(item)
                 continue
-            status: Literal["indexed", "replaced"] = "replaced" if p.doc_id in self._docs else "indexed"
-            evicted = self._add(p)
+            status: Literal["indexed", "replaced"] = "replaced" if item.doc_id in self._docs else "indexed"
+            evicted = self._add(item)
             results.append(
                 IndexResult(
-                    p.doc_id, status, len(p.chunks), p.cache, p.doc.degraded, list(p.doc.warnings), evicted
+                    item.doc_id,
+                    status,
+                    len(item.chunks),
+                    item.cache,
+                    item.doc.degraded,
+                    list(item.doc.warnings),
+                    evicted,
                 )
             )
         elapsed = time.perf_counter() - t0

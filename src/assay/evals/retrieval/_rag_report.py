@@ -95,9 +95,9 @@ def render_section(scorecard: Scorecard, notes: dict[str, str], failed: dict[str
             "| tier | " + " | ".join(cols) + " |",
             "|---" * (len(cols) + 1) + "|",
         ]
-        for t in tiers:
-            cells = [v(f"scale@{t}/{c}", 0 if c in ("documents", "chunks") else 2) for c in cols]
-            lines.append(f"| {t} | " + " | ".join(cells) + " |")
+        for tier in tiers:
+            cells = [v(f"scale@{tier}/{c}", 0 if c in ("documents", "chunks") else 2) for c in cols]
+            lines.append(f"| {tier} | " + " | ".join(cells) + " |")
         lines.append("")
     if "ndcg@10" in m:
         lines += ["### BEIR metrics", "", "| ranker | nDCG@10 | recall@100 | MRR@10 |", "|---|---|---|---|"]

@@ -96,9 +96,9 @@ def measure_tier(
 
     qtexts = [q.question for q in questions]
     embed_ms: list[float] = []
-    for q in qtexts:
+    for text in qtexts:
         t = time.perf_counter()
-        embedder.embed([q])
+        embedder.embed([text])
         embed_ms.append((time.perf_counter() - t) * 1000)
     sdk_ms: list[float] = []
     agent_ms: list[float] = []
