@@ -169,12 +169,13 @@ class RagRetrievalBenchmark(Benchmark):
 
     def subject_config(self) -> SubjectConfig:
         embedder = self._get_embedder()
+        probe = DocumentIndex(embedder, cache_dir=None)
         return SubjectConfig(
-            subject="assay.rag (hybrid FAISS + BM25, RRF)",
+            subject=f"assay.rag hybrid (FAISS + BM25, {probe.fusion} fusion)",
             model=self.options.get("model"),
             judge_model=self.options.get("judge"),
             embedder=embedder.id,
-            extra={"chunking": DocumentIndex(embedder, cache_dir=None).chunking.id},
+            extra={"chunking": probe.chunking.id, "fusion": probe.fusion, "alpha": probe.alpha},
         )
 
     def _get_embedder(self) -> Embedder:
