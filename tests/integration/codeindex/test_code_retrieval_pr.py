@@ -134,3 +134,60 @@ def test_code_index_cli_build_and_search(env: Path) -> None:
     shutil.rmtree(env / "home" / "code_index")
     missing = runner.invoke(code_index_group, ["search", str(repo), "x", "--embedder", "hash"])
     assert missing.exit_code != 0 and "code-index build" in str(missing.exception)
+
+
+def _git(cwd: Path, *args: str) -> str:
+    import subprocess
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
+    env["GIT_COMMITTER_EMAIL"] = "t@t"
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def test_swebench_format_dataset_on_a_cached_repository(env: Path) -> None:
+    """The nightly path: a SWE-bench-format --dataset whose repository comes from the bare-repo cache."""
+    work = env / "widgets"
+    (work / "widgets").mkdir(parents=True)
+    (work / "widgets" / "gears.py").write_text(
+        "def spin_gear(speed):\n    return speed * 2\n\n\ndef stop_gear():\n    return 0\n"
+    )
+    (work / "widgets" / "paint.py").write_text("def paint_widget(colour):\n    return colour.upper()\n")
+    _git(work, "init", "-q", "-b", "main")
+    _git(work, "add", ".")
+    _git(work, "commit", "-qm", "one")
+    base = _git(work, "rev-parse", "HEAD").strip()
+    (work / "widgets" / "gears.py").write_text(
+        "def spin_gear(speed):\n    return max(0, speed) * 2\n\n\ndef stop_gear():\n    return 0\n"
+    )
+    patch = _git(work, "diff")
+    _git(work, "commit", "-qam", "two")
+    cache = env / "cache"
+    cache.mkdir()
+    _git(cache, "clone", "-q", "--bare", str(work), "acme__widgets.git")
+    dataset = env / "swe.jsonl"
+    row = {
+        "instance_id": "acme__widgets-1",
+        "repo": "acme/widgets",
+        "base_commit": base,
+        "problem_statement": "spin_gear returns a negative rotation when the speed is negative",
+        "patch": patch,
+    }
+    dataset.write_text(json.dumps(row) + "\n")
+    opts = {"component": "code", "embedder": "hash", "offline": True, "repo_cache": str(cache)}
+    opts |= {"dataset": str(dataset), "code_replay_commits": 2}
+    result = run_benchmark(
+        RetrievalBenchmark, opts, RunOptions(suite="nightly", out=env / "n", command_line=["t"])
+    )
+    sc = result.scorecard
+    assert sc.summary.counts["PASS"] == len(sc.cases) == 1 + 1 + 14 + 7, sc.summary.counts
+    q = sc.case("q:acme__widgets-1")
+    assert q is not None and q.metrics["file_recall@1"] == 1.0 and q.metrics["function_recall@5"] == 1.0
+    # a repository that is not cached is refused offline, naming the cache
+    row["repo"] = "acme/other"
+    dataset.write_text(json.dumps(row) + "\n")
+    again = run_benchmark(
+        RetrievalBenchmark, opts, RunOptions(suite="nightly", out=env / "n2", command_line=["t"])
+    )
+    rows = [json.loads(line) for line in (env / "n2" / "results.jsonl").read_text().splitlines()]
+    assert any("not in the cache" in (r.get("error") or {}).get("message", "") for r in rows)
+    assert again.scorecard.summary.counts["ERROR"] >= 1

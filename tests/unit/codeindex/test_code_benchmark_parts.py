@@ -120,3 +120,15 @@ def test_grep_baseline_ranks_by_rarity(tmp_path: Path) -> None:
         [("a.py", "common_name", "rare_thing = 1"), ("b.py", "x", "common_name")], weights
     )
     assert syms == [("a.py", "common_name"), ("b.py", "x")]
+
+
+def test_swebench_verified_is_pinned_and_checked(tmp_path: Path) -> None:
+    from assay.errors import DataIntegrityError
+    from assay.evals.retrieval._code_data import SWE_BENCH_VERIFIED, ensure_swebench_verified, swebench_url
+
+    assert SWE_BENCH_VERIFIED["revision"] in swebench_url() and len(SWE_BENCH_VERIFIED["sha256"]) == 64
+    with pytest.raises(ConfigError, match=r"--offline.*--dataset"):
+        ensure_swebench_verified(tmp_path, offline=True)
+    (tmp_path / f"swe-bench-verified-{SWE_BENCH_VERIFIED['revision'][:12]}.parquet").write_bytes(b"tampered")
+    with pytest.raises(DataIntegrityError, match="sha256"):
+        ensure_swebench_verified(tmp_path, offline=True)
