@@ -83,8 +83,8 @@ class _VectorCache:
         if not self.n:
             return np.zeros(0, dtype=np.int64), np.zeros((0, len(queries)), dtype=np.float32)
         live = self.alive[: self.n]
-        sims = np.einsum("ij,kj->ik", self.matrix[: self.n][live], queries.astype(np.float32, copy=False))
-        return self.ids[: self.n][live], sims
+        sims = np.einsum("ij,kj->ik", self.matrix[: self.n], queries.astype(np.float32, copy=False))
+        return self.ids[: self.n][live], sims[live]
 
     def remove(self, ids: Iterable[int]) -> None:
         for i in ids:
@@ -338,13 +338,13 @@ class MemoryStore:
         self._cache("item").remove(ids)
 
     def search_items_fts(self, query: str, limit: int = 50) -> list[tuple[int, float]]:
-        """(id, bm25 rank; lower is better) of current items matching any query word."""
+        """(id, bm25 rank; lower is better) of items matching any query word, superseded ones included
+        (callers keep the current ones: a join here would cost more than it saves)."""
         match = fts_query(query)
         if not match:
             return []
         rows = self.db.execute(
-            "SELECT f.rowid, bm25(knowledge_fts) AS r FROM knowledge_fts f JOIN knowledge_items k ON k.id=f.rowid "
-            "WHERE knowledge_fts MATCH ? AND k.superseded_by IS NULL AND k.valid_to IS NULL ORDER BY r LIMIT ?",
+            "SELECT rowid, bm25(knowledge_fts) AS r FROM knowledge_fts WHERE knowledge_fts MATCH ? ORDER BY r LIMIT ?",
             (match, limit),
         ).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
