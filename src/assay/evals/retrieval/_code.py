@@ -123,31 +123,21 @@ class CodeRetrievalBenchmark(Benchmark):
     @classmethod
     def cli_options(cls) -> list[click.Option]:
         return [
+            # declared exactly as the rag component declares them (the two share these flags)
             click.Option(
-                ["--dataset"],
-                type=click.Path(dir_okay=False, path_type=Path),
-                default=None,
-                help="Dataset file: retrieval queries (rag) or SWE-bench-format JSONL (code).",
+                ["--dataset"], default=None, help="assay dataset.json, or beir:DIR for a BEIR folder."
             ),
             click.Option(
-                ["--offline"],
-                is_flag=True,
-                default=False,
-                help="Use only cached data and repositories; never download.",
-            ),
-            click.Option(
-                ["--embedder"],
-                default="local",
-                show_default=True,
-                help="Embedder spec: local (MiniLM ONNX), hash, hash:DIM, openai-compat/NAME@URL.",
+                ["--embedder"], default=None, help="Embedder spec (default: hash for pr, local for full)."
             ),
             click.Option(
                 ["--tolerance"],
                 type=click.FloatRange(0, 1),
-                default=0.05,
-                show_default=True,
-                help="How far a gated quality metric may fall before the gate fails.",
+                default=None,
+                help="How far a gated quality metric may fall before the gate fails "
+                "(default: rag 0.02 or 1.5/questions, code 0.05).",
             ),
+            click.Option(["--offline"], is_flag=True, default=False, help="Never touch the network (full)."),
             click.Option(
                 ["--repo-cache"],
                 type=click.Path(file_okay=False, path_type=Path),
