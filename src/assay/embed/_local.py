@@ -6,9 +6,9 @@ state over real tokens, L2-normalised, exactly as sentence-transformers pools th
 
 Texts are sorted by token length and cut into batches padded only to their own longest member; a batch holds
 at most ``batch_size`` texts and ``max_batch_tokens`` padded tokens. Measured on 2 cores (see
-``benchmarks/embed_throughput.py``), batching speeds up short texts about 1.5x but gives nothing for 256-token
-paragraphs while their attention buffers grow with the batch (peak RSS 870 MB at 16 x 256 against 365 MB at
-4 x 256), hence the token budget. Intra-op threads do not spin-wait, because embedding shares the CPU with
+``benchmarks/embed_throughput.py``), CPU time per text is flat or worse past ~512 padded tokens a batch while
+attention buffers grow with it (peak RSS 870 MB at 16 x 256 tokens against 280 MB at 1 x 256); batches of
+short texts still help two threads keep busy. Hence a token budget rather than a fixed batch size. Intra-op threads do not spin-wait, because embedding shares the CPU with
 the model under test and the judge. The ``id`` names the weights (sha256 prefix of the ONNX file), the tokenizer and
 every setting that changes vectors; thread count and batch size do not change vectors beyond float noise
 (checked by the tests) and are not part of it.
@@ -101,7 +101,7 @@ class LocalEmbedder:
         *,
         max_tokens: int = 256,
         batch_size: int = 32,
-        max_batch_tokens: int = 1024,
+        max_batch_tokens: int = 512,
         threads: int | None = None,
         tokenizer_file: str | Path | None = None,
     ) -> None:
