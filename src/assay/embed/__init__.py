@@ -11,7 +11,7 @@ from assay.embed._hash import HashEmbedder
 from assay.embed._local import LocalEmbedder
 from assay.embed._openai import OpenAICompatEmbedder
 from assay.embed._protocol import Embedder, embed_async
-from assay.embed._registry import DEFAULT_EMBEDDER, EMBEDDER_SPECS, get_embedder
+from assay.embed._registry import DEFAULT_EMBEDDER, EMBEDDER_SPECS, get_embedder, register_embedder
 
 __all__ = [
     "DEFAULT_EMBEDDER",
@@ -25,4 +25,5 @@ __all__ = [
     "default_cache_dir",
     "embed_async",
     "get_embedder",
+    "register_embedder",
 ]

@@ -86,3 +86,25 @@ async def test_embed_async_runs_in_a_thread() -> None:
 
     out = await embed_async(HashEmbedder(dim=16), ["a b", "c"])
     assert out.shape == (2, 16)
+
+
+def test_register_embedder_adds_a_kind() -> None:
+    from assay.embed import register_embedder
+    from assay.embed._registry import _FACTORIES
+
+    seen: dict[str, object] = {}
+
+    def factory(arg: str, **options: object) -> HashEmbedder:
+        seen.update(arg=arg, **options)
+        return HashEmbedder(dim=int(arg))
+
+    register_embedder("test-kind", factory)
+    try:
+        e = get_embedder("test-kind:24", char_ngrams=3)
+        assert e.dim == 24 and seen == {"arg": "24", "char_ngrams": 3}
+    finally:
+        del _FACTORIES["test-kind"]
+    with pytest.raises(ConfigError, match="unknown embedder 'test-kind'"):
+        get_embedder("test-kind:24")
+    with pytest.raises(ValueError, match="may hold only"):
+        register_embedder("bad kind", factory)
