@@ -117,6 +117,10 @@ class MemoryStore:
             if self.path != ":memory:":
                 self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
+            # recall reads the FTS index and item rows on every turn: keep them in memory, not in syscalls
+            self.db.execute("PRAGMA cache_size=-65536")
+            self.db.execute("PRAGMA mmap_size=268435456")
+            self.db.execute("PRAGMA temp_store=MEMORY")
             self.db.execute("PRAGMA foreign_keys=ON")
             # forgotten and superseded-then-forgotten text must not linger in free pages
             self.db.execute("PRAGMA secure_delete=ON")
