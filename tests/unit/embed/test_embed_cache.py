@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from assay.embed import CachedEmbedder, Embedder, HashEmbedder, default_cache_dir
 from assay.embed._cache import text_key
@@ -172,3 +174,12 @@ def test_unwritable_cache_dir_still_embeds(tmp_path: Path) -> None:
 def test_one_string_is_rejected(tmp_path: Path) -> None:
     with pytest.raises(TypeError):
         CachedEmbedder(CountingEmbedder(), cache_dir=tmp_path).embed("abc")  # type: ignore[arg-type]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.text(max_size=30), max_size=12))
+def test_cached_equals_uncached_for_any_texts(tmp_path: Path, texts: list[str]) -> None:
+    inner = HashEmbedder(dim=16)
+    cached = CachedEmbedder(inner, memory_items=5, cache_dir=tmp_path)
+    np.testing.assert_array_equal(cached.embed(texts), inner.embed(texts))
+    np.testing.assert_array_equal(cached.embed(texts[::-1]), inner.embed(texts[::-1]))
