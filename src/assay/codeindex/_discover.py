@@ -233,8 +233,12 @@ def _walk(
             if ignore.ignored(rel, True):
                 result.skip("gitignored", rel)
                 continue
-            if is_link and (st_entry.st_dev, st_entry.st_ino) in visited:
-                result.skip("loop", rel)
+            if is_link:
+                # a link to a folder inside the repository: an ancestor is a loop; anything else is the
+                # same files under a second name, walked (if at all) under their own path
+                real = os.path.realpath(entry.path)
+                ancestor = _inside(real, os.path.realpath(abs_dir))
+                result.skip("loop" if ancestor else "dir_link", rel)
                 continue
             _walk(entry.path, rel, real_root, ignore.extended(rel, entry.path), visited, result, cap)
             continue

@@ -69,6 +69,16 @@ def test_nested_gitignore_applies_below_its_folder(tmp_path: Path) -> None:
     assert [f.path for f in found.files] == ["b/local.py"]
 
 
+def test_folder_links_inside_the_repo_are_not_walked_twice(tmp_path: Path) -> None:
+    _write(tmp_path / "src" / "core.py", "def core():\n    pass\n")
+    _write(tmp_path / "docs" / "index.md", "# docs\n")
+    os.symlink(tmp_path / "src", tmp_path / "docs" / "api")  # sorts before src/
+    os.symlink(tmp_path / "docs", tmp_path / "src" / "up")  # neither an ancestor nor new content
+    found = discover(tmp_path)
+    assert [f.path for f in found.files] == ["docs/index.md", "src/core.py"]
+    assert sorted(found.skipped_paths["dir_link"]) == ["docs/api", "src/up"]
+
+
 def test_self_referencing_link_does_not_crash(tmp_path: Path) -> None:
     _write(tmp_path / "ok.py", "z = 1\n")
     os.symlink(tmp_path / "self.py", tmp_path / "self.py")
