@@ -7,8 +7,9 @@ import statistics
 import pytest
 
 from assay.errors import ConfigError
-from assay.evals.serving._levels import build_levels, saturated, sweep_rate
+from assay.evals.serving._levels import build_levels, saturated, sustained_rates, sweep_rate
 from assay.evals.serving._load import arrival_gaps
+from assay.evals.serving._metrics import RequestTiming
 
 
 def test_concurrency_levels_default_to_the_workload_size() -> None:
@@ -62,3 +63,23 @@ def test_arrival_gaps_have_the_right_mean_and_burstiness(burstiness: float) -> N
     assert mean == pytest.approx(1 / 20, rel=0.03)
     # gamma(shape=k): coefficient of variation 1/sqrt(k); Poisson (k=1) has CV 1
     assert cv == pytest.approx(1 / math.sqrt(burstiness), rel=0.05)
+
+
+def _timing(i: int, start: float, e2e: float) -> RequestTiming:
+    return RequestTiming(index=i, start_s=start, ok=True, ttft_s=e2e / 2, e2e_s=e2e)
+
+
+def test_a_server_that_keeps_up_is_not_saturated_despite_the_drain() -> None:
+    # 10 arrivals 0.1 s apart, each answered in 0.5 s: the level lasts 1.4 s for 0.9 s of sending
+    timings = [_timing(i, 0.1 * i, 0.5) for i in range(10)]
+    offered, served = sustained_rates(timings)
+    assert offered == pytest.approx(10.0) and served == pytest.approx(10.0)
+    assert not saturated(offered, served)
+
+
+def test_a_server_falling_behind_is_saturated() -> None:
+    # arrivals every 0.1 s, but it finishes one request every 0.2 s (a growing queue)
+    timings = [_timing(i, 0.1 * i, 0.2 * (i + 1) - 0.1 * i) for i in range(10)]
+    offered, served = sustained_rates(timings)
+    assert offered == pytest.approx(10.0)
+    assert served < 0.85 * offered and saturated(offered, served)

@@ -17,7 +17,7 @@ import click
 from assay.errors import ConfigError, InfraError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals.serving._client import StreamClient
-from assay.evals.serving._levels import build_levels, saturated, sweep_rate
+from assay.evals.serving._levels import build_levels, saturated, sustained_rates, sweep_rate
 from assay.evals.serving._load import LoadLevel, run_level
 from assay.evals.serving._metrics import LATENCIES, STATS, level_figures, parse_slo
 from assay.evals.serving._report import render_section, write_plots
@@ -383,15 +383,15 @@ class ServingBenchmark(Benchmark):
         write_level(self.run_dir, result)
         if level.name in ("sync", "max") and figures.request_throughput:
             self._sweep.setdefault(ctx.iteration, {})[level.name] = figures.request_throughput
-        if (
-            level.name.startswith("sweep-")
-            and level.rate
-            and saturated(level.rate, figures.request_throughput)
-        ):
-            self._saturated[ctx.iteration] = (
-                f"server saturated at {level.rate:.3g} req/s offered "
-                f"({figures.request_throughput or 0:.3g} req/s achieved)"
-            )
+        rates = (
+            sustained_rates(run.timings) if level.rate is not None and not math.isinf(level.rate) else None
+        )
+        if rates is not None:
+            metrics["offered_rate_realized"], metrics["served_rate"] = rates
+            if level.name.startswith("sweep-") and saturated(*rates):
+                self._saturated[ctx.iteration] = (
+                    f"server saturated at {level.name} ({rates[0]:.3g} req/s offered, {rates[1]:.3g} req/s served)"
+                )
         details: dict[str, Any] = {
             "level": level.to_json(),
             "target": self._target_info(),

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import statistics
 from typing import Any
 
 from assay.errors import ConfigError
 from assay.evals.serving._load import LoadLevel
+from assay.evals.serving._metrics import RequestTiming
 
-__all__ = ["SATURATION_RATIO", "build_levels", "parse_list", "saturated", "sweep_rate"]
+__all__ = ["SATURATION_RATIO", "build_levels", "parse_list", "saturated", "sustained_rates", "sweep_rate"]
 
 #: a rate level is saturated when the server completes less than this share of the offered rate
 SATURATION_RATIO = 0.85
@@ -117,5 +119,24 @@ def sweep_rate(step: int, steps: int, sync_rps: float, max_rps: float) -> float 
     return sync_rps + (max_rps - sync_rps) * step / (steps + 1)
 
 
-def saturated(offered_rps: float, achieved_rps: float | None) -> bool:
-    return achieved_rps is None or achieved_rps < SATURATION_RATIO * offered_rps
+def sustained_rates(timings: list[RequestTiming]) -> tuple[float, float] | None:
+    """(offered, served) requests per second of a paced level, both free of the drain at its end.
+
+    offered: the arrivals actually drawn, (n - 1) / send span. served: completions over the level's time
+    less one median latency (the last answer of a server that keeps up lands about one latency after the
+    last send; one that falls behind lands later and later).
+    """
+    measured = [t for t in timings if not t.warmup]
+    done = [t for t in measured if t.ok and t.e2e_s is not None]
+    starts = sorted(t.start_s for t in measured)
+    if len(starts) < 2 or not done or starts[-1] <= starts[0]:
+        return None
+    offered = (len(starts) - 1) / (starts[-1] - starts[0])
+    end = max(t.start_s + (t.e2e_s or 0.0) for t in done)
+    median_e2e = statistics.median(t.e2e_s or 0.0 for t in done)
+    window = max(end - starts[0] - median_e2e, starts[-1] - starts[0])
+    return offered, (len(done) - 1) / window
+
+
+def saturated(offered_rps: float, served_rps: float | None) -> bool:
+    return served_rps is None or served_rps < SATURATION_RATIO * offered_rps
