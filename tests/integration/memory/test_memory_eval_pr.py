@@ -122,3 +122,25 @@ def test_list_describes_scenarios_and_checks() -> None:
     text = MemoryBenchmark.describe({})
     assert "reminders/final-states" in text
     assert text.count("[full only]") == 9
+
+
+BASELINE = Path(__file__).resolve().parents[2] / "fixtures" / "baselines" / "memory-pr"
+
+
+def test_pr_is_gated_check_by_check_against_the_committed_baseline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.gate import compare
+    from assay.memory import _store
+
+    result = run_benchmark("memory", {}, RunOptions(suite="pr", out=tmp_path / "ok", command_line=["test"]))
+    ok = compare(BASELINE, result.run_dir)
+    assert ok.comparable, ok.not_comparable
+    assert ok.exit_code == 0 and ok.regressions == []
+    # a store that forgets to honour forget: the checks that passed in the baseline now fail, one by one
+    monkeypatch.setattr(_store.MemoryStore, "forgotten_by", lambda self, text, entity=None: None)
+    broken = run_benchmark("memory", {}, RunOptions(suite="pr", out=tmp_path / "bad", command_line=["test"]))
+    verdict = compare(BASELINE, broken.run_dir)
+    assert verdict.exit_code == 2
+    assert "work-documents/forget-after-consolidation" in verdict.regressions
+    assert all(r.startswith("work-documents/") for r in verdict.regressions if "/" in r)
