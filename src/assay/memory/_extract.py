@@ -72,7 +72,11 @@ class Consolidation(BaseModel):
 
 
 class ExtractionError(Exception):
-    """The model's answer was not the JSON object asked for."""
+    """The model's answer was not the JSON object asked for (``usage`` still counts the call)."""
+
+    def __init__(self, message: str, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage or Usage()
 
 
 EXTRACT_SYSTEM = """You maintain an assistant's long-term memory about one user.
@@ -121,16 +125,25 @@ def _render_tools(calls: Sequence[ToolCallRecord]) -> str:
     return "\n".join(lines)
 
 
-async def _ask(model: ChatModel, system: str, user: str) -> tuple[dict[str, Any], Usage]:
+async def _ask(
+    model: ChatModel, system: str, user: str, schema: type[BaseModel]
+) -> tuple[dict[str, Any], Usage]:
+    """One structured-output call: the JSON schema goes to the provider (grammar-constrained where the
+    backend supports it) and the answer is parsed and checked here whatever the backend did."""
     try:
         out = await model.generate(
-            [Message(role="system", content=system), Message(role="user", content=user)]
+            [Message(role="system", content=system), Message(role="user", content=user)],
+            response_format={"type": "json_object", "schema": schema.model_json_schema()},
+            temperature=0.0,
         )
     except InfraError:
         raise
     except (ConnectionError, TimeoutError, OSError) as exc:
         raise InfraError(f"memory model {getattr(model, 'name', '?')} unreachable: {exc}") from exc
-    return parse_json_object(out.text), out.usage
+    try:
+        return parse_json_object(out.text), out.usage
+    except ExtractionError as exc:
+        raise ExtractionError(str(exc), out.usage) from None
 
 
 async def extract_with_model(
@@ -151,19 +164,22 @@ async def extract_with_model(
         body += ["TOOL CALLS:", _render_tools(tool_calls)]
     for name, text in documents:
         body += [f"DOCUMENT {name} (not the user's words):", text[:4000]]
-    data, usage = await _ask(model, EXTRACT_SYSTEM, "\n".join(body))
+    data, usage = await _ask(model, EXTRACT_SYSTEM, "\n".join(body), Extraction)
     try:
         return Extraction.model_validate(data), usage
     except ValidationError as exc:
-        raise ExtractionError(f"extraction answer has the wrong shape: {exc.errors()[0]['msg']}") from exc
+        raise ExtractionError(
+            f"extraction answer has the wrong shape: {exc.errors()[0]['msg']}", usage
+        ) from exc
 
 
 async def consolidate_with_model(
     model: ChatModel, *, conversation: str | None, transcript: str
 ) -> tuple[Consolidation, Usage]:
     body = f"{task_marker('consolidate', conversation)}\n\n{transcript}"
-    data, usage = await _ask(model, CONSOLIDATE_SYSTEM, body)
+    data, usage = await _ask(model, CONSOLIDATE_SYSTEM, body, Consolidation)
     try:
         return Consolidation.model_validate(data), usage
     except ValidationError as exc:
-        raise ExtractionError(f"consolidation answer has the wrong shape: {exc.errors()[0]['msg']}") from exc
+        msg = f"consolidation answer has the wrong shape: {exc.errors()[0]['msg']}"
+        raise ExtractionError(msg, usage) from exc

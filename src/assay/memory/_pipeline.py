@@ -181,6 +181,8 @@ class Memory(MemoryTools, UpkeepMixin):
                 self.usage = self.usage + usage
             except ExtractionError as exc:
                 result.extraction_error = str(exc)
+                result.usage = result.usage + exc.usage
+                self.usage = self.usage + exc.usage
         for fact in extraction.facts:
             self.apply_fact(fact, evidence, prov, result)
         if extraction.lessons:
@@ -219,6 +221,7 @@ class Memory(MemoryTools, UpkeepMixin):
                 )
             except ExtractionError as exc:
                 result.extraction_error = str(exc)
+                self.usage = self.usage + exc.usage
                 continue
             result.usage = result.usage + usage
             self.usage = self.usage + usage

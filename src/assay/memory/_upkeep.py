@@ -133,6 +133,7 @@ class UpkeepMixin:
                             report.consolidation_facts.append(item_id)
                 except ExtractionError as exc:
                     report.errors.append(f"consolidation of {ref or conv_id}: {exc}")
+                    self.usage = self.usage + exc.usage
             summary, _ = self._scrub(summary)
             self.store.mark_consolidated(conv_id, summary)
             report.consolidated.append(conv_id)

@@ -73,6 +73,7 @@ async def check_probe(memory: Memory, probe: Probe, answer_model: ChatModel | No
                 ]
             )
             verdict.answer = out.text
+            memory.usage = memory.usage + out.usage
             if not any(_has(out.text, s) for s in probe.expect):
                 failures.append(f"answer uses none of {probe.expect!r}")
             failures += [f"answer says {s!r}" for s in probe.forbid if _has(out.text, s)]
