@@ -133,3 +133,26 @@ async def test_connections_are_reused(stub_factory) -> None:
         assert (await client.request("/v1/chat/completions", {"messages": [], "stream": True})).ok
     assert len(client._open) == 1
     await client.aclose()
+
+
+async def test_a_pooled_connection_the_server_dropped_is_retried_once_on_a_fresh_one() -> None:
+    served = 0
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal served
+        # answer one request per connection; the next request on it is dropped unanswered
+        await reader.readuntil(b"\r\n\r\n")
+        await reader.readexactly(2)
+        served += 1
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+        await writer.drain()
+        await reader.readuntil(b"\r\n\r\n")
+        writer.close()
+
+    server = await asyncio.start_server(handler, "127.0.0.1", 0)
+    client = StreamClient(f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}")
+    first = await client.request("/x", {})
+    second = await client.request("/x", {})
+    assert first.ok and second.ok and served == 2
+    await client.aclose()
+    server.close()

@@ -310,18 +310,19 @@ class StreamClient:
         self._idle: list[_Conn] = []
         self._open: set[_Conn] = set()
 
-    async def _acquire(self) -> _Conn:
-        while self._idle:
+    async def _acquire(self, reuse: bool = True) -> tuple[_Conn, bool]:
+        """A connection, and whether it was reused from the pool."""
+        while reuse and self._idle:
             conn = self._idle.pop()
             if not conn.closed:
-                return conn
+                return conn, True
             self._open.discard(conn)
         loop = asyncio.get_running_loop()
         _, conn = await asyncio.wait_for(
             loop.create_connection(_Conn, self.host, self.port, ssl=self.ssl), self.connect_timeout
         )
         self._open.add(conn)
-        return conn
+        return conn, False
 
     async def request(
         self,
@@ -338,29 +339,47 @@ class StreamClient:
             head += f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
         data = (head + "\r\n").encode() + payload
         result = StreamResult(start=_perf())
-        loop = asyncio.get_running_loop()
-        try:
-            conn = await self._acquire()
-        except (TimeoutError, OSError) as exc:
-            result.error = f"connect failed: {type(exc).__name__}: {exc}"
-            result.end = _perf()
-            return result
-        future: asyncio.Future[None] = loop.create_future()
+        deadline = None if timeout is None else result.start + timeout
+        for attempt in (1, 2):
+            try:
+                conn, reused = await self._acquire(reuse=attempt == 1)
+            except (TimeoutError, OSError) as exc:
+                result.error = f"connect failed: {type(exc).__name__}: {exc}"
+                result.end = _perf()
+                return result
+            exchange = await self._exchange(conn, data, result, deadline)
+            # a kept-alive connection the server had already closed: the request never reached it
+            if (
+                reused
+                and attempt == 1
+                and not exchange.headers_done
+                and result.error
+                and not result.timed_out
+            ):
+                result.error = None
+                continue
+            break
+        return result
+
+    async def _exchange(
+        self, conn: _Conn, data: bytes, result: StreamResult, deadline: float | None
+    ) -> _Exchange:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         exchange = _Exchange(result, future)
         conn.exchange = exchange
         assert conn.transport is not None
         conn.transport.write(data)
         try:
-            if timeout is None:
+            if deadline is None:
                 await future
             else:
-                await asyncio.wait_for(future, timeout)
+                await asyncio.wait_for(future, max(0.0, deadline - _perf()))
         except TimeoutError:
             result.timed_out = True
             result.end = _perf()
             conn.close()
             self._open.discard(conn)
-            return result
+            return exchange
         except asyncio.CancelledError:
             conn.close()
             self._open.discard(conn)
@@ -371,7 +390,7 @@ class StreamClient:
         else:
             conn.close()
             self._open.discard(conn)
-        return result
+        return exchange
 
     async def get_json(self, path: str, timeout: float = 10.0) -> tuple[int | None, Any]:
         """GET a JSON document; returns (status, body) or (None, error text) when unreachable."""
