@@ -60,16 +60,18 @@ async def measure(url: str, concurrency: int, requests: int, rounds: int, tokens
             level = LoadLevel(
                 f"c{concurrency}", concurrency=concurrency, num_requests=requests, warmup=concurrency
             )
-            t0 = time.perf_counter()
+            t0, cpu0 = time.perf_counter(), time.process_time()
             run = await run_level(client, "stub", workload, level, seed=r, request_timeout=30)
-            wall = time.perf_counter() - t0
+            wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
             fig = level_figures(run.timings)
             tokens_seen = sum(len(t.itl_s) + 1 for t in run.timings if t.ok and not t.warmup)
             rates.append(fig.request_throughput or 0.0)
             print(
                 f"round {r + 1}: {fig.completed}/{fig.requests} ok, {fig.errors} errors, "
                 f"{fig.request_throughput or 0:.0f} req/s, {fig.output_throughput or 0:.0f} tok/s "
-                f"({tokens_seen} streamed tokens stamped), round wall {wall:.2f}s incl. warm-up"
+                f"({tokens_seen} streamed tokens stamped), round wall {wall:.2f}s incl. warm-up; "
+                f"client CPU {1e6 * cpu / (requests + concurrency):.0f} us/request "
+                f"(one core would allow {(requests + concurrency) / cpu:.0f} req/s)"
             )
     finally:
         await client.aclose()

@@ -127,38 +127,47 @@ class _Exchange:
             self._finish(_perf())
 
     def _feed_chunked(self, t: float) -> None:
+        # walk the buffer with an index and hand the body over once per read: one call, not one per chunk
         buf = self.buf
-        while not self.done:
+        pos, n = 0, len(buf)
+        parts: list[bytes] = []
+        finished = False
+        while not finished:
             if self.trailer:
-                end = buf.find(b"\r\n")
+                end = buf.find(b"\r\n", pos)
                 if end < 0:
-                    return
-                del buf[: end + 2]
-                if end == 0:
-                    self._finish(t)
+                    break
+                finished = end == pos
+                pos = end + 2
                 continue
             if self.chunk_left < 0:
-                end = buf.find(b"\r\n")
+                end = buf.find(b"\r\n", pos)
                 if end < 0:
-                    return
-                size = int(bytes(buf[:end]).split(b";", 1)[0], 16)
-                del buf[: end + 2]
+                    break
+                size = int(bytes(buf[pos:end]).split(b";", 1)[0], 16)
+                pos = end + 2
                 if size == 0:
                     self.trailer = True
                     continue
                 self.chunk_left = size
-            if len(buf) < self.chunk_left + 2:
-                if len(buf) > self.chunk_left:
-                    return
+            avail = n - pos
+            if avail < self.chunk_left + 2:
+                if avail > self.chunk_left:
+                    break
                 # hand over what we have of this chunk now: its arrival time is what we measure
-                if buf:
-                    self._body(bytes(buf), t)
-                    self.chunk_left -= len(buf)
-                    buf.clear()
-                return
-            self._body(bytes(buf[: self.chunk_left]), t)
-            del buf[: self.chunk_left + 2]
+                if avail:
+                    parts.append(bytes(buf[pos:n]))
+                    self.chunk_left -= avail
+                    pos = n
+                break
+            parts.append(bytes(buf[pos : pos + self.chunk_left]))
+            pos += self.chunk_left + 2
             self.chunk_left = -1
+        del buf[:pos]
+        if parts:
+            self._body(parts[0] if len(parts) == 1 else b"".join(parts), t)
+        if finished:
+            self._finish(t)
 
     def _body(self, data: bytes, t: float) -> None:
         if not data:
@@ -167,20 +176,19 @@ class _Exchange:
             self.raw_body += data
             return
         self.sse_buf += data
-        while True:
-            end = self.sse_buf.find(b"\n")
-            if end < 0:
-                return
-            line = bytes(self.sse_buf[:end]).strip()
-            del self.sse_buf[: end + 1]
+        if b"\n" not in data:
+            return
+        lines = self.sse_buf.split(b"\n")
+        self.sse_buf = lines.pop()  # the unfinished line, if any
+        for line in lines:
             if line.startswith(b"data:"):
-                self._event(line[5:].strip(), t)
+                self._event(bytes(line[5:]).strip(), t)
 
     def _event(self, payload: bytes, t: float) -> None:
         if payload == b"[DONE]" or not payload:
             return
         try:
-            event = json.loads(payload)
+            event = json.loads(payload.decode("utf-8", "replace"))
         except ValueError:
             self.result.error = f"unparseable event: {payload[:120]!r}"
             return
