@@ -135,6 +135,7 @@ async def _ask(
             [Message(role="system", content=system), Message(role="user", content=user)],
             response_format={"type": "json_object", "schema": schema.model_json_schema()},
             temperature=0.0,
+            max_tokens=768,
         )
     except InfraError:
         raise
