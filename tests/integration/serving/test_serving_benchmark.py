@@ -214,3 +214,62 @@ def test_after_saturation_the_higher_sweep_rates_are_skipped() -> None:
     bench._sweep[1] = {"sync": 2.0, "max": 10.0}
     level = bench._sweep_level(bench.levels["sweep-2"], 1)
     assert level.rate == pytest.approx(6.0)
+
+
+def test_resumed_sweep_takes_its_ends_from_the_run_directory(stub_factory, tmp_path: Path) -> None:
+    stub = stub_factory(ttft_s=0.01, itl_s=0.001, tokens=3)
+    out = tmp_path / "run"
+    options = {
+        "model": _model(stub),
+        "workload": "synthetic",
+        "input_len": "8",
+        "output_len": "3",
+        "sweep": True,
+        "sweep_steps": 1,
+        "num_requests": 6,
+        "concurrency": "6",
+    }
+    first = run_benchmark(ServingBenchmark, options, RunOptions(out=out)).scorecard
+    rate = first.case("sweep-1").metrics["offered_rate"]
+    # forget the rate level, as if the run had been killed before it
+    journal = out / "results.jsonl"
+    journal.write_text(
+        "".join(line + "\n" for line in journal.read_text().splitlines() if '"sweep-1"' not in line)
+    )
+    resumed = run_benchmark(None, None, RunOptions(resume=out)).scorecard
+    assert resumed.case("sweep-1").counts == {"PASS": 1}
+    assert resumed.case("sweep-1").metrics["offered_rate"] == pytest.approx(rate)
+
+
+def test_dataset_workload_and_case_listing(stub_factory, tmp_path: Path, capsys) -> None:
+    from assay.cli._main import main
+
+    data = tmp_path / "prompts.jsonl"
+    data.write_text(
+        '{"prompt": "say hi", "max_tokens": 3}\n{"messages": [{"role": "user", "content": "yo"}]}\n'
+    )
+    stub = stub_factory(tokens=5)
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "benchmark", "--list", "--concurrency", "1,2"])
+    assert exc.value.code in (0, None)
+    assert "c1\tconcurrency=1" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        main(
+            [
+                "eval",
+                "benchmark",
+                "--model",
+                _model(stub),
+                "--dataset",
+                str(data),
+                "--out",
+                str(tmp_path / "run"),
+            ]
+        )
+    assert exc.value.code == 0
+    card = json.loads((tmp_path / "run" / "scorecard.json").read_text())
+    assert card["suite"] == "dataset" and card["cases"][0]["metrics"]["completed"] == 2
+    tokens = sorted(
+        r["output_tokens"] for r in read_results(tmp_path / "run").levels[0].requests if not r["warmup"]
+    )
+    assert tokens == [3, 5]  # the line's own max_tokens, else the default cap (the stub sends 5)
