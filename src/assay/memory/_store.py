@@ -8,7 +8,7 @@ import hashlib
 import json
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -20,8 +20,10 @@ from assay.embed._protocol import Embedder
 from assay.errors import ConfigError, IndexCorruptError
 from assay.memory._clock import Clock, SystemClock, from_ts, to_ts
 from assay.memory._migrations import migrate
+from assay.memory._rows import item_row, lesson_row, reminder_row, turn_row
 from assay.memory._rules import content_words, normalize, redact_secrets
 from assay.memory._types import SOURCES, KnowledgeItem, Lesson, Reminder, Tombstone, Turn
+from assay.memory._vectors import VectorCache
 
 __all__ = ["ItemDraft", "MemoryStore"]
 
@@ -38,68 +40,6 @@ class ItemDraft:
     confidence: float = 0.8
     provenance: dict[str, Any] | None = None
     sensitive: bool = False
-
-
-class _VectorCache:
-    """Vectors of live rows held in memory for fast cosine scoring; SQLite remains the record.
-
-    Rows live in a buffer that doubles when full, so adding a vector never copies the whole matrix.
-    """
-
-    def __init__(self, dim: int) -> None:
-        self.dim = dim
-        self.ids = np.zeros(64, dtype=np.int64)
-        self.matrix = np.zeros((64, dim), dtype=np.float32)
-        self.alive = np.zeros(64, dtype=bool)
-        self.n = 0
-        self.pos: dict[int, int] = {}
-
-    def _grow(self, need: int) -> None:
-        cap = len(self.ids)
-        if need <= cap:
-            return
-        while cap < need:
-            cap *= 2
-        for name in ("ids", "matrix", "alive"):
-            old = getattr(self, name)
-            new = np.zeros((cap, *old.shape[1:]), dtype=old.dtype)
-            new[: self.n] = old[: self.n]
-            setattr(self, name, new)
-
-    def add(self, ids: Sequence[int], vecs: np.ndarray) -> None:
-        self._grow(self.n + len(ids))
-        for i, row in zip(ids, vecs, strict=True):
-            p = self.pos.get(int(i))
-            if p is None:
-                p = self.n
-                self.n += 1
-                self.pos[int(i)] = p
-                self.ids[p] = i
-            self.matrix[p] = row
-            self.alive[p] = True
-
-    def scores_many(self, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(ids, cosine matrix live x queries) for a block of queries at once."""
-        if not self.n:
-            return np.zeros(0, dtype=np.int64), np.zeros((0, len(queries)), dtype=np.float32)
-        live = self.alive[: self.n]
-        sims = np.einsum("ij,kj->ik", self.matrix[: self.n], queries.astype(np.float32, copy=False))
-        return self.ids[: self.n][live], sims[live]
-
-    def remove(self, ids: Iterable[int]) -> None:
-        for i in ids:
-            p = self.pos.get(int(i))
-            if p is not None:
-                self.alive[p] = False
-
-    def scores(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(ids, cosine) of every live vector."""
-        if not self.n:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        # einsum, not BLAS: one thread, and no thread pool spinning against other work on a busy machine
-        sims = np.einsum("ij,j->i", self.matrix[: self.n], query.astype(np.float32, copy=False))
-        live = self.alive[: self.n]
-        return self.ids[: self.n][live], sims[live]
 
 
 class MemoryStore:
@@ -128,7 +68,7 @@ class MemoryStore:
         except sqlite3.DatabaseError as exc:
             raise IndexCorruptError(f"memory database {self.path} cannot be opened: {exc}") from exc
         self._check_embedder()
-        self._caches: dict[str, _VectorCache] = {}
+        self._caches: dict[str, VectorCache] = {}
         self._tombstones: list[Tombstone] | None = None
 
     # ------------------------------------------------------------------ basics
@@ -160,10 +100,10 @@ class MemoryStore:
         return _Tx(self.db)
 
     # ------------------------------------------------------------------ vectors
-    def _cache(self, owner: str) -> _VectorCache:
+    def _cache(self, owner: str) -> VectorCache:
         cache = self._caches.get(owner)
         if cache is None:
-            cache = _VectorCache(self.embedder.dim)
+            cache = VectorCache(self.embedder.dim)
             if owner == "item":
                 sql = (
                     "SELECT v.owner_id, v.vec FROM vectors v JOIN knowledge_items k ON k.id = v.owner_id "
@@ -240,14 +180,14 @@ class MemoryStore:
 
     def get_item(self, item_id: int) -> KnowledgeItem | None:
         row = self.db.execute("SELECT * FROM knowledge_items WHERE id=?", (item_id,)).fetchone()
-        return _item(row) if row else None
+        return item_row(row) if row else None
 
     def items_by_ids(self, ids: Sequence[int]) -> list[KnowledgeItem]:
         if not ids:
             return []
         marks = ",".join("?" * len(ids))
         rows = self.db.execute(f"SELECT * FROM knowledge_items WHERE id IN ({marks})", list(ids)).fetchall()
-        return [_item(r) for r in rows]
+        return [item_row(r) for r in rows]
 
     def recall_rows(self, kind: str, ids: Sequence[int]) -> list[tuple[int, str, float, float]]:
         """(id, text, confidence, timestamp) of current items or of turns, for scoring recall candidates."""
@@ -277,7 +217,7 @@ class MemoryStore:
         if category is not None:
             sql += " AND category=?"
             args.append(category)
-        return [_item(r) for r in self.db.execute(sql + " ORDER BY id", args).fetchall()]
+        return [item_row(r) for r in self.db.execute(sql + " ORDER BY id", args).fetchall()]
 
     def similar_current(self, content: str, entity: str, limit: int = 20) -> list[KnowledgeItem]:
         """Current items about ``entity`` sharing words with ``content`` (full-text candidates)."""
@@ -290,10 +230,10 @@ class MemoryStore:
             "ORDER BY id",
             (ts,),
         ).fetchall()
-        return [_item(r) for r in rows]
+        return [item_row(r) for r in rows]
 
     def all_items(self) -> list[KnowledgeItem]:
-        return [_item(r) for r in self.db.execute("SELECT * FROM knowledge_items ORDER BY id").fetchall()]
+        return [item_row(r) for r in self.db.execute("SELECT * FROM knowledge_items ORDER BY id").fetchall()]
 
     def count_items(self, current_only: bool = True) -> int:
         sql = "SELECT COUNT(*) FROM knowledge_items"
@@ -391,13 +331,13 @@ class MemoryStore:
             rows = self.db.execute(
                 "SELECT * FROM turns WHERE conversation_id=? ORDER BY idx", (conversation_id,)
             ).fetchall()
-        return [_turn(r) for r in rows]
+        return [turn_row(r) for r in rows]
 
     def turns_by_ids(self, ids: Sequence[int]) -> list[Turn]:
         if not ids:
             return []
         marks = ",".join("?" * len(ids))
-        return [_turn(r) for r in self.db.execute(f"SELECT * FROM turns WHERE id IN ({marks})", list(ids))]
+        return [turn_row(r) for r in self.db.execute(f"SELECT * FROM turns WHERE id IN ({marks})", list(ids))]
 
     def rewrite_turn(self, turn_id: int, user_text: str, assistant_text: str) -> None:
         with self.transaction():
@@ -462,7 +402,7 @@ class MemoryStore:
             + (" WHERE superseded_by IS NULL" if current_only else "")
             + " ORDER BY id"
         )
-        return [_lesson(r) for r in self.db.execute(sql).fetchall()]
+        return [lesson_row(r) for r in self.db.execute(sql).fetchall()]
 
     def delete_lessons(self, ids: Sequence[int]) -> None:
         marks = ",".join("?" * len(ids))
@@ -512,7 +452,7 @@ class MemoryStore:
             rows = self.db.execute("SELECT * FROM reminders ORDER BY due_at, id").fetchall()
         else:
             rows = self.db.execute("SELECT * FROM reminders WHERE status=? ORDER BY due_at, id", (status,))
-        return [_reminder(r) for r in rows]
+        return [reminder_row(r) for r in rows]
 
     def delete_reminders(self, ids: Sequence[int]) -> None:
         if ids:
@@ -633,64 +573,3 @@ def content_fingerprint(text: str) -> str:
 
 def text_hash(text: str) -> str:
     return hashlib.sha256(normalize(text).encode()).hexdigest()[:16]
-
-
-def _item(r: sqlite3.Row) -> KnowledgeItem:
-    return KnowledgeItem(
-        id=int(r["id"]),
-        content=r["content"],
-        category=r["category"],
-        entity=r["entity"],
-        attribute=r["attribute"],
-        source=r["source"],
-        provenance=json.loads(r["provenance"]),
-        confidence=float(r["confidence"]),
-        use_count=int(r["use_count"]),
-        valid_from=from_ts(r["valid_from"]),
-        valid_to=None if r["valid_to"] is None else from_ts(r["valid_to"]),
-        superseded_by=r["superseded_by"],
-        sensitive=bool(r["sensitive"]),
-        created_at=from_ts(r["created_at"]),
-        updated_at=from_ts(r["updated_at"]),
-        last_used_at=None if r["last_used_at"] is None else from_ts(r["last_used_at"]),
-    )
-
-
-def _turn(r: sqlite3.Row) -> Turn:
-    return Turn(
-        id=int(r["id"]),
-        conversation_id=int(r["conversation_id"]),
-        idx=int(r["idx"]),
-        user_text=r["user_text"],
-        assistant_text=r["assistant_text"],
-        tool_record=json.loads(r["tool_record"]),
-        created_at=from_ts(r["created_at"]),
-    )
-
-
-def _lesson(r: sqlite3.Row) -> Lesson:
-    return Lesson(
-        id=int(r["id"]),
-        topic=r["topic"],
-        content=r["content"],
-        tool=r["tool"],
-        provenance=json.loads(r["provenance"]),
-        confidence=float(r["confidence"]),
-        use_count=int(r["use_count"]),
-        created_at=from_ts(r["created_at"]),
-        updated_at=from_ts(r["updated_at"]),
-        superseded_by=r["superseded_by"],
-    )
-
-
-def _reminder(r: sqlite3.Row) -> Reminder:
-    return Reminder(
-        id=int(r["id"]),
-        content=r["content"],
-        due_at=from_ts(r["due_at"]),
-        status=r["status"],
-        history=json.loads(r["history"]),
-        provenance=json.loads(r["provenance"]),
-        created_at=from_ts(r["created_at"]),
-        updated_at=from_ts(r["updated_at"]),
-    )

@@ -105,7 +105,7 @@ class UpkeepMixin:
 
     async def consolidate(self, report: UpkeepReport) -> None:
         """Summarise conversations that ended a while ago; the model's facts go through the same rules."""
-        from assay.memory._pipeline import TurnResult, _Evidence
+        from assay.memory._pipeline import Shown, TurnResult, _Evidence
 
         cutoff = to_ts(self.store.clock.now() - self.config.consolidate_after)
         for conv_id, ref in self.store.unconsolidated_conversations(cutoff):
@@ -116,7 +116,7 @@ class UpkeepMixin:
                 for t in turns
             )
             summary = _extractive_summary(user_text)
-            sink = TurnResult(turn_id=-1, shown=None)  # type: ignore[arg-type]
+            sink = TurnResult(turn_id=-1, shown=Shown("", ""))
             if self.model is not None and turns:
                 try:
                     answer, usage = await consolidate_with_model(

@@ -24,7 +24,7 @@ def _run(tmp_path: Path, name: str) -> tuple[Path, dict[str, dict]]:
 def test_pr_passes_every_check_and_is_identical_twice(tmp_path: Path) -> None:
     run1, first = _run(tmp_path, "one")
     run2, second = _run(tmp_path, "two")
-    assert len(first) == 52
+    assert len(first) == 53
     assert {r["status"] for r in first.values()} == {Status.PASS.value}
     assert first.keys() == second.keys()
     for case_id, rec in first.items():
@@ -47,7 +47,7 @@ def test_pr_passes_every_check_and_is_identical_twice(tmp_path: Path) -> None:
         assert ids and all(first[cid]["status"] == "PASS" for cid in ids), tag
     assert "answer" not in {r["category"] for r in first.values()}  # full only
     report = (run1 / "report.md").read_text()
-    assert "| work-documents | 9 | 9 | - |" in report
+    assert "| work-documents | 10 | 10 | - |" in report
 
 
 @pytest.mark.parametrize(
