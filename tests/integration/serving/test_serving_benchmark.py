@@ -168,6 +168,7 @@ def test_cli_runs_and_iterations_give_a_spread(stub_factory, tmp_path: Path) -> 
         ttft["tolerance"] >= ttft["high"] - ttft["low"]
     )  # a change inside the measured spread is not a regression
     assert len(read_results(out).levels) == 4
+    assert "Spread across 2 iterations (min–max)" in (out / "report.md").read_text()
 
 
 def test_bad_flags_are_usage_errors(tmp_path: Path, capsys) -> None:

@@ -39,6 +39,7 @@ from assay.evals.serving._workloads import (
     Workload,
     per_category_accuracy,
 )
+from assay.models._usage import Usage
 from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 __all__ = ["ServingBenchmark"]
@@ -411,7 +412,11 @@ class ServingBenchmark(Benchmark):
         score = None
         if extra_metrics:
             score = sum(extra_metrics[f"accuracy_{k}"] for k in ("category", "urgent", "personal")) / 3
-        return Outcome(status=Status.PASS, score=score, metrics=metrics, details=details)
+        # tokens the measured requests used; local servers have no price, so the cost stays unknown
+        usage = Usage(
+            input_tokens=figures.input_tokens, output_tokens=figures.output_tokens, calls=figures.requests
+        )
+        return Outcome(status=Status.PASS, score=score, metrics=metrics, details=details, usage=usage)
 
     def _target_info(self) -> dict[str, Any]:
         info: dict[str, Any] = {

@@ -120,6 +120,29 @@ def write_plots(run_dir: Path) -> list[str]:
     return written
 
 
+def _spread_rows(levels: list[LevelResult]) -> list[str]:
+    by_case: dict[str, list[LevelResult]] = {}
+    for lv in levels:
+        if lv.figures.get("completed"):
+            by_case.setdefault(lv.case_id, []).append(lv)
+    rows = []
+    for case_id, runs in by_case.items():
+        if len(runs) < 2:
+            continue
+        cells = []
+        for getter, digits in (
+            (lambda f: f.get("request_throughput"), 2),
+            (lambda f: f.get("output_throughput"), 1),
+            (lambda f: f["latency_ms"]["ttft"]["median"], 1),
+            (lambda f: f["latency_ms"]["tpot"]["median"], 2),
+            (lambda f: f["latency_ms"]["e2e"]["median"], 1),
+        ):
+            vals = [v for r in runs if (v := getter(r.figures)) is not None]
+            cells.append(f"{_f(min(vals), digits)}–{_f(max(vals), digits)}" if vals else "–")
+        rows.append(f"| {case_id} | " + " | ".join(cells) + " |")
+    return rows
+
+
 def render_section(
     card: Scorecard,
     run_dir: Path | None,
@@ -179,6 +202,16 @@ def render_section(
         "Latencies in ms. TPOT = (E2E − TTFT) / (output tokens − 1); ITL pools every gap between streamed "
         "tokens."
     )
+    spread = _spread_rows(levels)
+    if spread:
+        lines += [
+            "",
+            f"Spread across {card.iterations} iterations (min–max):",
+            "",
+            "| level | req/s | out tok/s | TTFT p50 | TPOT p50 | E2E p50 |",
+            "|---|---|---|---|---|---|",
+        ]
+        lines += spread
     acc_cases = [c for c in card.cases if "accuracy_category" in c.metrics]
     if acc_cases:
         lines += [
