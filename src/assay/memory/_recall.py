@@ -73,6 +73,10 @@ def recall(
             v = max(0.0, vec.get(rid, 0.0))
             f = fts.get(rid, 0.0)
             score = weights.vector * v + weights.fts * f + weights.recency * rec + weights.confidence * conf
-            out.append(Recalled(kind, rid, text, score, v, f, rec, conf, from_ts(when)))  # type: ignore[arg-type]
+            out.append(
+                Recalled(
+                    "item" if kind == "item" else "turn", rid, text, score, v, f, rec, conf, from_ts(when)
+                )
+            )
     out.sort(key=lambda r: (-r.score, r.kind, r.id))
     return out[:k]

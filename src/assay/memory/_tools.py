@@ -142,11 +142,8 @@ class MemoryTools:
         new_id = self.apply_fact(fact, evidence, prov, into, explicit=True)
         if new_id is None:
             return {"tool": "update_memory", "ok": False, "error": "the new value was refused"}
-        if (
-            new_id != old.id
-            and self.store.get_item(old.id) is not None
-            and self.store.get_item(old.id).current
-        ):  # type: ignore[union-attr]
+        still = self.store.get_item(old.id)
+        if new_id != old.id and still is not None and still.current:
             self.store.supersede(old.id, new_id)
         return {"tool": "update_memory", "ok": True, "id": new_id, "replaced": old.id}
 

@@ -172,16 +172,24 @@ class MemoryBenchmark(Benchmark):
         return str(self.options.get("embedder") or (FULL_EMBEDDER if self._suite == "full" else "hash"))
 
     # ------------------------------------------------------------------ lifecycle
-    async def setup(self, run_dir: str) -> None:
+    async def preflight(self) -> None:
+        """Build the embedder and model; a model that can load or answer ``preflight`` is checked now."""
         from assay.embed import get_embedder
 
-        self._run_dir = Path(run_dir)
         self._embedder = get_embedder(self._embedder_spec())
         model_spec = self.options.get("model") or (FULL_MODEL if self._suite == "full" else None)
         if model_spec:
             from assay.models import get_model
 
             self._model = get_model(model_spec)
+            check = getattr(self._model, "preflight", None)
+            if check is not None:
+                await check()
+
+    async def setup(self, run_dir: str) -> None:
+        self._run_dir = Path(run_dir)
+        if self._embedder is None:  # a caller that skipped preflight
+            await self.preflight()
 
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
         if self._suite == "longmemeval":
