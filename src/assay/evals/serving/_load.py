@@ -176,7 +176,8 @@ async def run_level(
     i = 0
     while limit is None or i < limit:
         if gaps is not None:
-            next_at += next(gaps)
+            if i:  # the first request goes at once, every later one a drawn gap after the one before
+                next_at += next(gaps)
             delay = next_at - time.perf_counter()
             if deadline is not None and next_at >= deadline:
                 break
