@@ -274,3 +274,43 @@ def test_dataset_workload_and_case_listing(stub_factory, tmp_path: Path, capsys)
         r["output_tokens"] for r in read_results(tmp_path / "run").levels[0].requests if not r["warmup"]
     )
     assert tokens == [3, 5]  # the line's own max_tokens, else the default cap (the stub sends 5)
+
+
+def test_baseline_and_compare_through_the_gate(stub_factory, tmp_path: Path) -> None:
+    """Same server: no regression. A server 60 ms slower to first token: a latency regression (exit 2)."""
+    from assay.cli._main import main
+
+    def run(stub, name: str, *extra: str) -> int:
+        args = [
+            "eval",
+            "benchmark",
+            "--model",
+            f"openai-compat/stub@{stub.base_url}/v1",
+            "--suite",
+            "synthetic",
+            "--input-len",
+            "8",
+            "--output-len",
+            "4",
+            "--concurrency",
+            "2",
+            "--num-requests",
+            "8",
+            "--iterations",
+            "2",
+            "--out",
+            str(tmp_path / name),
+            *extra,
+        ]
+        with pytest.raises(SystemExit) as exc:
+            main(args)
+        return exc.value.code
+
+    fast = stub_factory(ttft_s=0.050, itl_s=0.010, tokens=4)
+    assert run(fast, "base", "--save-baseline", str(tmp_path / "baseline")) == 0
+    assert run(fast, "same", "--compare", str(tmp_path / "baseline")) == 0
+    slow = stub_factory(ttft_s=0.110, itl_s=0.010, tokens=4)
+    assert run(slow, "slow", "--compare", str(tmp_path / "baseline")) == 2
+    comparison = json.loads((tmp_path / "slow" / "comparison.json").read_text())
+    regressed = {m["name"] for m in comparison["metrics"] if m["verdict"] == "regressed"}
+    assert "ttft_median_ms" in regressed and "itl_median_ms" not in regressed
