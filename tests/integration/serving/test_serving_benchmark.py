@@ -314,3 +314,20 @@ def test_baseline_and_compare_through_the_gate(stub_factory, tmp_path: Path) -> 
     comparison = json.loads((tmp_path / "slow" / "comparison.json").read_text())
     regressed = {m["name"] for m in comparison["metrics"] if m["verdict"] == "regressed"}
     assert "ttft_median_ms" in regressed and "itl_median_ms" not in regressed
+
+
+def test_registered_as_the_benchmark_command() -> None:
+    from assay.evals import get_benchmark
+
+    assert get_benchmark("benchmark") is ServingBenchmark
+    names = {s.name for s in ServingBenchmark.metric_specs}
+    assert {
+        "ttft_p99_ms",
+        "tpot_median_ms",
+        "itl_p90_ms",
+        "e2e_mean_ms",
+        "goodput",
+        "accuracy_urgent",
+    } <= names
+    directions = {s.name: s.direction for s in ServingBenchmark.metric_specs}
+    assert directions["e2e_p99_ms"] == "lower" and directions["output_throughput"] == "higher"

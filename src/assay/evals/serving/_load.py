@@ -13,6 +13,7 @@ import itertools
 import math
 import random
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,7 +67,7 @@ class LevelRun:
     wall_s: float
 
 
-def arrival_gaps(rate: float, burstiness: float, rng: random.Random):
+def arrival_gaps(rate: float, burstiness: float, rng: random.Random) -> Iterator[float]:
     """Seconds between consecutive arrivals (an endless generator)."""
     if math.isinf(rate):
         while True:
