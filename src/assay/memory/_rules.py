@@ -52,12 +52,12 @@ _SECRET_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 #: "the wifi password is hunter2", "api key: abc", "PIN = 1234": the value after the word is the secret
 _SECRET_VALUE = re.compile(
     r"(?i)\b(pass(?:word|phrase|code)?|passwd|pin|api[ _-]?key|secret|token|access[ _-]?code)"
-    r"(\s*(?:is|was|=|:|now)\s*(?:now\s+)?)([\"'`]?)([^\s\"'`,;]{3,})(\3)"
+    r"(\s*(?:is|was|=|:|now)\s*(?:now\s+)?+)([\"'`]?)(?!\[secret redacted\])([^\s\"'`,;]{3,})(\3)"
 )
 #: the same in JSON or config form: "password": "hunter2", api_key='abc'
 _SECRET_FIELD = re.compile(
     r"(?i)([\"']?\b(?:pass(?:word|phrase|code)?|passwd|pin|api[ _-]?key|secret|token|access[ _-]?code)\b[\"']?"
-    r"\s*[:=]\s*)([\"'])([^\"']{3,})(\2)"
+    r"\s*[:=]\s*)([\"'])(?!\[secret redacted\])([^\"']{3,})(\2)"
 )
 REDACTED = "[secret redacted]"
 

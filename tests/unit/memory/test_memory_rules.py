@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from assay.memory._rules import ground, looks_like_instruction, quoted_spans, redact_secrets
 
@@ -96,3 +98,17 @@ def test_planted_instructions_are_recognised(text: str) -> None:
 
 def test_ordinary_statements_are_not_instructions() -> None:
     assert not looks_like_instruction("Releases are cut from the release branch every second Thursday.")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    secret=st.text(
+        alphabet=st.characters(min_codepoint=33, max_codepoint=126, exclude_characters="\"'`,;"), min_size=6
+    ),
+    lead=st.sampled_from(["the wifi password is ", "API key: ", "token = ", "my passcode is now "]),
+)
+def test_no_secret_survives_redaction(secret: str, lead: str) -> None:
+    out, found = redact_secrets(f"fyi {lead}{secret} thanks")
+    assert found
+    assert secret not in out
+    assert redact_secrets(out)[0] == out  # redacting twice changes nothing
