@@ -155,8 +155,23 @@ _TS_DEF_TYPES = frozenset(
     }
 )
 _TS_CONTAINERS = frozenset(
-    {"class", "class_declaration", "class_definition", "impl_item", "trait_item", "interface_declaration"}
+    {
+        "class",
+        "class_declaration",
+        "class_definition",
+        "class_specifier",
+        "impl_item",
+        "trait_item",
+        "interface_declaration",
+        "module",
+        "object_declaration",
+    }
 )
+#: definitions that are types, not callables (kind "class" even when they hold no methods)
+_TS_TYPES = _TS_CONTAINERS | frozenset(
+    {"struct_specifier", "struct_item", "enum_item", "enum_declaration", "type_declaration"}
+)
+_TS_NAME_TYPES = frozenset({"identifier", "type_identifier", "constant", "name", "property_identifier"})
 
 
 @functools.lru_cache(maxsize=32)
@@ -180,6 +195,16 @@ def _ts_name(node: Any, src: bytes) -> str:
         name = decl
     if name is None:
         name = node.child_by_field_name("type")  # rust impl blocks
+    if name is None:  # e.g. go's type_declaration -> type_spec -> name
+        stack = list(node.named_children)
+        while stack and name is None:
+            n = stack.pop(0)
+            if n.type in _TS_NAME_TYPES:
+                name = n
+            elif n.child_by_field_name("name") is not None:
+                name = n.child_by_field_name("name")
+            else:
+                stack.extend(n.named_children)
     if name is None:
         return ""
     return src[name.start_byte : name.end_byte].decode("utf-8", "replace").split("(")[0].strip()
@@ -198,7 +223,7 @@ def tree_sitter_symbols(source: str, language: str) -> list[_Span] | None:
     spans: list[_Span] = []
 
     def visit(node: Any, prefix: str, in_container: bool) -> None:
-        for child in node.children:
+        for child in node.named_children:
             if child.type in _TS_DEF_TYPES:
                 name = _ts_name(child, src) or child.type
                 start, end = child.start_point[0] + 1, child.end_point[0] + 1
@@ -209,6 +234,8 @@ def tree_sitter_symbols(source: str, language: str) -> list[_Span] | None:
                     head_end = min(inner_start) - 1 if inner_start else end
                     spans.append(_Span(prefix + name, "class", start, head_end))
                     visit(child, prefix + name + ".", True)
+                elif child.type in _TS_TYPES:
+                    spans.append(_Span(prefix + name, "class", start, end))
                 else:
                     kind = "method" if in_container else "function"
                     spans.append(_Span(prefix + name, kind, start, end))
@@ -221,13 +248,13 @@ def tree_sitter_symbols(source: str, language: str) -> list[_Span] | None:
 
 def _descendant_defs(node: Any) -> list[Any]:
     out = []
-    stack = list(node.children)
+    stack = list(node.named_children)
     while stack:
         n = stack.pop()
         if n.type in _TS_DEF_TYPES:
             out.append(n)
         else:
-            stack.extend(n.children)
+            stack.extend(n.named_children)
     return out
 
 

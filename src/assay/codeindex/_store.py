@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 #: bump when the chunker, the chunk table or the vectors layout changes meaning
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 METADATA = "metadata.json"
 _VECTORS_RE = re.compile(r"^vectors-(\d{6})\.faiss$")
 _TMP_SUFFIX = ".tmp"

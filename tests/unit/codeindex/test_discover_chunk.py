@@ -151,3 +151,34 @@ def test_tree_sitter_javascript_and_fallback() -> None:
 def test_python_with_syntax_error_still_chunks() -> None:
     chunks = chunk_file("bad.py", "def ok():\n    return 1\n\ndef broken(:\n    pass\n", "python")
     assert chunks and "".join(c.text for c in chunks).count("def") == 2
+
+
+@pytest.mark.parametrize(
+    ("path", "language", "source", "expected"),
+    [
+        (
+            "a.go",
+            "go",
+            "package main\n\ntype Server struct {\n  port int\n}\n\nfunc (s *Server) Start() error {\n  return nil\n}\n",
+            {("Server", "class", 3, 5), ("Start", "function", 7, 9)},
+        ),
+        (
+            "A.java",
+            "java",
+            "public class Greeter {\n  private String name;\n  public String greet() {\n    return name;\n  }\n}\n",
+            {("Greeter", "class", 1, 2), ("Greeter.greet", "method", 3, 5)},
+        ),
+        (
+            "a.rs",
+            "rust",
+            "struct Point { x: i32 }\n\nimpl Point {\n    fn norm(&self) -> i32 {\n        self.x\n    }\n}\n",
+            {("Point", "class", 1, 1), ("Point", "class", 3, 3), ("Point.norm", "method", 4, 6)},
+        ),
+    ],
+)
+def test_tree_sitter_names_types_and_methods(
+    path: str, language: str, source: str, expected: set[tuple[str, str, int, int]]
+) -> None:
+    got = {(c.symbol, c.kind, c.start_line, c.end_line) for c in chunk_file(path, source, language)}
+    assert expected <= got
+    assert not any(c.symbol.endswith(".class") for c in chunk_file(path, source, language))

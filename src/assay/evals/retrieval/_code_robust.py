@@ -96,7 +96,9 @@ def _damage(copy: Path, mode: str, embedder: Embedder) -> None:
         index.remove_ids(np.array([index.ntotal - 1], dtype=np.int64))
         faiss.write_index(index, str(vec))
     elif mode == "leftover_temp_files":
-        (copy / "metadata.json.tmp").write_text('{"schema_version": 3, "half": ')
+        (copy / "metadata.json.tmp").write_text(
+            '{"schema_version": ' + str(meta["schema_version"]) + ', "half": '
+        )
         (copy / "vectors-999999.faiss.tmp").write_bytes(b"\x00" * 100)
     elif mode == "crash_between_renames":
         # a save of a different state (the last file dropped) that dies after its first rename
