@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import time
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from assay.codeindex._store import (
     load_index,
     save_index,
     sha256_text,
+    writer_lock,
 )
 from assay.embed._protocol import Embedder
 from assay.errors import ConfigError, IndexCorruptError
@@ -197,7 +199,35 @@ class CodeIndex:
         progress: Callable[[int, int], None] | None = None,
         _crash_between_renames: bool = False,
     ) -> UpdateStats:
-        """Bring the index up to date with the tree, re-embedding only changed files, and save it."""
+        """Bring the index up to date with the tree, re-embedding only changed files, and save it.
+
+        Writers of one index folder take turns (a file lock); a writer that finds a newer save than the
+        one it loaded starts from that.
+        """
+        with writer_lock(self.index_dir):
+            if (
+                self.index_dir.joinpath("metadata.json").exists()
+                and self._stored_generation() != self.generation
+            ):
+                try:
+                    self._load()
+                except IndexCorruptError as exc:
+                    self.damage = f"{getattr(exc, 'reason', 'corrupt')}: {exc}"
+                    self._reset()
+            return self._update(progress=progress, _crash_between_renames=_crash_between_renames)
+
+    def _stored_generation(self) -> int | None:
+        try:
+            return int(json.loads((self.index_dir / "metadata.json").read_bytes()).get("generation"))
+        except (OSError, ValueError, TypeError, AttributeError):
+            return None
+
+    def _update(
+        self,
+        *,
+        progress: Callable[[int, int], None] | None,
+        _crash_between_renames: bool,
+    ) -> UpdateStats:
         t0 = time.perf_counter()
         stats = UpdateStats(rebuilt_reason=self.damage)
         found = discover(self.root, max_file_bytes=self.max_file_bytes)

@@ -16,10 +16,12 @@ never read, and removed by the next writer.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,11 +40,13 @@ __all__ = [
     "StaleIndexError",
     "load_index",
     "save_index",
+    "writer_lock",
 ]
 
 #: bump when the chunker, the chunk table or the vectors layout changes meaning
 SCHEMA_VERSION = 4
 METADATA = "metadata.json"
+LOCK_FILE = ".writer.lock"
 _VECTORS_RE = re.compile(r"^vectors-(\d{6})\.faiss$")
 _TMP_SUFFIX = ".tmp"
 
@@ -141,6 +145,23 @@ def _write_fsync(path: Path, data: bytes) -> None:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
+
+
+@contextlib.contextmanager
+def writer_lock(directory: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``directory`` while one writer updates it (other writers wait)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no advisory locks, one writer is assumed
+        yield
+        return
+    with open(directory / LOCK_FILE, "a+b") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 def _leftovers(directory: Path) -> list[str]:

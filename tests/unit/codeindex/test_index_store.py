@@ -209,3 +209,30 @@ def test_other_embedder_is_refused_when_strict(built: tuple[Path, Path, CodeInde
     repo, idx_dir, _ = built
     with pytest.raises(IndexCorruptError, match="embedder"):
         CodeIndex.open(repo, HashEmbedder(dim=128), index_dir=idx_dir, on_damage="raise")
+
+
+def test_concurrent_writers_take_turns_and_leave_one_consistent_index(tmp_path: Path) -> None:
+    import threading
+
+    repo = make_repo(tmp_path / "repo")
+    a = CodeIndex(repo, HashEmbedder(), index_dir=tmp_path / "idx")
+    b = CodeIndex(repo, HashEmbedder(), index_dir=tmp_path / "idx")
+    errors: list[BaseException] = []
+
+    def run(idx: CodeIndex) -> None:
+        try:
+            idx.update()
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in (a, b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    final = CodeIndex.load(tmp_path / "idx", HashEmbedder())
+    assert final.chunks == a.chunks == b.chunks
+    assert not [p for p in (tmp_path / "idx").iterdir() if p.name.endswith(".tmp")]
+    # the second writer found the first one's save and had nothing left to embed
+    assert sorted([a.generation, b.generation]) == [1, 1]
