@@ -199,6 +199,7 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated candidate names (default: all)")
     ap.add_argument("--work", type=Path, default=None, help="folder for built models and vectors")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    ap.add_argument("--no-reference", action="store_true", help="do not run fp32 as the quality reference")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
 
@@ -240,7 +241,9 @@ def main() -> None:
     for name in wanted:
         if name not in candidates:
             raise SystemExit(f"--only: unknown candidate {name!r} (have {', '.join(candidates)})")
-    if "fp32" in candidates and any(w != "hash" for w in wanted):
+    if args.no_reference:
+        pass
+    elif "fp32" in candidates and any(w != "hash" for w in wanted):
         wanted = ["fp32", *[w for w in wanted if w != "fp32"]]  # the quality reference goes first
 
     load = os.getloadavg()
