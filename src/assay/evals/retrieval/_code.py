@@ -488,6 +488,23 @@ class CodeRetrievalBenchmark(Benchmark):
                 f"Per query on file recall@5: semantic better on {m['semantic_wins@5'].value:.0f}, "
                 f"grep better on {m['grep_wins@5'].value:.0f}, of {m['semantic_wins@5'].n}.",
             ]
+        queries = [c for c in scorecard.cases if c.category == "query" and "file_recall@5" in c.metrics]
+        if queries:
+            lines += [
+                "",
+                "| query | file R@5 semantic | file R@5 grep | MRR semantic | MRR grep | fn R@10 semantic | fn R@10 grep |",
+                "|---|---|---|---|---|---|---|",
+            ]
+            for c in queries:
+                cm = c.metrics
+                fn = [
+                    f"{cm[k]:.2f}" if k in cm else "-"
+                    for k in ("function_recall@10", "grep_function_recall@10")
+                ]
+                lines.append(
+                    f"| {c.case_id[2:]} | {cm['file_recall@5']:.2f} | {cm.get('grep_file_recall@5', 0):.2f} | "
+                    f"{cm.get('mrr', 0):.2f} | {cm.get('grep_mrr', 0):.2f} | {fn[0]} | {fn[1]} |"
+                )
         details = self._details()
         rob = [(cid, d) for cid, d in details.items() if cid.startswith("robust:")]
         if rob:
