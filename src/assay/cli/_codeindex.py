@@ -93,9 +93,23 @@ def search_command(
     """Search the index of PATH for QUERY."""
     from assay.codeindex import search_index
 
-    hits = search_index(
-        path, query, k=k, level=level or "chunk", mode=mode, embedder=embedder, index_dir=index_dir
-    )  # type: ignore[arg-type]
+    result = search_index(
+        path,
+        query,
+        k=k,
+        level=level or "chunk",  # type: ignore[arg-type]
+        mode=mode,
+        embedder=embedder,
+        index_dir=index_dir,
+    )
+    hits = result.hits
+    if result.stale_paths:
+        shown = ", ".join(result.stale_paths[:5]) + (" ..." if len(result.stale_paths) > 5 else "")
+        click.echo(
+            f"warning: {len(result.stale_paths)} file(s) changed since the index was built ({shown}); "
+            f"run `assay code-index build {path}`",
+            err=True,
+        )
     if not hits:
         click.echo("no results")
     for h in hits:

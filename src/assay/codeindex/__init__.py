@@ -8,7 +8,7 @@ incrementally (only changed files are re-embedded; the result equals a fresh bui
 
 from __future__ import annotations
 
-from assay.codeindex._api import build_index, search_index
+from assay.codeindex._api import SearchResult, build_index, search_index
 from assay.codeindex._chunk import Chunk, chunk_file
 from assay.codeindex._discover import Discovery, SourceFile, discover
 from assay.codeindex._index import CodeIndex, SearchHit, UpdateStats, assay_home, default_index_dir
@@ -23,6 +23,7 @@ __all__ = [
     "IndexMetadata",
     "LexicalIndex",
     "SearchHit",
+    "SearchResult",
     "SourceFile",
     "StaleIndexError",
     "UpdateStats",

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from assay.codeindex._index import CodeIndex, Level, SearchHit, UpdateStats, default_index_dir
 from assay.embed._protocol import Embedder
 from assay.errors import ConfigError, IndexCorruptError
 
-__all__ = ["build_index", "search_index"]
+__all__ = ["SearchResult", "build_index", "search_index"]
+
+
+@dataclass
+class SearchResult:
+    hits: list[SearchHit]
+    #: files that changed in the tree since the index was built (the hits do not reflect them)
+    stale_paths: list[str] = field(default_factory=list)
 
 
 def _embedder(embedder: str | Embedder | None) -> Embedder:
@@ -51,8 +59,12 @@ def search_index(
     mode: str = "hybrid",
     embedder: str | Embedder | None = None,
     index_dir: str | os.PathLike[str] | None = None,
-) -> list[SearchHit]:
-    """Search the stored index of ``path``; raise IndexCorruptError when it is missing or damaged."""
+    check_fresh: bool = True,
+) -> SearchResult:
+    """Search the stored index of ``path``; raise IndexCorruptError when it is missing or damaged.
+
+    With ``check_fresh`` the tree is also compared with the index (no embedding) to report stale files.
+    """
     if k < 1:
         raise ConfigError(f"-k must be at least 1, got {k}")
     directory = Path(index_dir) if index_dir is not None else default_index_dir(path)
@@ -61,4 +73,5 @@ def search_index(
             f"no code index for {path} at {directory}: run `assay code-index build {path}` first"
         )
     idx = CodeIndex.open(path, _embedder(embedder), index_dir=directory, on_damage="raise")
-    return idx.search(query, k, level=level, mode=mode)
+    hits = idx.search(query, k, level=level, mode=mode)
+    return SearchResult(hits=hits, stale_paths=idx.pending_changes() if check_fresh else [])

@@ -322,6 +322,13 @@ class CodeIndex:
         stats.total_s = time.perf_counter() - t0
         return stats
 
+    def pending_changes(self) -> list[str]:
+        """Paths whose content differs between the tree and the index (added, changed or removed)."""
+        found = discover(self.root, max_file_bytes=self.max_file_bytes)
+        now = {f.path: sha256_text(f.text) for f in found.files}
+        changed = [p for p, h in now.items() if p not in self.files or self.files[p].sha256 != h]
+        return sorted(changed + [p for p in self.files if p not in now])
+
     # ---------------------------------------------------------------- searching
     def _ensure_search(self) -> None:
         if self._dense is None:

@@ -131,6 +131,11 @@ def test_code_index_cli_build_and_search(env: Path) -> None:
     assert found.exit_code == 0 and found.output.split()[-1] == "src/billing.py"
     sym = runner.invoke(code_index_group, ["search", str(repo), "password check", "--embedder", "hash"])
     assert "src/auth.py:1-2  function check_password" in sym.output
+    (repo / "src" / "auth.py").write_text("def check_token(token):\n    return bool(token)\n")
+    stale = runner.invoke(code_index_group, ["search", str(repo), "password", "--embedder", "hash"])
+    assert (
+        stale.exit_code == 0 and "1 file(s) changed since the index was built (src/auth.py)" in stale.output
+    )
     shutil.rmtree(env / "home" / "code_index")
     missing = runner.invoke(code_index_group, ["search", str(repo), "x", "--embedder", "hash"])
     assert missing.exit_code != 0 and "code-index build" in str(missing.exception)
