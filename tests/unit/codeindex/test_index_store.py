@@ -236,3 +236,11 @@ def test_concurrent_writers_take_turns_and_leave_one_consistent_index(tmp_path: 
     assert not [p for p in (tmp_path / "idx").iterdir() if p.name.endswith(".tmp")]
     # the second writer found the first one's save and had nothing left to embed
     assert sorted([a.generation, b.generation]) == [1, 1]
+
+
+def test_public_names_are_exported() -> None:
+    import assay.codeindex as ci
+
+    assert sorted(ci.__all__) == sorted(set(ci.__all__))
+    for name in ci.__all__:
+        assert getattr(ci, name) is not None
