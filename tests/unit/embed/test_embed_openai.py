@@ -213,3 +213,21 @@ def test_token_level_server_gets_one_text_per_request(server: EmbeddingServer) -
     assert [r["input"] for r in server.requests] == [texts, ["one"], ["two"], ["three"]]
     emb.embed(["four", "five"])
     assert [r["input"] for r in server.requests[4:]] == [["four"], ["five"]]
+
+
+def test_cached_vectors_survive_an_outage(server: EmbeddingServer, tmp_path) -> None:
+    from assay.embed import CachedEmbedder
+
+    texts = ["kept on disk", "also kept"]
+    first = CachedEmbedder(_client(server), cache_dir=tmp_path).embed(texts)
+    server.stop()
+    server.httpd = ThreadingHTTPServer(("127.0.0.1", 0), server.httpd.RequestHandlerClass)  # for teardown
+    server.thread = threading.Thread(target=server.httpd.serve_forever, args=(0.02,), daemon=True)
+    server.thread.start()
+    # A new process against the dead URL: everything it asks for is cached, so no call is made.
+    offline = CachedEmbedder(
+        OpenAICompatEmbedder("test-embed", f"http://127.0.0.1:{server.port}/v1"), cache_dir=tmp_path
+    )
+    np.testing.assert_array_equal(offline.embed(texts[::-1]), first[::-1])
+    with pytest.raises(InfraError, match="unreachable"):
+        offline.embed(["not cached"])
