@@ -184,12 +184,13 @@ class OpenAICompatEmbedder:
         if self._one_per_request and len(batch) > 1:
             return [row for text in batch for row in self._embed_batch([text])]
         rows, token_level = self._post(batch)
-        if token_level and len(batch) > 1:
+        if token_level:
             # llama-cpp-python's server (0.3.x) returns wrong token vectors for every input after the first
             # of a multi-input request to a model without a pooling layer (measured: cosine 0.06 against the
             # same text sent alone). Such a server gets one text per request from now on.
             self._one_per_request = True
-            return [row for text in batch for row in self._embed_batch([text])]
+            if len(batch) > 1:
+                return [row for text in batch for row in self._embed_batch([text])]
         return rows
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -197,8 +198,13 @@ class OpenAICompatEmbedder:
         if not texts:
             return np.zeros((0, self._dim or 0), dtype=np.float32)
         chunks: list[np.ndarray] = []
-        for start in range(0, len(texts), self.batch_size):
-            batch = list(texts[start : start + self.batch_size])
+        batches = [list(texts[s : s + self.batch_size]) for s in range(0, len(texts), self.batch_size)]
+        if self._dim is None and len(batches[0]) > 1:
+            # First contact: one text alone tells the dim and whether the server pools, before a large
+            # batch of token-level answers (megabytes of JSON each) would be asked for and thrown away.
+            first = batches[0]
+            batches[0:1] = [first[:1], first[1:]]
+        for batch in batches:
             rows = self._embed_batch(batch)
             if len({r.shape[0] for r in rows}) != 1:
                 raise InfraError(f"embedding server {self.url} returned vectors of different lengths")

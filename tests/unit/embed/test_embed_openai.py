@@ -95,7 +95,10 @@ def test_embeds_in_order_normalised_and_batched(server: EmbeddingServer) -> None
     np.testing.assert_allclose(out, _VECTORS.embed(texts), atol=1e-6)
     assert out.dtype == np.float32 and out.shape == (5, DIM)
     assert emb.dim == DIM
-    assert [r["input"] for r in server.requests] == [texts[0:2], texts[2:4], texts[4:5]]
+    # first contact sends one text alone (learns dim and pooling), then batches
+    assert [r["input"] for r in server.requests] == [texts[0:1], texts[1:2], texts[2:4], texts[4:5]]
+    emb.embed(texts[:3])
+    assert [r["input"] for r in server.requests[4:]] == [texts[0:2], texts[2:3]]
     assert all(r["model"] == "test-embed" for r in server.requests)
     assert server.headers[0]["authorization"] == "Bearer sk-test"
 
@@ -194,7 +197,7 @@ def test_ragged_batch_is_infra(server: EmbeddingServer) -> None:
     rows = [{"index": 0, "embedding": [0.1] * DIM}, {"index": 1, "embedding": [0.1] * (DIM - 1)}]
     server.script = [(200, {}, {"data": rows})]
     with pytest.raises(InfraError, match="different lengths"):
-        _client(server).embed(["a", "b"])
+        _client(server, dim=DIM).embed(["a", "b"])
 
 
 def test_token_level_vectors_are_mean_pooled(server: EmbeddingServer) -> None:
@@ -210,9 +213,17 @@ def test_token_level_server_gets_one_text_per_request(server: EmbeddingServer) -
     emb = _client(server)
     texts = ["one", "two", "three"]
     np.testing.assert_allclose(emb.embed(texts), _VECTORS.embed(texts), atol=1e-6)
-    assert [r["input"] for r in server.requests] == [texts, ["one"], ["two"], ["three"]]
+    assert [r["input"] for r in server.requests] == [["one"], ["two"], ["three"]]
     emb.embed(["four", "five"])
-    assert [r["input"] for r in server.requests[4:]] == [["four"], ["five"]]
+    assert [r["input"] for r in server.requests[3:]] == [["four"], ["five"]]
+
+
+def test_token_level_answer_to_a_batch_is_asked_again_one_by_one(server: EmbeddingServer) -> None:
+    server.token_level = True
+    emb = _client(server, dim=DIM)  # dim known: no first-contact probe, the batch goes out whole
+    texts = ["one", "two", "three"]
+    np.testing.assert_allclose(emb.embed(texts), _VECTORS.embed(texts), atol=1e-6)
+    assert [r["input"] for r in server.requests] == [texts, ["one"], ["two"], ["three"]]
 
 
 def test_cached_vectors_survive_an_outage(server: EmbeddingServer, tmp_path) -> None:
