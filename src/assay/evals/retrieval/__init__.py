@@ -35,6 +35,14 @@ class RetrievalBenchmark(Benchmark):
         component = options.get("component") or "rag"
         cls = component_class(component)
         own = {o.name for o in cls.cli_options()}
+        for other in COMPONENTS:
+            if other == component:
+                continue
+            for opt in component_class(other).cli_options():
+                value = options.get(opt.name or "")
+                if opt.name not in own and value not in (None, False, opt.default, ()):
+                    flag = max(opt.opts, key=len)
+                    raise ConfigError(f"{flag} applies to --component {other}, not {component}")
         self.inner = cls({k: v for k, v in options.items() if k in own or k == "component"})
         self.name = self.inner.name  # type: ignore[misc]
         self.metric_specs = self.inner.metric_specs  # type: ignore[misc]

@@ -40,6 +40,7 @@ from assay.evals.retrieval._code_data import (
     parse_patch,
     relevant_files,
 )
+from assay.evals.retrieval._options import shared_retrieval_options
 from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 __all__ = ["CodeRetrievalBenchmark"]
@@ -123,21 +124,7 @@ class CodeRetrievalBenchmark(Benchmark):
     @classmethod
     def cli_options(cls) -> list[click.Option]:
         return [
-            # declared exactly as the rag component declares them (the two share these flags)
-            click.Option(
-                ["--dataset"], default=None, help="assay dataset.json, or beir:DIR for a BEIR folder."
-            ),
-            click.Option(
-                ["--embedder"], default=None, help="Embedder spec (default: hash for pr, local for full)."
-            ),
-            click.Option(
-                ["--tolerance"],
-                type=click.FloatRange(0, 1),
-                default=None,
-                help="How far a gated quality metric may fall before the gate fails "
-                "(default: rag 0.02 or 1.5/questions, code 0.05).",
-            ),
-            click.Option(["--offline"], is_flag=True, default=False, help="Never touch the network (full)."),
+            *shared_retrieval_options(),
             click.Option(
                 ["--repo-cache"],
                 type=click.Path(file_okay=False, path_type=Path),

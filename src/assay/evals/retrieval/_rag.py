@@ -18,6 +18,7 @@ import click
 from assay.embed import Embedder, get_embedder
 from assay.errors import ConfigError, DocumentError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals.retrieval._options import shared_retrieval_options
 from assay.evals.retrieval._rag_answers import grade_answer
 from assay.evals.retrieval._rag_data import BeirDataset, RagDataset, load_beir, load_dataset, verify_labels
 from assay.evals.retrieval._rag_hard import HARD_CASES, HardContext
@@ -115,12 +116,7 @@ class RagRetrievalBenchmark(Benchmark):
     @classmethod
     def cli_options(cls) -> list[click.Option]:
         return [
-            click.Option(
-                ["--dataset"], default=None, help="assay dataset.json, or beir:DIR for a BEIR folder."
-            ),
-            click.Option(
-                ["--embedder"], default=None, help="Embedder spec (default: hash for pr, local for full)."
-            ),
+            *shared_retrieval_options(),
             click.Option(
                 ["--model"], default=None, help="Answer the questions with this model (provider/name)."
             ),
@@ -130,14 +126,6 @@ class RagRetrievalBenchmark(Benchmark):
             click.Option(
                 ["--scale-tiers"], default=None, help="Document counts to measure, e.g. 10,100,1000."
             ),
-            click.Option(
-                ["--tolerance"],
-                type=click.FloatRange(0, 1),
-                default=None,
-                help="How far a gated quality metric may fall before the gate fails "
-                "(default: rag 0.02 or 1.5/questions, code 0.05).",
-            ),
-            click.Option(["--offline"], is_flag=True, default=False, help="Never touch the network (full)."),
             click.Option(
                 ["--fetch-only"], is_flag=True, default=False, help="Download and verify corpora, then stop."
             ),
