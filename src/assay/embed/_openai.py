@@ -143,8 +143,8 @@ class OpenAICompatEmbedder:
                 )
             if resp.status_code == 404:
                 raise InfraError(
-                    f"embedding server {self.url}: HTTP 404 (no embeddings endpoint or unknown model "
-                    f"{self.model!r}): {body}"
+                    f"embedding server {self.url}: HTTP 404 (unknown model {self.model!r}, or the URL is "
+                    f"not the API base ending in /v1): {body}"
                 )
             if resp.status_code in _RETRY_STATUS and attempt < self.retries:
                 last = f"HTTP {resp.status_code}: {body}"
