@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
@@ -50,17 +50,7 @@ Bucket = Literal[
     "only_in_current",
     "not_measured",
 ]
-BUCKETS: tuple[Bucket, ...] = (
-    "regressed",
-    "score_regressed",
-    "time_regressed",
-    "improved",
-    "flaky",
-    "unchanged",
-    "only_in_baseline",
-    "only_in_current",
-    "not_measured",
-)
+BUCKETS: tuple[Bucket, ...] = get_args(Bucket)
 MetricVerdict = Literal["ok", "regressed", "improved", "not_measured"]
 
 #: a mean score drop below this is never a score regression

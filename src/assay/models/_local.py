@@ -21,7 +21,13 @@ from typing import Any
 from assay.errors import ConfigError, MissingDependencyError
 from assay.models._base import BaseChatModel, Emit, now
 from assay.models._errors import ModelResponseError
-from assay.models._openai import message_payload, parse_arguments, tool_choice_payload, tool_payload
+from assay.models._openai import (
+    finish_streamed_tool_calls,
+    message_payload,
+    parse_arguments,
+    tool_choice_payload,
+    tool_payload,
+)
 from assay.models._server import EMBEDDED_MODEL_NAME, resolve_model_path
 from assay.models._types import Message, ModelOutput, StreamChunk, Timings, Tool, ToolCall
 from assay.models._usage import Usage
@@ -237,17 +243,7 @@ class LocalModel(BaseChatModel):
             state["stop"] = True
             raise
         timings.end = now()
-        calls = []
-        for index in sorted(partial):
-            slot = partial[index]
-            args, raw = parse_arguments("".join(slot["args"]))
-            call = ToolCall(
-                id=slot["id"] or f"call_{index}", name=slot["name"], arguments=args, raw_arguments=raw
-            )
-            calls.append(call)
-            chunk = StreamChunk(text="", t=slot["t"], tool_call=call)
-            chunks.append(chunk)
-            _deliver(chunk)
+        calls = finish_streamed_tool_calls(partial, chunks, _deliver)
         # llama-cpp-python reports no usage when streaming: the prompt is what the context held at the first
         # chunk, the answer is counted by the model's own tokenizer
         answer = "".join(text) + "".join("".join(partial[i]["args"]) for i in partial)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from assay.errors import ConfigError
@@ -44,6 +44,26 @@ _KNOWN = (
     "parallel_tool_calls",
     "user",
 )
+
+
+def finish_streamed_tool_calls(
+    partial: dict[int, dict[str, Any]], chunks: list[StreamChunk], emit: Callable[[StreamChunk], None] | None
+) -> list[ToolCall]:
+    """Turn tool-call pieces gathered from a stream (index -> id, name, argument parts, time) into calls,
+    appending one chunk per call (stamped when its last piece arrived) and handing each to ``emit``."""
+    calls = []
+    for index in sorted(partial):
+        slot = partial[index]
+        args, raw = parse_arguments("".join(slot["args"]))
+        call = ToolCall(
+            id=slot["id"] or f"call_{index}", name=slot["name"], arguments=args, raw_arguments=raw
+        )
+        calls.append(call)
+        chunk = StreamChunk(text="", t=slot["t"], tool_call=call)
+        chunks.append(chunk)
+        if emit is not None:
+            emit(chunk)
+    return calls
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
@@ -292,18 +312,7 @@ class OpenAICompatModel(BaseChatModel):
                 if choice.get("finish_reason"):
                     finish = choice["finish_reason"]
         timings.end = now()
-        calls = []
-        for index in sorted(partial):
-            slot = partial[index]
-            args, raw = parse_arguments("".join(slot["args"]))
-            call = ToolCall(
-                id=slot["id"] or f"call_{index}", name=slot["name"], arguments=args, raw_arguments=raw
-            )
-            calls.append(call)
-            chunk = StreamChunk(text="", t=slot["t"], tool_call=call)
-            chunks.append(chunk)
-            if emit is not None:
-                emit(chunk)
+        calls = finish_streamed_tool_calls(partial, chunks, emit)
         usage, reported, cost = usage_from(usage_data)
         out = ModelOutput(
             text="".join(text),

@@ -11,7 +11,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from conftest import assay
+from spine_cli import assay
 
 from assay.runs import FINAL_STATUSES, Status, load_scorecard, read_journal
 

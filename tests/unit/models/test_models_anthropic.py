@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import FakeServer, Reply, load_fixture, sse_blocks
+from models_fakes import FakeServer, Reply, load_fixture, sse_blocks
 
 from assay.errors import ConfigError
 from assay.models import Message, ModelInfraError, ModelResponseError, Tool, ToolCall, get_model

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import FakeServer, Reply, load_fixture, sse_blocks
+from models_fakes import FakeServer, Reply, load_fixture, sse_blocks
 
 from assay.cli import cli
 from assay.errors import ConfigError, InfraError

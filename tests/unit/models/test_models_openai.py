@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from conftest import FakeServer, Reply, load_fixture, sse_blocks
+from models_fakes import FakeServer, Reply, load_fixture, sse_blocks
 
 from assay.errors import ConfigError, InfraError, SubjectError
 from assay.models import Message, ModelInfraError, ModelResponseError, Tool, ToolCall, get_model

@@ -7,6 +7,7 @@ main index the questions run against.
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from assay.embed import Embedder
 from assay.errors import DocumentError
 from assay.evals._base import Outcome
 from assay.evals.retrieval._rag_data import RagDataset
-from assay.models import ChatModel, Message, ModelOutput
+from assay.models import ChatModel, Message, ModelOutput, StreamChunk
 from assay.rag import DocumentIndex, answer
 from assay.runs._records import Status
 
@@ -200,8 +201,10 @@ class _Recorder:
             return await self.inner.generate(messages, tools, stream, **kw)
         return ModelOutput(text="I don't know.")
 
-    def stream(self, messages: Sequence[Message], tools: Any = None, **kw: Any):  # pragma: no cover
-        raise NotImplementedError
+    async def stream(self, messages: Sequence[Message], tools: Any = None, **kw: Any):
+        out = await self.generate(messages, tools, True, **kw)
+        for chunk in out.chunks or [StreamChunk(text=out.text, t=time.perf_counter())]:
+            yield chunk
 
 
 async def context_not_resent(ctx: HardContext) -> Outcome:
