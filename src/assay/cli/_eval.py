@@ -86,6 +86,9 @@ SHARED_NAMES = {o.name for o in SHARED_OPTIONS}
 _LIST_OPTION = click.Option(["--list", "list_cases"], is_flag=True, help="List the suite's cases and exit.")
 
 
+_MAX_METRICS_SHOWN = 12
+
+
 def print_summary(result: RunResult, console: Console) -> None:
     card: Scorecard = result.scorecard
     s = card.summary
@@ -101,9 +104,15 @@ def print_summary(result: RunResult, console: Console) -> None:
             f"pass rate {100 * (s.pass_rate or 0):.1f}% of {s.measured} measured "
             f"(95% CI {100 * (s.pass_rate_low or 0):.1f}–{100 * (s.pass_rate_high or 0):.1f}%)"
         )
-    for name, m in s.metrics.items():
-        if m.value is not None:
-            console.print(f"  {name}: {m.value:.4g}{(' ' + m.unit) if m.unit else ''}")
+    shown = [(n, m) for n, m in s.metrics.items() if m.value is not None]
+    if len(shown) > _MAX_METRICS_SHOWN:  # long breakdowns (per tag, per level) stay in the report
+        shown = [(n, m) for n, m in shown if m.gated][:_MAX_METRICS_SHOWN]
+    for name, m in shown:
+        console.print(
+            f"  {name}: {m.value:.4g}{(' ' + m.unit) if m.unit else ''}{'' if m.gated else ' (not gated)'}"
+        )
+    if len(shown) < len(s.metrics):
+        console.print(f"  ... {len(s.metrics) - len(shown)} more metrics in {result.run_dir / 'report.md'}")
     console.print(f"run directory: {result.run_dir}")
 
 
