@@ -85,11 +85,16 @@ def print_comparison(comp: Comparison, console: Console) -> None:
                 escape(c.reason),
             )
         console.print(table)
-    if comp.metrics:
-        mt = Table(title="metrics", title_justify="left")
-        for col in ("metric", "better", "baseline", "current", "Δ", "tolerance", "verdict"):
-            mt.add_column(col)
-        for m in comp.metrics:
+    # the terminal shows gated metrics and any that moved past tolerance; comparison.md has them all
+    shown = [m for m in comp.metrics if m.gated or m.verdict in ("regressed", "improved")]
+    if shown:
+        hidden = len(comp.metrics) - len(shown)
+        title = "metrics" + (f" (gated or changed; {hidden} more in comparison.md)" if hidden else "")
+        mt = Table(title=title, title_justify="left")
+        mt.add_column("metric", overflow="fold", min_width=12)
+        for col in ("better", "baseline", "current", "Δ", "tolerance", "verdict"):
+            mt.add_column(col, no_wrap=True)
+        for m in shown:
             row = [escape(x) for x in _metric_row(m)]
             if m.verdict == "regressed":
                 row[-1] = f"[bold red]{row[-1]}[/]" if m.gated else f"[red]{row[-1]}[/]"
