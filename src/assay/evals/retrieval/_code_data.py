@@ -1,7 +1,8 @@
 """Data for the code search benchmark: SWE-bench-format queries, gold files/symbols, and repositories.
 
-Queries are SWE-bench-format JSONL (``instance_id``, ``repo``, ``base_commit``, ``problem_statement``,
-``patch``). Relevant files are those the patch modifies or deletes; relevant symbols are the innermost
+Queries are SWE-bench-format JSONL or parquet (``instance_id``, ``repo``, ``base_commit``,
+``problem_statement``, ``patch``); the ``nightly``/``scale`` suites read the pinned SWE-bench Verified
+parquet (dataset revision + sha256, verified before it is parsed) from the repo cache. Relevant files are those the patch modifies or deletes; relevant symbols are the innermost
 def/class around each changed line of the base-commit version (an insertion counts only when a symbol
 spans both sides of it).
 
@@ -22,11 +23,13 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from assay.errors import ConfigError, DataIntegrityError, InfraError
+from assay.errors import ConfigError, DataIntegrityError, InfraError, MissingDependencyError
 
 __all__ = [
     "DATA_DIR",
@@ -34,6 +37,7 @@ __all__ = [
     "changed_symbols",
     "ensure_pr_repo",
     "ensure_repo",
+    "ensure_swebench_verified",
     "git",
     "load_queries",
     "parse_patch",
@@ -205,40 +209,76 @@ def changed_symbols(path: str, base_source: str, fp: FilePatch) -> list[str]:
 
 # ------------------------------------------------------------------------------------------- queries
 def load_queries(path: Path) -> list[Query]:
-    """Read SWE-bench-format JSONL; a bad line raises ConfigError naming the file and line."""
+    """Read SWE-bench-format queries from JSONL, or from a ``.parquet`` file (needs pyarrow).
+
+    Both give the same records; a bad record raises ConfigError naming the file and its line (JSONL) or
+    row (parquet).
+    """
     if not path.is_file():
         raise ConfigError(f"--dataset {path}: no such file")
-    queries: list[Query] = []
-    seen: set[str] = set()
+    if path.suffix.lower() == ".parquet":
+        return _queries_from_rows(path, _parquet_rows(path), unit="row")
+    return _queries_from_rows(path, _jsonl_rows(path), unit="line")
+
+
+def _jsonl_rows(path: Path) -> Iterator[tuple[int, Any]]:
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                yield lineno, json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ConfigError(f"not valid JSON ({exc.msg})", path=str(path), line=lineno) from None
-            if not isinstance(row, dict):
-                raise ConfigError("each line must be a JSON object", path=str(path), line=lineno)
-            missing = [k for k in _REQUIRED if not isinstance(row.get(k), str) or not row.get(k)]
-            if missing:
-                raise ConfigError(
-                    f"missing or empty field(s): {', '.join(missing)}", path=str(path), line=lineno
-                )
-            if row["instance_id"] in seen:
-                raise ConfigError(
-                    f"duplicate instance_id {row['instance_id']!r}", path=str(path), line=lineno
-                )
-            seen.add(row["instance_id"])
-            q = Query(**{k: row[k] for k in _REQUIRED}, created_at=str(row.get("created_at") or ""))
-            q.relevant_files = relevant_files(q.patch)
-            if not q.relevant_files:
-                raise ConfigError(
-                    f"{q.instance_id}: the patch modifies no existing file (nothing to score)",
-                    path=str(path),
-                    line=lineno,
-                )
-            queries.append(q)
+
+
+def _parquet_rows(path: Path) -> Iterator[tuple[int, Any]]:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise MissingDependencyError("pyarrow", "code") from None
+    try:
+        names = pq.read_schema(path).names
+        missing = [k for k in _REQUIRED if k not in names]
+        if missing:
+            raise ConfigError(
+                f"no column(s) {', '.join(missing)}; a SWE-bench-format file has {', '.join(_REQUIRED)}",
+                path=str(path),
+            )
+        columns = [*_REQUIRED, *(["created_at"] if "created_at" in names else [])]
+        table = pq.read_table(path, columns=columns)
+    except (pa.ArrowException, OSError) as exc:
+        raise ConfigError(f"not a readable parquet file ({exc})", path=str(path)) from None
+    for i, row in enumerate(table.to_pylist(), 1):
+        created = row.get("created_at")
+        if isinstance(created, datetime):
+            row["created_at"] = created.isoformat()
+        yield i, row
+
+
+def _queries_from_rows(path: Path, rows: Iterable[tuple[int, Any]], *, unit: str) -> list[Query]:
+    def bad(n: int, message: str) -> ConfigError:
+        if unit == "line":
+            return ConfigError(message, path=str(path), line=n)
+        return ConfigError(f"{unit} {n}: {message}", path=str(path))
+
+    queries: list[Query] = []
+    seen: set[str] = set()
+    for n, row in rows:
+        if not isinstance(row, dict):
+            raise bad(n, f"each {unit} must be a JSON object")
+        missing = [k for k in _REQUIRED if not isinstance(row.get(k), str) or not row.get(k)]
+        if missing:
+            raise bad(n, f"missing or empty field(s): {', '.join(missing)}")
+        if row["instance_id"] in seen:
+            raise bad(n, f"duplicate instance_id {row['instance_id']!r}")
+        seen.add(row["instance_id"])
+        q = Query(**{k: row[k] for k in _REQUIRED}, created_at=str(row.get("created_at") or ""))
+        q.relevant_files = relevant_files(q.patch)
+        if not q.relevant_files:
+            raise bad(n, f"{q.instance_id}: the patch modifies no existing file (nothing to score)")
+        queries.append(q)
     if not queries:
         raise ConfigError(f"--dataset {path}: no queries")
     return queries
@@ -395,61 +435,105 @@ def file_at(worktree: Path, commit: str, path: str) -> str | None:
 
 
 # ------------------------------------------------------------------------------------------- SWE-bench Verified
-SWE_BENCH_VERIFIED = {
+# The pin: one parquet file of one dataset revision, checked by sha256 on every use. Never committed; the
+# first run with a network downloads it into the repo cache, `--offline` only reads it from there.
+SWE_BENCH_VERIFIED: dict[str, Any] = {
     "dataset": "princeton-nlp/SWE-bench_Verified",
     "revision": "c104f840cc67f8b6eec6f759ebc8b2693d585d4a",
     "file": "data/test-00000-of-00001.parquet",
     "sha256": "a45b1fe4e2f0c8390b2b2938ac83e92ed5979000856808f3679c07812e9e6dcd",
+    "size": 2_096_679,
     "rows": 500,
 }
 
 
-def swebench_url() -> str:
-    pin = SWE_BENCH_VERIFIED
+def swebench_url(pin: Mapping[str, Any] | None = None) -> str:
+    pin = pin or SWE_BENCH_VERIFIED
     return f"https://huggingface.co/datasets/{pin['dataset']}/resolve/{pin['revision']}/{pin['file']}"
 
 
-def ensure_swebench_verified(cache: Path, *, offline: bool) -> Path:
-    """The pinned SWE-bench Verified parquet in ``cache`` (downloaded when missing and allowed), as JSONL."""
-    pin = SWE_BENCH_VERIFIED
-    parquet = cache / f"swe-bench-verified-{str(pin['revision'])[:12]}.parquet"
-    jsonl = parquet.with_suffix(".jsonl")
-    if jsonl.is_file():
-        return jsonl
-    if not parquet.is_file():
-        if offline:
-            raise ConfigError(
-                f"--offline: SWE-bench Verified is not cached at {parquet}; pass --dataset FILE.jsonl"
-            )
-        import httpx
+def swebench_cache_path(cache: Path, pin: Mapping[str, Any] | None = None) -> Path:
+    """Where the pinned parquet lives in the repo cache."""
+    pin = pin or SWE_BENCH_VERIFIED
+    stem = str(pin["dataset"]).split("/")[-1].lower().replace("_", "-")
+    return cache / f"{stem}-{str(pin['revision'])[:12]}.parquet"
 
-        cache.mkdir(parents=True, exist_ok=True)
-        try:
-            resp = httpx.get(swebench_url(), follow_redirects=True, timeout=120)
-            resp.raise_for_status()
-        except httpx.HTTPError as exc:
-            raise InfraError(f"cannot download SWE-bench Verified from {swebench_url()}: {exc}") from exc
-        got = hashlib.sha256(resp.content).hexdigest()
+
+def ensure_swebench_verified(
+    cache: Path,
+    *,
+    offline: bool,
+    pin: Mapping[str, Any] | None = None,
+    client: Any = None,
+) -> Path:
+    """The pinned SWE-bench parquet in ``cache``, verified; read it with ``load_queries``.
+
+    A cached file is checked against the pinned sha256 (and row count) before anything parses it; a
+    mismatch is a DataIntegrityError naming the file and both hashes, and the file is left alone (never
+    silently downloaded again). A missing file is downloaded (``client``: an ``httpx.Client``, for tests)
+    unless ``offline``, which never touches the network and names where the file should be.
+    """
+    pin = pin or SWE_BENCH_VERIFIED
+    parquet = swebench_cache_path(cache, pin)
+    what = f"{pin['dataset']}@{str(pin['revision'])[:12]}"
+    if parquet.is_file():
+        got = _sha256(parquet)
         if got != pin["sha256"]:
-            raise DataIntegrityError(f"SWE-bench Verified download has sha256 {got}, pinned {pin['sha256']}")
-        tmp = parquet.with_suffix(".part")
-        tmp.write_bytes(resp.content)
-        os.replace(tmp, parquet)
-    elif _sha256(parquet) != pin["sha256"]:
-        raise DataIntegrityError(f"{parquet}: sha256 does not match the pinned {pin['sha256']}; delete it")
+            raise DataIntegrityError(
+                f"{parquet}: sha256 {got} does not match the pinned {pin['sha256']} ({what}); "
+                "it was left as it is: delete it to download the pinned file again"
+            )
+    elif offline:
+        raise ConfigError(
+            f"--offline: {what} is not cached; it should be at {parquet}. Run the same command once "
+            f"without --offline to download and verify it there, or save {swebench_url(pin)} to that "
+            f"path yourself (sha256 {pin['sha256']}); or pass --dataset FILE.jsonl"
+        )
+    else:
+        _download_pinned(swebench_url(pin), parquet, str(pin["sha256"]), client)
+    _check_rows(parquet, pin)
+    return parquet
+
+
+def _download_pinned(url: str, dest: Path, sha256: str, client: Any) -> None:
+    import httpx
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, part_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
+    part = Path(part_name)
+    own = client is None
+    http = client or httpx.Client(follow_redirects=True, timeout=httpx.Timeout(120, connect=30))
+    h = hashlib.sha256()
+    try:
+        with os.fdopen(fd, "wb") as fh, http.stream("GET", url) as resp:
+            resp.raise_for_status()
+            for block in resp.iter_bytes(1 << 20):
+                fh.write(block)
+                h.update(block)
+            fh.flush()
+            os.fsync(fh.fileno())
+        got = h.hexdigest()
+        if got != sha256:
+            raise DataIntegrityError(
+                f"{url}: downloaded sha256 {got} does not match the pinned {sha256}; nothing was saved to {dest}"
+            )
+        os.replace(part, dest)
+    except httpx.HTTPError as exc:
+        raise InfraError(f"cannot download {url} to {dest}: {exc}") from exc
+    finally:
+        part.unlink(missing_ok=True)
+        if own:
+            http.close()
+
+
+def _check_rows(parquet: Path, pin: Mapping[str, Any]) -> None:
+    """The row count in the file's footer against the pin (the footer only: the rows are parsed later)."""
+    if pin.get("rows") is None:
+        return
     try:
         import pyarrow.parquet as pq
-    except ImportError as exc:
-        raise ConfigError(
-            f"reading {parquet} needs pyarrow (pip install pyarrow), or pass --dataset FILE.jsonl"
-        ) from exc
-    rows = pq.read_table(parquet).to_pylist()
-    if len(rows) != pin["rows"]:
-        raise DataIntegrityError(f"{parquet}: {len(rows)} rows, expected {pin['rows']}")
-    tmp = jsonl.with_suffix(".part")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for row in rows:
-            keep = {k: row.get(k) for k in (*_REQUIRED, "created_at")}
-            fh.write(json.dumps(keep, default=str) + "\n")
-    os.replace(tmp, jsonl)
-    return jsonl
+    except ImportError:
+        raise MissingDependencyError("pyarrow", "code") from None
+    rows = pq.read_metadata(parquet).num_rows
+    if rows != pin["rows"]:
+        raise DataIntegrityError(f"{parquet}: {rows} rows, the pin says {pin['rows']}")
