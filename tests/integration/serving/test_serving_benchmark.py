@@ -331,3 +331,45 @@ def test_registered_as_the_benchmark_command() -> None:
     } <= names
     directions = {s.name: s.direction for s in ServingBenchmark.metric_specs}
     assert directions["e2e_p99_ms"] == "lower" and directions["output_throughput"] == "higher"
+
+
+def test_structured_sends_the_schema_records_it_and_is_not_comparable(stub_factory, tmp_path: Path) -> None:
+    """--structured: the request carries the JSON schema, the run records it, and the gate refuses to hold a
+    structured run against a free-text baseline (exit 3) instead of calling the speed change a regression."""
+    from assay.cli._main import main
+
+    reply = ['{"category": "work", ', '"urgent": false, ', '"personal": false}']
+    stub = stub_factory(ttft_s=0.005, itl_s=0.001, tokens=3, reply=reply)
+
+    def run(name: str, *extra: str) -> int:
+        args = ["eval", "benchmark", "--model", _model(stub), "--concurrency", "1", "--num-requests", "4"]
+        args += ["--warmup", "1", "--out", str(tmp_path / name), *extra]
+        with pytest.raises(SystemExit) as exc:
+            main(args)
+        return exc.value.code
+
+    assert run("plain", "--save-baseline", str(tmp_path / "baseline"), "--force") == 0
+    assert all(r.response_format is None for r in stub.fetch_records())
+    before = len(stub.fetch_records())
+    assert run("structured", "--structured", "--compare", str(tmp_path / "baseline")) == 3
+    sent = stub.fetch_records()[before:]
+    assert len(sent) == 5 and all(r.response_format is not None for r in sent)
+    assert sent[0].response_format["schema"]["properties"]["category"]["enum"][0] == "work"
+
+    comparison = json.loads((tmp_path / "structured" / "comparison.json").read_text())
+    assert not comparison["comparable"] and "suite version" in " ".join(comparison["not_comparable"])
+    meta = json.loads((tmp_path / "structured" / "meta.json").read_text())
+    assert "json_object+schema" in json.dumps(meta)
+    level = read_results(tmp_path / "structured").levels[0]
+    assert level.workload["structured"] is True and level.workload["max_tokens"] == 48
+    measured = [r for r in level.requests if not r["warmup"]]
+    assert all(r["extra"]["answer_format"] == "json" and r["extra"]["parsed"] for r in measured)
+    card = json.loads((tmp_path / "structured" / "scorecard.json").read_text())
+    (case,) = card["cases"]
+    emails = load_mbox(default_data_dir() / "triage.mbox")[:4]
+    assert case["metrics"]["answer_parse_rate"] == 1.0 and case["metrics"]["answer_mode_share"] == 1.0
+    assert case["metrics"]["accuracy_category"] == pytest.approx(
+        sum(e.category == "work" for e in emails) / 4
+    )
+    report = (tmp_path / "structured" / "report.md").read_text()
+    assert "JSON-schema response_format (`--structured`)" in report and "majority baseline" in report

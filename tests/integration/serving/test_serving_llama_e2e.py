@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from assay.evals.serving import ServingBenchmark, read_results
+from assay.evals.serving._triage import CATEGORIES
 from assay.runs import RunOptions, run_benchmark
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
@@ -53,3 +54,38 @@ def test_email_triage_against_the_embedded_model(tmp_path: Path) -> None:
     port = urlsplit(target["base_url"]).port
     with socket.socket() as sock:
         assert sock.connect_ex(("127.0.0.1", port)) != 0
+
+
+def test_structured_answers_from_the_embedded_model_all_parse(tmp_path: Path) -> None:
+    """llama-cpp-python's server takes ``response_format: {"type": "json_object", "schema": ...}`` and
+    decodes under the schema's grammar: every answer is JSON naming a valid value for all three fields."""
+    out = tmp_path / "run"
+    options = {
+        "model": "local/smollm2",
+        "concurrency": "1",
+        "num_requests": 6,
+        "warmup": 1,
+        "max_tokens": 32,
+        "structured": True,
+    }
+    result = run_benchmark(ServingBenchmark, options, RunOptions(out=out))
+    assert result.exit_code == 0, result.stopped_reason
+    card = result.scorecard
+    assert card.config.extra["structured"] == "json_object+schema" and card.suite_version.endswith(
+        "+json-schema"
+    )
+    (case,) = card.cases
+    m = case.metrics
+    assert m["completed"] == 6 and m["errors"] == 0
+    for k in ("category", "urgent", "personal"):
+        assert m[f"parse_rate_{k}"] == 1.0
+        assert 0.0 <= m[f"accuracy_{k}"] <= 1.0 and 0.0 <= m[f"baseline_{k}"] <= 1.0
+    assert m["answer_parse_rate"] == 1.0
+    measured = [r for lv in read_results(out).levels for r in lv.requests if not r["warmup"]]
+    assert len(measured) == 6
+    for r in measured:
+        extra = r["extra"]
+        assert extra["answer_format"] == "json" and extra["parsed"], extra["answer_text"]
+        assert extra["answer"]["category"] in CATEGORIES
+        assert isinstance(extra["answer"]["urgent"], bool) and isinstance(extra["answer"]["personal"], bool)
+        assert r["output_tokens"] <= 32

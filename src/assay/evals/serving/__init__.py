@@ -3,7 +3,9 @@
 Measures how fast an OpenAI-compatible server (or the embedded llama.cpp model) answers: TTFT, TPOT, ITL
 and E2E percentiles, request and token throughput, goodput under SLOs, errors and timeouts, per load level
 (``--concurrency``, ``--request-rate`` with Poisson/gamma arrivals, or ``--sweep``), and for the default
-email-triage workload whether the answers are right. See ``_metrics`` for the exact definitions.
+email-triage workload whether the answers are right (per field: accuracy, parse rate and the majority-class
+baseline; ``--structured`` constrains answers to a JSON schema). See ``_metrics`` for the exact speed
+definitions and ``_triage`` for how answers are read.
 """
 
 from __future__ import annotations

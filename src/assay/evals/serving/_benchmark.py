@@ -31,6 +31,7 @@ from assay.evals.serving._target import (
     parse_model_spec,
     read_context_size,
 )
+from assay.evals.serving._triage import FIELDS
 from assay.evals.serving._workloads import (
     DatasetWorkload,
     EmailTriage,
@@ -77,6 +78,10 @@ def _specs() -> tuple[MetricSpec, ...]:
         for k in ("category", "urgent", "personal", "all")
     ]
     specs.append(MetricSpec(name="answer_parse_rate", direction="higher", gated=False))
+    specs += [MetricSpec(name=f"parse_rate_{k}", direction="higher", gated=False) for k in FIELDS]
+    specs.append(MetricSpec(name="answer_mode_share", direction="lower", gated=False))
+    # what always answering the mailbox's majority label would score on the same emails (not the subject's)
+    specs += [MetricSpec(name=f"baseline_{k}", direction="higher", gated=False) for k in (*FIELDS, "all")]
     return tuple(specs)
 
 
@@ -162,7 +167,19 @@ class ServingBenchmark(Benchmark):
                 show_default=True,
                 help="synthetic: output tokens (same forms).",
             ),
-            o(["--max-tokens"], type=int, default=None, help="Output cap (email-triage 24, dataset 128)."),
+            o(
+                ["--structured"],
+                is_flag=True,
+                help="email-triage: send a JSON-schema response_format (json_object + schema; llama.cpp "
+                "decodes under its grammar, so every answer parses). Changes the suite version: not "
+                "comparable with runs without it.",
+            ),
+            o(
+                ["--max-tokens"],
+                type=int,
+                default=None,
+                help="Output cap (email-triage 24, 48 with --structured; dataset 128).",
+            ),
             o(["--endpoint"], type=click.Choice(["chat", "completions"]), default="chat", show_default=True),
             o(
                 ["--concurrency"],
@@ -228,6 +245,8 @@ class ServingBenchmark(Benchmark):
         extra: dict[str, Any] = {"endpoint": self.options.get("endpoint", "chat")}
         if self.options.get("ctx_size") is not None:
             extra["ctx_size"] = self.options["ctx_size"]
+        if self.options.get("structured"):
+            extra["structured"] = "json_object+schema"
         return SubjectConfig(subject="serving", model=self.target.label, extra=extra)
 
     # -- suite -----------------------------------------------------------------------------------------
@@ -240,10 +259,16 @@ class ServingBenchmark(Benchmark):
         if max_tokens is not None and max_tokens < 1:
             raise ConfigError("--max-tokens must be positive")
         endpoint = opts.get("endpoint") or "chat"
+        structured = bool(opts.get("structured"))
+        if structured and name != "email-triage":
+            raise ConfigError(f"--structured applies to the email-triage workload only, not {name}")
         if name == "email-triage":
             mbox, prompt = opts.get("mbox"), opts.get("prompt_file")
             return name, EmailTriage(
-                Path(mbox) if mbox else None, Path(prompt) if prompt else None, max_tokens or 24
+                Path(mbox) if mbox else None,
+                Path(prompt) if prompt else None,
+                max_tokens,
+                structured=structured,
             )
         if name == "synthetic":
             inp = LengthSpec.parse(opts.get("input_len") or "256", "--input-len")
@@ -379,6 +404,7 @@ class ServingBenchmark(Benchmark):
             workload_metrics=extra_metrics,
             target=self._target_info(),
             per_category=per_category_accuracy(scored) if isinstance(self.workload, EmailTriage) else {},
+            workload=self._workload_info(),
             requests=[t.to_json() for t in run.timings],
         )
         write_level(self.run_dir, result)
@@ -401,6 +427,9 @@ class ServingBenchmark(Benchmark):
         }
         if result.per_category:
             details["per_category"] = result.per_category
+        if isinstance(self.workload, EmailTriage):
+            details["structured"] = self.workload.structured
+            details["majority_labels"] = self.workload.majority
         if figures.completed == 0:
             first = next((t.error for t in measured if t.error), "no request completed")
             return Outcome(
@@ -417,6 +446,21 @@ class ServingBenchmark(Benchmark):
             input_tokens=figures.input_tokens, output_tokens=figures.output_tokens, calls=figures.requests
         )
         return Outcome(status=Status.PASS, score=score, metrics=metrics, details=details, usage=usage)
+
+    def _workload_info(self) -> dict[str, Any]:
+        work = self.workload
+        info: dict[str, Any] = {
+            "name": getattr(work, "name", None),
+            "version": getattr(work, "version", None),
+        }
+        if isinstance(work, EmailTriage):
+            info.update(
+                structured=work.structured,
+                response_format=work.item(0).body.get("response_format"),
+                max_tokens=work.max_tokens,
+                majority_labels=work.majority,
+            )
+        return info
 
     def _target_info(self) -> dict[str, Any]:
         info: dict[str, Any] = {

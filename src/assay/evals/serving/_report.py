@@ -214,20 +214,53 @@ def render_section(
         lines += spread
     acc_cases = [c for c in card.cases if "accuracy_category" in c.metrics]
     if acc_cases:
+        work: dict[str, Any] = next((lv.workload for lv in levels if lv.workload), {})
+        lines += ["", "### Email-triage accuracy", ""]
+        if work:
+            how = (
+                "answers constrained by a JSON-schema response_format (`--structured`)"
+                if work.get("structured")
+                else "free-text answers (no response_format)"
+            )
+            lines.append(f"- {how}; output cap {work.get('max_tokens')} tokens")
+            major = work.get("majority_labels") or {}
+            if major:
+                shown = ", ".join(
+                    f"{k} = {v if isinstance(v, str) else ('yes' if v else 'no')}" for k, v in major.items()
+                )
+                lines.append(f"- majority-class baseline answers {shown} (the mailbox's most common labels)")
         lines += [
+            "- accuracy counts an unparsed field as wrong; parsed = the answer named a valid value",
             "",
-            "### Email-triage accuracy",
-            "",
-            "| level | category | urgent | personal | all three | parsed |",
+            "| level | row | category | urgent | personal | all three |",
             "|---|---|---|---|---|---|",
         ]
         for c in acc_cases:
             m = c.metrics
-            lines.append(
-                f"| {c.case_id} | {_f(m['accuracy_category'], 3)} | {_f(m['accuracy_urgent'], 3)} "
-                f"| {_f(m['accuracy_personal'], 3)} | {_f(m.get('accuracy_all'), 3)} "
-                f"| {_f(m.get('answer_parse_rate'), 3)} |"
+            rows = (
+                ("accuracy", "accuracy_{}"),
+                ("parsed", "parse_rate_{}"),
+                ("majority baseline", "baseline_{}"),
             )
+            for label, key in rows:
+                if key.format("category") not in m:
+                    continue
+                alls = "answer_parse_rate" if label == "parsed" else key.format("all")
+                lines.append(
+                    f"| {c.case_id} | {label} | {_f(m.get(key.format('category')), 3)} "
+                    f"| {_f(m.get(key.format('urgent')), 3)} | {_f(m.get(key.format('personal')), 3)} "
+                    f"| {_f(m.get(alls), 3)} |"
+                )
+        modes = [
+            (c.case_id, c.metrics["answer_mode_share"]) for c in acc_cases if "answer_mode_share" in c.metrics
+        ]
+        if modes:
+            lines += [
+                "",
+                "Share of complete answers that are the level's most common answer (1.0: the same answer "
+                "for every email, no skill whatever the accuracy): "
+                + ", ".join(f"{cid} {share:.3f}" for cid, share in modes),
+            ]
         pooled: dict[str, list[float]] = {}
         for lv in levels:
             for cat, row in lv.per_category.items():

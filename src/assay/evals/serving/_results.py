@@ -31,6 +31,9 @@ class LevelResult(BaseModel):
     workload_metrics: dict[str, float] = Field(default_factory=dict)
     per_category: dict[str, dict[str, float]] = Field(default_factory=dict)
     target: dict[str, Any] = Field(default_factory=dict)
+    #: what was sent: workload name, output cap, whether a response_format schema constrained the answers,
+    #: and (email-triage) the mailbox's majority labels the accuracy baseline answers with
+    workload: dict[str, Any] = Field(default_factory=dict)
     requests: list[dict[str, Any]] = Field(default_factory=list)
 
 

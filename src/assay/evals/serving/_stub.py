@@ -60,6 +60,8 @@ class StubRecord:
     arrived: float
     token_times: list[float] = field(default_factory=list)
     prompt: str = ""
+    #: the request's ``response_format``, as sent
+    response_format: dict[str, Any] | None = None
 
 
 def _chunk(data: bytes) -> bytes:
@@ -252,7 +254,8 @@ class StubServer:
                 msg = f"This model's maximum context length is {cfg.n_ctx} tokens, however you requested {words} tokens"
                 self._send_json(proto, 400, {"error": {"message": msg, "code": "context_length_exceeded"}})
                 return
-        record = StubRecord(arrived=t, prompt=prompt)
+        rf = req.get("response_format")
+        record = StubRecord(arrived=t, prompt=prompt, response_format=rf if isinstance(rf, dict) else None)
         self.records.append(record)
         prompt_tokens = max(1, len(prompt.split()))
         begin = t

@@ -12,13 +12,20 @@ import hashlib
 import json
 import mailbox
 import random
-import re
 from abc import ABC, abstractmethod
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError
+from assay.evals.serving._triage import (
+    CATEGORIES,
+    FIELDS,
+    answer_format,
+    parse_triage_answer,
+    response_format,
+)
 
 __all__ = [
     "CATEGORIES",
@@ -32,7 +39,6 @@ __all__ = [
     "parse_triage_answer",
 ]
 
-CATEGORIES = ("work", "finance", "shopping", "newsletter", "social", "spam")
 CHAT_PATH = "/v1/chat/completions"
 COMPLETIONS_PATH = "/v1/completions"
 
@@ -127,32 +133,25 @@ def load_mbox(path: Path) -> list[Email]:
     return emails
 
 
-_FIELD = {
-    "category": re.compile(r"category\W{0,4}(" + "|".join(CATEGORIES) + r")\b", re.I),
-    "urgent": re.compile(r"urgent\W{0,4}(yes|no|true|false)\b", re.I),
-    "personal": re.compile(r"personal\W{0,4}(yes|no|true|false)\b", re.I),
-}
-
-
-def parse_triage_answer(text: str) -> dict[str, Any]:
-    """``{"category": str|None, "urgent": bool|None, "personal": bool|None}`` from the model's answer."""
-    out: dict[str, Any] = {}
-    for key, pattern in _FIELD.items():
-        m = pattern.search(text)
-        if m is None:
-            out[key] = None
-        elif key == "category":
-            out[key] = m.group(1).lower()
-        else:
-            out[key] = m.group(1).lower() in ("yes", "true")
-    return out
-
-
 class EmailTriage(Workload):
+    """Each email classified with the fixed prompt; answers scored against the mailbox's labels.
+
+    ``structured=True`` adds a ``response_format`` with the answer's JSON schema (see ``_triage``): a server
+    with grammar-constrained decoding (llama.cpp) then always answers in parseable JSON. It changes what is
+    sent, so it changes the suite version: runs with and without it are never compared.
+    """
+
     name = "email-triage"
+    #: output cap when none is given: three short lines, or the JSON object (with its spacing)
+    DEFAULT_MAX_TOKENS = 24
+    DEFAULT_MAX_TOKENS_STRUCTURED = 48
 
     def __init__(
-        self, mbox: Path | None = None, prompt_file: Path | None = None, max_tokens: int = 24
+        self,
+        mbox: Path | None = None,
+        prompt_file: Path | None = None,
+        max_tokens: int | None = None,
+        structured: bool = False,
     ) -> None:
         data = default_data_dir()
         self.mbox_path = mbox or data / "triage.mbox"
@@ -163,8 +162,13 @@ class EmailTriage(Workload):
         self.prompt = self.prompt_path.read_text(encoding="utf-8").strip()
         if "{email}" not in self.prompt:
             raise ConfigError(f"--prompt-file: {self.prompt_path} must contain the placeholder {{email}}")
-        self.max_tokens = max_tokens
+        self.structured = structured
+        default = self.DEFAULT_MAX_TOKENS_STRUCTURED if structured else self.DEFAULT_MAX_TOKENS
+        self.max_tokens = max_tokens or default
         self.version = _sha(self.mbox_path.read_bytes(), self.prompt.encode())
+        if structured:
+            self.version += "+json-schema"
+        self.majority = majority_labels(self.emails)
 
     def natural_size(self) -> int:
         return len(self.emails)
@@ -174,11 +178,13 @@ class EmailTriage(Workload):
         mail = self.emails[i % n] if i >= 0 else self.emails[(n - 1 + i) % n]
         content = self.prompt.replace("{email}", mail.text.strip())
         labels = {"category": mail.category, "urgent": mail.urgent, "personal": mail.personal}
-        body = {
+        body: dict[str, Any] = {
             "messages": [{"role": "user", "content": content}],
             "max_tokens": self.max_tokens,
             "temperature": 0,
         }
+        if self.structured:
+            body["response_format"] = response_format()
         return WorkItem(mail.id, CHAT_PATH, body, content, labels)
 
     def score(self, item: WorkItem, text: str) -> dict[str, Any]:
@@ -186,26 +192,56 @@ class EmailTriage(Workload):
         labels = item.labels or {}
         return {
             "email": item.key,
-            "label_category": labels.get("category"),
+            **{f"label_{k}": labels.get(k) for k in FIELDS},
             "answer": got,
             "answer_text": text[:400],
-            "parsed": all(v is not None for v in got.values()),
-            **{f"{k}_ok": got[k] == labels.get(k) for k in ("category", "urgent", "personal")},
+            "answer_format": answer_format(text),
+            "parsed": all(got[k] is not None for k in FIELDS),
+            **{f"{k}_parsed": got[k] is not None for k in FIELDS},
+            # an unparsed field is never correct, whatever the label
+            **{f"{k}_ok": got[k] is not None and got[k] == labels.get(k) for k in FIELDS},
         }
 
     def level_metrics(self, scored: list[dict[str, Any]]) -> dict[str, float]:
+        """Accuracy and parse rate per field over every completed request (unparsed = not correct), and
+        ``baseline_<field>``: the accuracy of always answering the mailbox's majority label, on the same
+        emails: an accuracy at or under it shows no skill."""
         if not scored:
             return {}
         n = len(scored)
-        out = {
-            f"accuracy_{k}": sum(bool(s[f"{k}_ok"]) for s in scored) / n
-            for k in ("category", "urgent", "personal")
-        }
-        out["accuracy_all"] = (
-            sum(all(s[f"{k}_ok"] for k in ("category", "urgent", "personal")) for s in scored) / n
-        )
+        out: dict[str, float] = {}
+        for k in FIELDS:
+            out[f"accuracy_{k}"] = sum(bool(s[f"{k}_ok"]) for s in scored) / n
+            out[f"parse_rate_{k}"] = (
+                sum(bool(s.get(f"{k}_parsed", s["answer"].get(k) is not None)) for s in scored) / n
+            )
+            labelled = [s for s in scored if s.get(f"label_{k}") is not None]
+            if labelled:
+                out[f"baseline_{k}"] = sum(s[f"label_{k}"] == self.majority[k] for s in labelled) / len(
+                    labelled
+                )
+        out["accuracy_all"] = sum(all(s[f"{k}_ok"] for k in FIELDS) for s in scored) / n
         out["answer_parse_rate"] = sum(bool(s["parsed"]) for s in scored) / n
+        complete = [tuple(s["answer"][k] for k in FIELDS) for s in scored if s["parsed"]]
+        if complete:
+            # 1.0: the same answer for every email (a constant answerer has no skill, whatever its accuracy)
+            out["answer_mode_share"] = max(Counter(complete).values()) / len(complete)
+        if all(f"baseline_{k}" in out for k in FIELDS):
+            out["baseline_all"] = (
+                sum(all(s[f"label_{k}"] == self.majority[k] for k in FIELDS) for s in scored) / n
+            )
         return out
+
+
+def majority_labels(emails: list[Email]) -> dict[str, Any]:
+    """The most common value of each field in the mailbox (ties: the first in label order)."""
+    out: dict[str, Any] = {}
+    cats = [e.category for e in emails]
+    out["category"] = max(CATEGORIES, key=cats.count)
+    for k in ("urgent", "personal"):
+        yes = sum(bool(getattr(e, k)) for e in emails)
+        out[k] = yes > len(emails) - yes
+    return out
 
 
 def per_category_accuracy(scored: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
@@ -214,10 +250,7 @@ def per_category_accuracy(scored: list[dict[str, Any]]) -> dict[str, dict[str, f
     for cat in CATEGORIES:
         rows = [s for s in scored if s.get("label_category") == cat]
         if rows:
-            table[cat] = {
-                k: sum(bool(r[f"{k}_ok"]) for r in rows) / len(rows)
-                for k in ("category", "urgent", "personal")
-            }
+            table[cat] = {k: sum(bool(r[f"{k}_ok"]) for r in rows) / len(rows) for k in FIELDS}
             table[cat]["n"] = float(len(rows))
     return table
 
