@@ -210,6 +210,11 @@ def not_comparable_reasons(baseline: Scorecard, current: Scorecard) -> list[str]
     return reasons
 
 
+def _changed_settings(base: dict[str, object], cur: dict[str, object]) -> list[str]:
+    keys = sorted(set(base) | set(cur))
+    return [f"{k}: {base.get(k)!r} -> {cur.get(k)!r}" for k in keys if base.get(k) != cur.get(k)]
+
+
 def _noise_reasons(noise: NoiseReport, current: Scorecard) -> list[str]:
     reasons = []
     pairs = (
@@ -430,6 +435,9 @@ def compare(
         comp.warnings.append(f"the current run mixes results from commits {', '.join(cur.commits)}")
     if not require_complete and incomplete:
         comp.warnings.append(f"{len(incomplete)} baseline item(s) not compared: " + ", ".join(incomplete))
+    changed = _changed_settings(base.config.extra, cur.config.extra)
+    if changed:  # subject settings are usually the change under test: said, not refused
+        comp.warnings.append("subject settings differ: " + "; ".join(changed))
     if base.iterations < 2 or cur.iterations < 2:
         comp.warnings.append(
             "a single-iteration run cannot tell flaky from broken: use --iterations 3 or more"
