@@ -157,6 +157,14 @@ def _apply_gates(result: RunResult, shared: dict[str, Any], console: Console) ->
     return 0
 
 
+def _check_gate_paths(shared: dict[str, Any]) -> None:
+    """Refuse a missing --compare/--noise/--expect before the run, not after it has been measured."""
+    for key, flag in (("compare", "--compare"), ("noise", "--noise"), ("expect", "--expect")):
+        path = shared[key]
+        if path is not None and not Path(path).exists():
+            raise ConfigError(f"{flag} {path}: no such file or folder")
+
+
 def make_command(name: str, cls: type[Benchmark]) -> click.Command:
     own = cls.cli_options()
     clash = SHARED_NAMES & {o.name for o in own}
@@ -173,6 +181,7 @@ def make_command(name: str, cls: type[Benchmark]) -> click.Command:
         if kwargs.pop("list_cases", False):
             click.echo(cls.describe(kwargs))  # type: ignore[attr-defined]
             return
+        _check_gate_paths(shared)
         opts = RunOptions(
             suite=shared["suite"],
             iterations=shared["iterations"],

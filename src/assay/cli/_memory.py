@@ -100,12 +100,12 @@ def search_command(query: str, db: Path | None, embedder: str | None, k: int, tu
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 def forget_command(target: str, db: Path | None, embedder: str | None, entity: str | None, yes: bool) -> None:
     """Forget TARGET (or everything about --entity) for good: items, chat sentences, and future mentions."""
-    if not yes:
-        click.confirm(
-            f"Forget {(entity and 'everything about ' + entity) or repr(target)} permanently?", abort=True
-        )
     store = open_store(db or default_db_path(), embedder)
     try:
+        if not yes:
+            click.confirm(
+                f"Forget {(entity and 'everything about ' + entity) or repr(target)} permanently?", abort=True
+            )
         result = forget_in(store, target, entity)
     finally:
         store.close()

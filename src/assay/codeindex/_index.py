@@ -41,7 +41,10 @@ EMBED_BATCH = 32
 
 
 def assay_home() -> Path:
-    return Path(os.environ.get("ASSAY_HOME") or Path.home() / ".assay")
+    """``$ASSAY_HOME`` or ``~/.assay`` (created on first use; ConfigError if it cannot be)."""
+    from assay.runs._paths import assay_home as home
+
+    return home()
 
 
 def default_index_dir(root: str | os.PathLike[str]) -> Path:

@@ -261,7 +261,8 @@ def load_index(directory: Path, embedder_id: str | None) -> tuple[IndexMetadata,
         raise _corrupt(
             "embedder_mismatch",
             directory,
-            f"built with embedder {meta.embedder_id!r}, asked to use {embedder_id!r}; rebuild it",
+            f"built with embedder {meta.embedder_id!r}, asked to use {embedder_id!r}; pass the --embedder "
+            "it was built with, or rebuild it with `assay code-index build PATH --embedder SPEC`",
         )
     if chunk_table_hash(meta.chunks) != meta.chunks_sha256:
         raise _corrupt(

@@ -526,7 +526,8 @@ class DocumentIndex:
         got = read_signed(Path(folder), _INDEX_FILES, index._signing_key())
         if isinstance(got, str):
             raise IndexCorruptError(
-                f"{folder}: index failed its signature check ({got}); index the documents again"
+                f"{folder}: index failed its signature check ({got}); delete the folder and index the "
+                "documents again, or pass another --index folder"
             )
         try:
             manifest = json.loads(got["manifest.json"])

@@ -24,9 +24,10 @@ SignatureProblem = Literal["missing", "unsigned", "tampered", "unreadable"]
 
 
 def assay_home() -> Path:
-    """``$ASSAY_HOME`` or ``~/.assay``."""
-    env = os.environ.get("ASSAY_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".assay"
+    """``$ASSAY_HOME`` or ``~/.assay`` (created on first use; ConfigError if it cannot be)."""
+    from assay.runs._paths import assay_home as home
+
+    return home()
 
 
 def install_key(home: Path | None = None) -> bytes:

@@ -7,6 +7,7 @@ beside it in ``<folder>.json`` so later commands rebuild the same embedder witho
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +25,11 @@ def default_index_dir() -> Path:
 
 
 def _spec_file(folder: Path) -> Path:
-    return folder.with_name(folder.name + ".json")
+    """``<folder>.json`` beside the index folder: the embedder spec the index was built with."""
+    full = Path(os.path.abspath(folder))
+    if not full.name:
+        raise ConfigError(f"--index {folder}: the root folder cannot hold an index; name a folder")
+    return full.with_name(full.name + ".json")
 
 
 def open_index(
@@ -53,6 +58,12 @@ def open_index(
     if (folder / "manifest.json").is_file():
         index = DocumentIndex.load(folder, get_embedder(spec))
     elif create:
+        if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+            # saving swaps the whole folder for the new index: never on top of someone's files
+            raise ConfigError(
+                f"--index {folder}: exists and is not an index folder (saving would replace what it "
+                "holds); pass an empty or new folder"
+            )
         index = DocumentIndex(get_embedder(spec), chunking=chunking, max_documents=max_documents)
     else:
         raise ConfigError(f"no index at {folder}: run `assay rag index PATH...` first (or pass --index)")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from assay.errors import ResumeError
+from assay.errors import ConfigError, ResumeError
 from assay.runs._records import RunMeta, Scorecard
 from assay.runs._scrub import Scrubber, write_scrubbed
 
@@ -22,9 +22,11 @@ REPORT_HTML = "report.html"
 def new_run_dir(results_dir: Path, benchmark: str, suite: str, out: Path | None = None) -> Path:
     """Create ``results/<benchmark>-<suite>-<UTC timestamp>/`` (or ``out``), never reusing a folder."""
     if out is not None:
+        if out.exists() and not out.is_dir():
+            raise ConfigError("is a file, not a folder; pass an empty or new folder", path=f"--out {out}")
         if out.exists() and any(out.iterdir()):
             raise ResumeError(f"--out {out} is not empty; pass an empty or new folder, or --resume it")
-        out.mkdir(parents=True, exist_ok=True)
+        _mkdir(out, f"--out {out}")
         return out
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     base = results_dir / f"{benchmark}-{suite.replace('/', '_').replace(':', '_')}-{stamp}"
@@ -32,8 +34,15 @@ def new_run_dir(results_dir: Path, benchmark: str, suite: str, out: Path | None 
     while path.exists():
         n += 1
         path = base.with_name(f"{base.name}-{n}")
-    path.mkdir(parents=True)
+    _mkdir(path, f"--results-dir {results_dir}", exist_ok=False)
     return path
+
+
+def _mkdir(path: Path, flag: str, *, exist_ok: bool = True) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=exist_ok)
+    except OSError as exc:
+        raise ConfigError(f"cannot create the run directory {path} ({exc.strerror})", path=flag) from exc
 
 
 def write_model(path: Path, model: BaseModel, scrubber: Scrubber) -> None:
@@ -63,6 +72,8 @@ def load_meta(run_dir: Path) -> RunMeta:
 
 def load_scorecard(path: Path) -> Scorecard:
     """A scorecard from a run directory or a ``scorecard.json`` path."""
+    if not path.exists():
+        raise ResumeError(f"{path}: no such run directory or scorecard file")
     file = path / SCORECARD if path.is_dir() else path
     card = _load(file, Scorecard, "scorecard")
     assert isinstance(card, Scorecard)

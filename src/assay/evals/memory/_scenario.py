@@ -192,12 +192,22 @@ class _LineError(ValueError):
 
 
 class _LineLoader(yaml.SafeLoader):
-    """Records each mapping's line as ``__line__`` so errors can name it."""
+    """Records each mapping's line as ``__line__`` (and each key's line) so errors can name it."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        #: id(mapping) -> {key: line of that key}; the mappings live as long as the loaded data
+        self.key_lines: dict[int, dict[Any, int]] = {}
 
 
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
     mapping = loader.construct_mapping(node, deep=True)
     mapping["__line__"] = node.start_mark.line + 1
+    lines: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        if isinstance(key_node, yaml.ScalarNode):
+            lines[key_node.value] = key_node.start_mark.line + 1
+    loader.key_lines[id(mapping)] = lines
     return mapping
 
 
@@ -212,10 +222,14 @@ def _strip_lines(value: Any) -> Any:
     return value
 
 
-def _line_at(data: Any, loc: tuple[Any, ...]) -> int | None:
+def _line_at(
+    data: Any, loc: tuple[Any, ...], key_lines: dict[int, dict[Any, int]] | None = None
+) -> int | None:
     line = data.get("__line__") if isinstance(data, dict) else None
     node = data
     for part in loc:
+        if isinstance(node, dict) and key_lines and part in key_lines.get(id(node), {}):
+            line = key_lines[id(node)][part]
         try:
             node = node[part]
         except (KeyError, IndexError, TypeError):
@@ -228,8 +242,9 @@ def _line_at(data: Any, loc: tuple[Any, ...]) -> int | None:
 def load_scenario(path: Path) -> Scenario:
     """Parse and validate one scenario file; ConfigError names the file and line of the first problem."""
     text = path.read_text(encoding="utf-8")
+    loader = _LineLoader(text)
     try:
-        data = yaml.load(text, Loader=_LineLoader)
+        data = loader.get_single_data()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise ConfigError(
@@ -237,6 +252,8 @@ def load_scenario(path: Path) -> Scenario:
             path=str(path),
             line=mark.line + 1 if mark else None,
         ) from exc
+    finally:
+        loader.dispose()
     if not isinstance(data, dict):
         raise ConfigError(
             "a memory scenario is a mapping with id, theme, chats and probes", path=str(path), line=1
@@ -247,7 +264,7 @@ def load_scenario(path: Path) -> Scenario:
         first = exc.errors()[0]
         loc = tuple(x for x in first["loc"] if x != "__line__")
         ctx_err = (first.get("ctx") or {}).get("error")
-        line = ctx_err.line if isinstance(ctx_err, _LineError) else _line_at(data, loc)
+        line = ctx_err.line if isinstance(ctx_err, _LineError) else _line_at(data, loc, loader.key_lines)
         where = ".".join(str(x) for x in loc)
         message = str(first["msg"]).removeprefix("Value error, ")
         raise ConfigError(f"{where}: {message}" if where else message, path=str(path), line=line) from exc

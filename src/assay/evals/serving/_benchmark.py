@@ -212,7 +212,7 @@ class ServingBenchmark(Benchmark):
             ),
             o(
                 ["--warmup"],
-                type=int,
+                type=click.IntRange(min=0),
                 default=None,
                 help="Warm-up requests per level, excluded (default 1-4).",
             ),
@@ -229,7 +229,7 @@ class ServingBenchmark(Benchmark):
             ),
             o(
                 ["--request-timeout"],
-                type=float,
+                type=click.FloatRange(min=0, min_open=True),
                 default=300.0,
                 show_default=True,
                 help="Seconds before one request counts as a timeout.",
