@@ -132,7 +132,7 @@ def noise_command(
     """Measure the noise floor of one configuration and write noise.json.
 
     \b
-    assay eval noise --runs 5 -- assay eval agent --suite pr --iterations 5
+    assay eval noise --runs 5 -- assay eval memory
     assay eval noise --from results/run-a results/run-b results/run-c
     """
     from assay.gate import noise, run_noise_command

@@ -37,7 +37,7 @@ def resolve_eval_command(command: Sequence[str]) -> list[str]:
     cmd = list(command)
     if not cmd:
         raise UsageError(
-            "assay eval noise: give the eval command after `--`, e.g. -- assay eval agent --iterations 5"
+            "assay eval noise: give the eval command after `--`, e.g. -- assay eval memory"
         )
     if any(a == "--out" or a.startswith("--out=") for a in cmd):
         raise UsageError(

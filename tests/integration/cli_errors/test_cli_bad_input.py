@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from assay.cli import main
+from assay.evals._registry import available
 
 REPO = Path(__file__).resolve().parents[3]
 SCENARIO = REPO / "eval" / "memory" / "01_move_and_job.yaml"
@@ -291,3 +292,12 @@ def test_code_index_truncated_metadata(tmp_path: Path, capsys: pytest.CaptureFix
     code, err = run(["code-index", "search", "proj", "f", "--embedder", "hash", "--index-dir", "ci"], capsys)
     assert code == 1
     assert error_line(err).startswith("error: code index ci: metadata.json is not valid JSON")
+
+
+def test_noise_without_a_command_suggests_one_that_exists(capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = run(["eval", "noise", "--runs", "2"], capsys)
+    assert code == 1
+    line = error_line(err)
+    assert line.endswith("e.g. -- assay eval memory")
+    suggested = line.rsplit("-- assay eval ", 1)[1].split()[0]
+    assert suggested in available()
