@@ -12,7 +12,7 @@ from rich.table import Table
 
 from assay.cli._commands import EVAL_EXTRA_COMMANDS, EVAL_SHORT_HELP
 from assay.cli._main import format_commands_from_table, load_command
-from assay.errors import ConfigError
+from assay.errors import ConfigError, ResumeError
 from assay.evals._base import Benchmark
 from assay.evals._registry import available, get_benchmark
 from assay.runs._records import Scorecard
@@ -165,6 +165,19 @@ def _check_gate_paths(shared: dict[str, Any]) -> None:
             raise ConfigError(f"{flag} {path}: no such file or folder")
 
 
+def _check_resume_benchmark(name: str, run_dir: Path) -> None:
+    """`assay eval X --resume DIR` must name the benchmark DIR was run with, not silently resume another."""
+    from assay.runs._rundir import load_meta
+
+    recorded = load_meta(Path(run_dir)).benchmark
+    command = recorded.split("-")[0]
+    if command != name:
+        raise ResumeError(
+            f"--resume {run_dir}: a {recorded} run, not {name}; resume it with "
+            f"`assay eval {command} --resume {run_dir}`"
+        )
+
+
 def make_command(name: str, cls: type[Benchmark]) -> click.Command:
     own = cls.cli_options()
     clash = SHARED_NAMES & {o.name for o in own}
@@ -182,6 +195,8 @@ def make_command(name: str, cls: type[Benchmark]) -> click.Command:
             click.echo(cls.describe(kwargs))  # type: ignore[attr-defined]
             return
         _check_gate_paths(shared)
+        if shared["resume"] is not None:
+            _check_resume_benchmark(name, shared["resume"])
         opts = RunOptions(
             suite=shared["suite"],
             iterations=shared["iterations"],

@@ -301,3 +301,17 @@ def test_noise_without_a_command_suggests_one_that_exists(capsys: pytest.Capture
     assert line.endswith("e.g. -- assay eval memory")
     suggested = line.rsplit("-- assay eval ", 1)[1].split()[0]
     assert suggested in available()
+
+
+def test_resume_under_another_benchmark_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`assay eval retrieval --resume <a memory run>` used to resume the memory run and exit 0."""
+    assert run(["eval", "memory", "--out", "mem"], capsys)[0] == 0
+    before = (tmp_path / "mem" / "results.jsonl").read_bytes()
+    code, err = run(["eval", "retrieval", "--resume", "mem"], capsys)
+    assert code == 1
+    assert error_line(err) == (
+        "error: --resume mem: a memory run, not retrieval; resume it with `assay eval memory --resume mem`"
+    )
+    assert (tmp_path / "mem" / "results.jsonl").read_bytes() == before
