@@ -27,12 +27,16 @@ class AttemptSpec:
 
 
 class RunStopped(Exception):
-    """Raised by an attempt function to stop the whole run (a backend outage); carries the attempt record."""
+    """Raised by an attempt function to stop the whole run; carries the attempt record.
 
-    def __init__(self, attempt: Attempt, reason: str) -> None:
+    ``exit_code`` 3: a backend outage; 1: a configuration error (a flag, file or env var the user can fix).
+    """
+
+    def __init__(self, attempt: Attempt, reason: str, exit_code: int = 3) -> None:
         super().__init__(reason)
         self.attempt = attempt
         self.reason = reason
+        self.exit_code = exit_code
 
 
 @dataclass

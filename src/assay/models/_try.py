@@ -7,7 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from assay.errors import ConfigError
 from assay.models._cost import ENV_VAR as RATE_CARD_ENV
+from assay.models._cost import load_rate_card
 from assay.models._registry import PROVIDERS, preflight
 from assay.models._types import Message, ModelOutput
 
@@ -108,4 +110,9 @@ def list_providers() -> tuple[list[ProviderStatus], str]:
     source = (
         f"{card} (from {RATE_CARD_ENV})" if card else f"shipped rate card (override with {RATE_CARD_ENV})"
     )
+    if card:
+        try:
+            load_rate_card()
+        except ConfigError as exc:
+            source = f"NOT USABLE: {exc}"
     return rows, source

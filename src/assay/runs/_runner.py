@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from assay import __version__
-from assay.errors import ConfigError, InfraError, ResumeError
+from assay.errors import ConfigError, InfraError, MissingDependencyError, ResumeError
 from assay.evals._base import AttemptContext, Benchmark, Case, Suite
 from assay.evals._registry import get_benchmark
 from assay.exec import AttemptSpec, RunStopped, run_local
@@ -121,6 +121,18 @@ class _Run:
                 error=ErrorInfo(type=type(exc).__name__, message=str(exc)),
             )
             raise RunStopped(rec, str(exc)) from exc
+        except (ConfigError, MissingDependencyError) as exc:
+            # the user's configuration, not the subject: stop, keep what was measured, count nothing as failed
+            rec = self._record(
+                case,
+                spec,
+                started,
+                t0,
+                status=Status.NOT_RUN,
+                skip_reason=f"configuration error: {exc}",
+                error=ErrorInfo(type=type(exc).__name__, message=str(exc)),
+            )
+            raise RunStopped(rec, str(exc), exit_code=exc.exit_code) from exc
         except TimeoutError as exc:
             if deadline.expired():
                 return self._record(
@@ -260,6 +272,7 @@ async def arun_benchmark(
         done = latest_attempts(read_journal(journal_path))
         specs = run.pending(done)
         stopped_reason: str | None = None
+        stopped_code: int | None = None
         with Journal(journal_path, run.scrubber) as journal:
             try:
                 await run.bench.preflight()
@@ -291,11 +304,14 @@ async def arun_benchmark(
                 finally:
                     await run.bench.teardown()
                 if report.stopped is not None:
-                    stopped_reason = f"backend outage: {report.stopped.reason}"
+                    outage = report.stopped.exit_code == EXIT_NOT_COMPARABLE
+                    what = "backend outage" if outage else "configuration error"
+                    stopped_reason = f"{what}: {report.stopped.reason}"
+                    stopped_code = report.stopped.exit_code
                     for rec in run.not_run(report.cancelled + report.not_started, stopped_reason):
                         journal.append(rec)
         scorecard = finish_run(run.run_dir, run.bench, run.suite, run.meta, run.scrubber)
-    exit_code = EXIT_NOT_COMPARABLE if stopped_reason else EXIT_OK
+    exit_code = (stopped_code or EXIT_NOT_COMPARABLE) if stopped_reason else EXIT_OK
     return RunResult(run.run_dir, scorecard, exit_code, stopped_reason)
 
 

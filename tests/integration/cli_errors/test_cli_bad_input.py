@@ -315,3 +315,37 @@ def test_resume_under_another_benchmark_is_refused(
         "error: --resume mem: a memory run, not retrieval; resume it with `assay eval memory --resume mem`"
     )
     assert (tmp_path / "mem" / "results.jsonl").read_bytes() == before
+
+
+def test_bad_rate_card_stops_the_run_without_failing_a_case(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A missing ASSAY_RATE_CARD used to turn every case into ERROR: 0% measured, exit 0."""
+    monkeypatch.setenv("ASSAY_RATE_CARD", str(tmp_path / "nope.json"))
+    code, err = run(["eval", "memory", "--out", "mem"], capsys)
+    assert code == 1
+    assert error_line(err) == (
+        f"error: run stopped: configuration error: rate card not found: {tmp_path / 'nope.json'} "
+        "(from ASSAY_RATE_CARD)"
+    )
+    assert "resume with: assay eval memory --resume mem" in err
+    card = json.loads((tmp_path / "mem" / "scorecard.json").read_text())
+    counts = {k: v for k, v in card["summary"]["counts"].items() if v}
+    assert set(counts) == {"NOT_RUN"}, counts
+    monkeypatch.delenv("ASSAY_RATE_CARD")
+    code, err = run(["eval", "memory", "--resume", "mem"], capsys)
+    assert code == 0, err
+    card = json.loads((tmp_path / "mem" / "scorecard.json").read_text())
+    assert {k for k, v in card["summary"]["counts"].items() if v} == {"PASS"}
+
+
+def test_models_list_flags_an_unusable_rate_card(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "card.json").write_text("{not json\n")
+    monkeypatch.setenv("ASSAY_RATE_CARD", str(tmp_path / "card.json"))
+    with pytest.raises(SystemExit) as exc:
+        main(["models", "list"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "prices: NOT USABLE:" in out and "rate card is not valid JSON" in out
