@@ -36,9 +36,7 @@ def resolve_eval_command(command: Sequence[str]) -> list[str]:
     """Turn ``assay eval X ...`` (or ``eval X ...``) into a command line that runs this installation."""
     cmd = list(command)
     if not cmd:
-        raise UsageError(
-            "assay eval noise: give the eval command after `--`, e.g. -- assay eval memory"
-        )
+        raise UsageError("assay eval noise: give the eval command after `--`, e.g. -- assay eval memory")
     if any(a == "--out" or a.startswith("--out=") for a in cmd):
         raise UsageError(
             "assay eval noise: do not pass --out to the eval command; each run gets a fresh directory"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -273,46 +274,63 @@ async def arun_benchmark(
         specs = run.pending(done)
         stopped_reason: str | None = None
         stopped_code: int | None = None
-        with Journal(journal_path, run.scrubber) as journal:
-            try:
-                await run.bench.preflight()
-            except InfraError as exc:
-                stopped_reason = f"preflight failed: {exc}"
-                for rec in run.not_run(specs, stopped_reason):
-                    journal.append(rec)
-                specs = []
-            if specs:
+        try:
+            with Journal(journal_path, run.scrubber) as journal:
                 try:
-                    await run.bench.setup(str(run.run_dir))
-                    with _progress(opts.progress, len(specs), run.meta.run_id) as advance:
-
-                        def on_result(attempt: Attempt) -> None:
-                            journal.append(attempt)
-                            advance(attempt)
-
-                        report = await run_local(specs, run.attempt, on_result, opts.max_concurrency)
-                except asyncio.CancelledError:
-                    # Ctrl-C: the journal holds every finished attempt; fold what we have and say how to go on
-                    journal.close()
-                    finish_run(run.run_dir, run.bench, run.suite, run.meta, run.scrubber)
-                    print(
-                        f"interrupted; resume with: assay eval {run.meta.benchmark.split('-')[0]} "
-                        f"--resume {run.run_dir}",
-                        file=sys.stderr,
-                    )
-                    raise
-                finally:
-                    await run.bench.teardown()
-                if report.stopped is not None:
-                    outage = report.stopped.exit_code == EXIT_NOT_COMPARABLE
-                    what = "backend outage" if outage else "configuration error"
-                    stopped_reason = f"{what}: {report.stopped.reason}"
-                    stopped_code = report.stopped.exit_code
-                    for rec in run.not_run(report.cancelled + report.not_started, stopped_reason):
+                    await run.bench.preflight()
+                except InfraError as exc:
+                    stopped_reason = f"preflight failed: {exc}"
+                    for rec in run.not_run(specs, stopped_reason):
                         journal.append(rec)
+                    specs = []
+                if specs:
+                    try:
+                        await run.bench.setup(str(run.run_dir))
+                        with _progress(opts.progress, len(specs), run.meta.run_id) as advance:
+
+                            def on_result(attempt: Attempt) -> None:
+                                journal.append(attempt)
+                                advance(attempt)
+
+                            report = await run_local(specs, run.attempt, on_result, opts.max_concurrency)
+                    except asyncio.CancelledError:
+                        # Ctrl-C: the journal holds every finished attempt; fold them, say how to go on
+                        journal.close()
+                        finish_run(run.run_dir, run.bench, run.suite, run.meta, run.scrubber)
+                        print(
+                            f"interrupted; resume with: assay eval {run.meta.benchmark.split('-')[0]} "
+                            f"--resume {run.run_dir}",
+                            file=sys.stderr,
+                        )
+                        raise
+                    finally:
+                        await run.bench.teardown()
+                    if report.stopped is not None:
+                        outage = report.stopped.exit_code == EXIT_NOT_COMPARABLE
+                        what = "backend outage" if outage else "configuration error"
+                        stopped_reason = f"{what}: {report.stopped.reason}"
+                        stopped_code = report.stopped.exit_code
+                        for rec in run.not_run(report.cancelled + report.not_started, stopped_reason):
+                            journal.append(rec)
+        except (ConfigError, MissingDependencyError):
+            # a bad flag, file or env var found while setting up: a new run that measured nothing leaves no
+            # half-written folder behind (a resumed one is left as it was)
+            if opts.resume is None:
+                _discard_unmeasured(run.run_dir)
+            raise
         scorecard = finish_run(run.run_dir, run.bench, run.suite, run.meta, run.scrubber)
     exit_code = (stopped_code or EXIT_NOT_COMPARABLE) if stopped_reason else EXIT_OK
     return RunResult(run.run_dir, scorecard, exit_code, stopped_reason)
+
+
+def _discard_unmeasured(run_dir: Path) -> None:
+    """Remove a new run's folder when its journal holds no attempt.
+
+    The folder was new or empty when the run began (``new_run_dir``), so all it holds was written by this run.
+    """
+    if read_journal(run_dir / JOURNAL):
+        return
+    shutil.rmtree(run_dir, ignore_errors=True)
 
 
 @contextmanager

@@ -349,3 +349,18 @@ def test_models_list_flags_an_unusable_rate_card(
     assert exc.value.code == 0
     out = capsys.readouterr().out
     assert "prices: NOT USABLE:" in out and "rate card is not valid JSON" in out
+
+
+def test_bad_model_script_found_in_setup_ends_the_run_cleanly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bad file found while the benchmark sets up used to leave a half-written run folder (meta.json and
+    an empty journal, no scorecard) that `runs list` showed as running or killed."""
+    (tmp_path / "script.yaml").write_text("replies: [\n")
+    argv = ["eval", "memory", "--suite", "full", "--model", "scripted/script.yaml", "--embedder", "hash"]
+    code, err = run(argv, capsys)
+    assert code == 1
+    assert error_line(err).startswith("error: script.yaml:2: invalid YAML")
+    assert not any((tmp_path / "results").iterdir()), "a run that measured nothing leaves no folder"
+    code, err = run([*argv, "--out", "mem"], capsys)
+    assert code == 1 and not (tmp_path / "mem").exists()
