@@ -158,11 +158,25 @@ def _apply_gates(result: RunResult, shared: dict[str, Any], console: Console) ->
 
 
 def _check_gate_paths(shared: dict[str, Any]) -> None:
-    """Refuse a missing --compare/--noise/--expect before the run, not after it has been measured."""
+    """Refuse a missing or unreadable --compare/--noise/--expect before the run, not after it was measured."""
     for key, flag in (("compare", "--compare"), ("noise", "--noise"), ("expect", "--expect")):
         path = shared[key]
         if path is not None and not Path(path).exists():
             raise ConfigError(f"{flag} {path}: no such file or folder")
+    if shared["noise"] is not None and shared["compare"] is None:
+        raise ConfigError("--noise sets the noise floor of --compare; pass --compare BASELINE too")
+    if not any(shared[k] for k in ("compare", "noise", "expect")):
+        return
+    from assay.gate import load_run
+    from assay.gate._expect import load_expectations
+    from assay.stats._noise import load_noise
+
+    if shared["compare"] is not None:
+        load_run(shared["compare"])
+    if shared["noise"] is not None:
+        load_noise(shared["noise"])
+    if shared["expect"] is not None:
+        load_expectations(Path(shared["expect"]))
 
 
 def _check_resume_benchmark(name: str, run_dir: Path) -> None:

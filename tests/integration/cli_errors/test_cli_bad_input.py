@@ -94,6 +94,28 @@ def test_missing_gate_file_is_refused_before_the_run(
     assert not (tmp_path / "results").exists(), "nothing should have been run"
 
 
+def test_unreadable_gate_inputs_are_refused_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A broken baseline, noise file or expectations file used to be found only after the whole run."""
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / "scorecard.json").write_text('{"run_id": ')
+    (tmp_path / "noise.json").write_text("[]")
+    (tmp_path / "expect.yaml").write_text("- 1\n")
+    baseline = str(REPO / "tests/fixtures/baselines/memory-pr")
+    cases = [
+        (["--compare", "base"], "error: base/scorecard.json: scorecard.json is not valid JSON"),
+        (["--compare", baseline, "--noise", "noise.json"], "error: noise.json: not a noise.json written"),
+        (["--expect", "expect.yaml"], "error: expect.yaml: expectations must be a mapping"),
+        (["--noise", "noise.json"], "error: --noise sets the noise floor of --compare; pass --compare"),
+    ]
+    for flags, expected in cases:
+        code, err = run(["eval", "memory", *flags], capsys)
+        assert code == 1, flags
+        assert error_line(err).startswith(expected), (flags, err)
+    assert not (tmp_path / "results").exists(), "nothing should have been run"
+
+
 def test_runs_show_missing_folder(capsys: pytest.CaptureFixture[str]) -> None:
     code, err = run(["runs", "show", "no-such-run"], capsys)
     assert code == 1
