@@ -68,9 +68,10 @@ def search_index(
     if k < 1:
         raise ConfigError(f"-k must be at least 1, got {k}")
     directory = Path(index_dir) if index_dir is not None else default_index_dir(path)
-    if not (directory / "metadata.json").exists() and not directory.exists():
+    if not directory.is_dir() or not any(directory.iterdir()):  # missing or empty: never built
+        where = "" if index_dir is None else f" --index-dir {directory}"
         raise IndexCorruptError(
-            f"no code index for {path} at {directory}: run `assay code-index build {path}` first"
+            f"no code index for {path} at {directory}: run `assay code-index build {path}{where}` first"
         )
     idx = CodeIndex.open(path, _embedder(embedder), index_dir=directory, on_damage="raise")
     hits = idx.search(query, k, level=level, mode=mode)

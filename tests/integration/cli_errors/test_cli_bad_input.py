@@ -305,6 +305,18 @@ def test_runs_show_truncated_scorecard(tmp_path: Path, capsys: pytest.CaptureFix
     assert "malformed JSON" in err
 
 
+def test_code_index_search_in_an_empty_index_dir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An empty --index-dir used to be searched as an empty index: exit 0, "no results"."""
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "a.py").write_text("def f():\n    return 1\n")
+    (tmp_path / "ci").mkdir()
+    code, err = run(["code-index", "search", "proj", "f", "--embedder", "hash", "--index-dir", "ci"], capsys)
+    assert code == 1
+    assert error_line(err) == (
+        "error: no code index for proj at ci: run `assay code-index build proj --index-dir ci` first"
+    )
+
+
 def test_code_index_truncated_metadata(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "proj").mkdir()
     (tmp_path / "proj" / "a.py").write_text("def f():\n    return 1\n")
