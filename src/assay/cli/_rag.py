@@ -31,12 +31,21 @@ def rag_group() -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @_INDEX
 @_EMBEDDER
-@click.option("--chunk-tokens", type=int, default=200, show_default=True, help="Chunk size in tokens.")
 @click.option(
-    "--overlap", type=int, default=32, show_default=True, help="Tokens shared by neighbouring chunks."
+    "--chunk-tokens", type=click.IntRange(min=8), default=200, show_default=True, help="Chunk size in tokens."
 )
 @click.option(
-    "--max-documents", type=int, default=None, help="Cap: past it the oldest documents are evicted."
+    "--overlap",
+    type=click.IntRange(min=0),
+    default=32,
+    show_default=True,
+    help="Tokens shared by neighbouring chunks (at most half of --chunk-tokens).",
+)
+@click.option(
+    "--max-documents",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Cap: past it the oldest documents are evicted.",
 )
 def index_command(
     paths: tuple[Path, ...],
@@ -72,7 +81,7 @@ def index_command(
 @click.argument("query")
 @_INDEX
 @_EMBEDDER
-@click.option("-k", "k", type=int, default=5, show_default=True, help="How many chunks.")
+@click.option("-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="How many chunks.")
 @click.option("--mode", type=click.Choice(["hybrid", "dense", "bm25"]), default="hybrid", show_default=True)
 @click.option(
     "--tool", is_flag=True, help="Use the query_documents tool (expansion, boost, adaptive cutoff)."
@@ -101,7 +110,9 @@ def search_command(
 @_INDEX
 @_EMBEDDER
 @click.option("--model", required=True, envvar="ASSAY_MODEL", help="Model that answers (provider/name).")
-@click.option("-k", "k", type=int, default=5, show_default=True, help="Most chunks to give the model.")
+@click.option(
+    "-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="Most chunks to give the model."
+)
 def ask_command(question: str, index_dir: Path | None, embedder: str | None, model: str, k: int) -> None:
     """Answer QUESTION from the indexed documents, citing the chunks used."""
     from assay.models import get_model

@@ -39,8 +39,8 @@ class ChunkConfig:
             raise ConfigError(f"chunk size must be at least 8 tokens, got {self.max_tokens}")
         if not 0 <= self.overlap_tokens < self.max_tokens // 2:
             raise ConfigError(
-                f"chunk overlap must be between 0 and half the chunk size ({self.max_tokens // 2}), "
-                f"got {self.overlap_tokens}"
+                "chunk overlap (--overlap) must be between 0 and half the chunk size "
+                f"({self.max_tokens // 2}), got {self.overlap_tokens}"
             )
 
     @property

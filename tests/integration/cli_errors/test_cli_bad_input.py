@@ -189,6 +189,24 @@ def test_rag_index_refuses_a_folder_that_is_not_an_index(
     assert run(["rag", "index", "kettle.md", "--index", "empty", "--embedder", "hash"], capsys)[0] == 0
 
 
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        (["--chunk-tokens", "0"], "Invalid value for '--chunk-tokens': 0 is not in the range x>=8"),
+        (["--max-documents", "0"], "Invalid value for '--max-documents': 0 is not in the range x>=1"),
+        (["--overlap", "500"], "error: chunk overlap (--overlap) must be between 0 and half the chunk size"),
+    ],
+)
+def test_rag_index_flags_named(
+    flags: list[str], expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.md").write_text("# A\n\ntext\n")
+    code, err = run(["rag", "index", "a.md", "--index", "idx", "--embedder", "hash", *flags], capsys)
+    assert code == 1
+    assert expected in err
+    assert not (tmp_path / "idx").exists()
+
+
 def test_memory_forget_checks_the_database_before_asking(capsys: pytest.CaptureFixture[str]) -> None:
     code, err = run(["memory", "forget", "my manager", "--db", "none.db"], capsys)
     assert code == 1, "a missing database must be reported, not a confirmation prompt aborted"
