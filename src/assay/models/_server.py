@@ -171,6 +171,12 @@ class LlamaServer:
             tail = self.log_tail()
             code = self._proc.returncode
             self._cleanup()
+            if "Failed to load model from file" in tail:
+                # the user's file, not an outage: one line naming it
+                raise ConfigError(
+                    f"llama.cpp could not load {self.model_path}: not a usable GGUF model (truncated or "
+                    "corrupt?)"
+                )
             raise InfraError(f"llama.cpp server exited with code {code} while starting:\n{tail}")
 
     def log_tail(self, lines: int = 15) -> str:
