@@ -68,12 +68,13 @@ def test_serve_local_refuses_a_busy_port() -> None:
 
 
 def test_a_server_that_cannot_load_its_model_is_reported(tmp_path: Path) -> None:
-    from assay.errors import InfraError
+    """The user's file, not an outage: a ConfigError naming it (exit 1), not an InfraError."""
+    from assay.errors import ConfigError
     from assay.models import LlamaServer
 
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"GGUF" + b"\x03\x00\x00\x00" + b"\xff" * 64)
     server = LlamaServer(broken, startup_timeout_s=60)
-    with pytest.raises(InfraError, match="exited with code"):
+    with pytest.raises(ConfigError, match=f"llama.cpp could not load {broken}: not a usable GGUF model"):
         server.start()
     assert not server.running
