@@ -238,6 +238,7 @@ def test_benchmark_load_flags_out_of_range(
     assert not (tmp_path / "results").exists()
 
 
+@pytest.mark.local_model
 def test_corrupt_gguf_for_the_embedded_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A GGUF llama.cpp cannot load used to be an outage (exit 3) quoting the server's traceback."""
     (tmp_path / "broken.gguf").write_bytes(b"GGUF" + b"\x03\x00\x00\x00" + b"\x00" * 200)
