@@ -184,8 +184,9 @@ def _check_resume_benchmark(name: str, run_dir: Path) -> None:
     from assay.runs._rundir import load_meta
 
     recorded = load_meta(Path(run_dir)).benchmark
-    command = recorded.split("-")[0]
-    if command != name:
+    # a command may run several named benchmarks (`retrieval` runs retrieval-rag and retrieval-code)
+    if recorded != name and not recorded.startswith(f"{name}-"):
+        command = recorded.split("-")[0]
         raise ResumeError(
             f"--resume {run_dir}: a {recorded} run, not {name}; resume it with "
             f"`assay eval {command} --resume {run_dir}`"
