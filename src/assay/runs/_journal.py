@@ -68,8 +68,9 @@ class Journal:
         self.close()
 
 
-def read_journal(path: Path) -> list[Attempt]:
-    """All records in order. A damaged line (a write cut by a kill) is skipped; a foreign file is an error."""
+def read_journal(path: Path, damaged: list[int] | None = None) -> list[Attempt]:
+    """All records in order. A damaged line (a write cut by a kill) is skipped and its number appended to
+    ``damaged``; a file with no readable record at all is an error."""
     if not path.exists():
         return []
     attempts: list[Attempt] = []
@@ -84,6 +85,8 @@ def read_journal(path: Path) -> list[Attempt]:
                 bad.append(lineno)
     if bad and not attempts:
         raise ResumeError(f"{path}:{bad[0]}: not an assay results journal (no readable attempt record)")
+    if damaged is not None:
+        damaged.extend(bad)
     return attempts
 
 

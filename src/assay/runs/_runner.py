@@ -270,7 +270,15 @@ async def arun_benchmark(
     with EvalLock(list(opts.command_line)):
         run = _prepare(benchmark, dict(options or {}), opts)
         journal_path = run.run_dir / JOURNAL
-        done = latest_attempts(read_journal(journal_path))
+        damaged: list[int] = []
+        done = latest_attempts(read_journal(journal_path, damaged))
+        if damaged:
+            lines = ", ".join(map(str, damaged[:10])) + (" ..." if len(damaged) > 10 else "")
+            print(
+                f"warning: {journal_path}: skipped {len(damaged)} damaged line(s) ({lines}); "
+                "their attempts run again",
+                file=sys.stderr,
+            )
         specs = run.pending(done)
         stopped_reason: str | None = None
         stopped_code: int | None = None

@@ -263,3 +263,17 @@ def test_ctrl_c_leaves_a_resumable_run(toy_env, tmp_path):
     res = assay(["eval", "toy", "--resume", str(out)], toy_env, tmp_path)
     assert res.returncode == 0, res.stderr
     assert load_scorecard(out).summary.counts["PASS"] == 40
+
+
+def test_resume_warns_about_damaged_journal_lines_and_reruns_them(toy_env, tmp_path):
+    out = tmp_path / "run"
+    assert assay(["eval", "toy", "--cases", "4", "--out", str(out)], toy_env, tmp_path).returncode == 0
+    journal = out / "results.jsonl"
+    lines = journal.read_text().splitlines(keepends=True)
+    lines[1] = lines[1][:20] + "\n"  # one record damaged in the middle
+    journal.write_text("".join(lines))
+    res = assay(["eval", "toy", "--resume", str(out)], toy_env, tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "skipped 1 damaged line(s) (2)" in res.stderr
+    card = load_scorecard(out)
+    assert card.complete and card.summary.counts["PASS"] == 4
