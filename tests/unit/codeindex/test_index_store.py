@@ -10,6 +10,7 @@ import pytest
 from assay.codeindex import CodeIndex, StaleIndexError
 from assay.embed import HashEmbedder
 from assay.errors import IndexCorruptError
+from assay.evals.retrieval._code_robust import damage_index
 
 FILES = {
     "src/shop/cart.py": '''"""Shopping cart."""
@@ -113,41 +114,6 @@ def test_incremental_update_equals_fresh_build(built: tuple[Path, Path, CodeInde
     assert nothing.chunks_embedded == 0 and nothing.files_unchanged == 5
 
 
-def _damage(idx_dir: Path, mode: str) -> None:
-    meta_path = idx_dir / "metadata.json"
-    meta = json.loads(meta_path.read_text())
-    vec = idx_dir / meta["vectors_file"]
-    if mode == "truncated_vectors":
-        vec.write_bytes(vec.read_bytes()[: vec.stat().st_size // 2])
-    elif mode == "empty_vectors":
-        vec.write_bytes(b"")
-    elif mode == "garbage_vectors":
-        vec.write_bytes(b"\x13\x37" * 500)
-    elif mode == "missing_vectors":
-        vec.unlink()
-    elif mode == "truncated_metadata":
-        meta_path.write_bytes(meta_path.read_bytes()[:100])
-    elif mode == "missing_metadata":
-        meta_path.unlink()
-    elif mode == "dropped_chunk":
-        meta["chunks"].pop(3)
-        meta_path.write_text(json.dumps(meta))
-    elif mode == "other_embedder":
-        meta["embedder_id"] = "local:minilm"
-        meta_path.write_text(json.dumps(meta))
-    elif mode == "old_schema":
-        meta["schema_version"] = 1
-        meta_path.write_text(json.dumps(meta))
-    elif mode == "vector_count":
-        import faiss
-
-        index = faiss.read_index(str(vec))
-        index.remove_ids(np.array([index.ntotal - 1], dtype=np.int64))
-        faiss.write_index(index, str(vec))
-    else:  # pragma: no cover
-        raise AssertionError(mode)
-
-
 DAMAGE = {
     "truncated_vectors": "garbage_vectors",
     "empty_vectors": "empty_vectors",
@@ -169,7 +135,7 @@ def test_damaged_index_is_refused_or_rebuilt(
     repo, idx_dir, good = built
     copy = tmp_path / f"copy-{mode}"
     shutil.copytree(idx_dir, copy)
-    _damage(copy, mode)
+    damage_index(copy, mode)
     with pytest.raises(IndexCorruptError) as err:
         CodeIndex.load(copy, HashEmbedder())
     assert err.value.reason == DAMAGE[mode]  # type: ignore[attr-defined]

@@ -60,7 +60,8 @@ def _results(idx: CodeIndex) -> list[list[tuple[str, str, int]]]:
     return [[(h.path, h.symbol, h.start_line) for h in idx.search(q, 10)] for q in PROBES]
 
 
-def _damage(copy: Path, mode: str, embedder: Embedder) -> None:
+def damage_index(copy: Path, mode: str) -> None:
+    """Damage the index folder ``copy`` the way ``mode`` names (each failure mode the loader must catch)."""
     meta_path = copy / "metadata.json"
     meta = json.loads(meta_path.read_text())
     vec = copy / meta["vectors_file"]
@@ -132,7 +133,7 @@ def run_damage_case(
     if copy.exists():
         shutil.rmtree(copy)
     shutil.copytree(reference_dir, copy)
-    _damage(copy, mode, embedder)
+    damage_index(copy, mode)
     detail: dict[str, Any] = {"mode": mode, "expected": DAMAGE_MODES[mode]}
     try:
         loaded = CodeIndex.load(copy, embedder)
