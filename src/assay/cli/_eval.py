@@ -16,7 +16,7 @@ from assay.errors import ConfigError, ResumeError
 from assay.evals._base import Benchmark
 from assay.evals._registry import available, get_benchmark
 from assay.runs._records import Scorecard
-from assay.runs._runner import EXIT_REGRESSION, RunOptions, RunResult, run_benchmark
+from assay.runs._runner import EXIT_REGRESSION, RunOptions, RunResult, resume_command, run_benchmark
 
 _P = click.Path(path_type=Path)
 
@@ -186,10 +186,9 @@ def _check_resume_benchmark(name: str, run_dir: Path) -> None:
     recorded = load_meta(Path(run_dir)).benchmark
     # a command may run several named benchmarks (`retrieval` runs retrieval-rag and retrieval-code)
     if recorded != name and not recorded.startswith(f"{name}-"):
-        command = recorded.split("-")[0]
         raise ResumeError(
             f"--resume {run_dir}: a {recorded} run, not {name}; resume it with "
-            f"`assay eval {command} --resume {run_dir}`"
+            f"`{resume_command(recorded, run_dir)}`"
         )
 
 

@@ -59,7 +59,12 @@ class RunResult:
 
     @property
     def resume_command(self) -> str:
-        return f"assay eval {self.scorecard.benchmark.split('-')[0]} --resume {self.run_dir}"
+        return resume_command(self.scorecard.benchmark, self.run_dir)
+
+
+def resume_command(benchmark: str, run_dir: Path) -> str:
+    """The command that resumes a run (`retrieval-rag` runs belong to `assay eval retrieval`)."""
+    return f"assay eval {benchmark.split('-')[0]} --resume {run_dir}"
 
 
 def _jsonable(options: dict[str, Any]) -> dict[str, Any]:
@@ -306,8 +311,7 @@ async def arun_benchmark(
                         journal.close()
                         finish_run(run.run_dir, run.bench, run.suite, run.meta, run.scrubber)
                         print(
-                            f"interrupted; resume with: assay eval {run.meta.benchmark.split('-')[0]} "
-                            f"--resume {run.run_dir}",
+                            f"interrupted; resume with: {resume_command(run.meta.benchmark, run.run_dir)}",
                             file=sys.stderr,
                         )
                         raise

@@ -17,3 +17,9 @@ def assay(args: list[str], env: dict[str, str], cwd: Path, **kw: object) -> subp
         timeout=120,
         **kw,
     )
+
+
+def start_assay(args: list[str], env: dict[str, str], cwd: Path, **kw: object) -> subprocess.Popen[str]:
+    """Start the CLI in the background (output discarded unless ``kw`` says otherwise), to kill or interrupt it."""
+    streams: dict[str, object] = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, **kw}
+    return subprocess.Popen([sys.executable, "-m", "assay", *args], env=env, cwd=cwd, text=True, **streams)

@@ -6,12 +6,11 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
-from spine_cli import assay
+from spine_cli import assay, start_assay
 
 from assay.runs import FINAL_STATUSES, Status, load_scorecard, read_journal
 
@@ -31,28 +30,10 @@ def _lines(path: Path) -> int:
 
 def test_sigkill_mid_run_then_resume_measures_every_case_exactly_once(toy_env, tmp_path):
     out = tmp_path / "run"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "assay",
-            "eval",
-            "toy",
-            "--cases",
-            "30",
-            "--delay",
-            "0.1",
-            "-j",
-            "3",
-            "--iterations",
-            "2",
-            "--out",
-            str(out),
-        ],
-        env=toy_env,
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    proc = start_assay(
+        ["eval", "toy", "--cases", "30", "--delay", "0.1", "-j", "3", "--iterations", "2", "--out", str(out)],
+        toy_env,
+        tmp_path,
     )
     _wait_for(lambda: _lines(out / "results.jsonl") >= 10)
     proc.send_signal(signal.SIGKILL)
@@ -113,26 +94,10 @@ def test_outage_with_concurrency_leaves_a_resumable_journal(toy_env, tmp_path):
 
 def test_second_concurrent_eval_exits_2_naming_the_first(toy_env, tmp_path):
     first_out = tmp_path / "first"
-    first = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "assay",
-            "eval",
-            "toy",
-            "--cases",
-            "40",
-            "--delay",
-            "0.2",
-            "-j",
-            "1",
-            "--out",
-            str(first_out),
-        ],
-        env=toy_env,
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    first = start_assay(
+        ["eval", "toy", "--cases", "40", "--delay", "0.2", "-j", "1", "--out", str(first_out)],
+        toy_env,
+        tmp_path,
     )
     try:
         _wait_for(lambda: (first_out / "meta.json").exists())
@@ -231,27 +196,11 @@ def test_runs_list_and_show(toy_env, tmp_path):
 
 def test_ctrl_c_leaves_a_resumable_run(toy_env, tmp_path):
     out = tmp_path / "run"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "assay",
-            "eval",
-            "toy",
-            "--cases",
-            "40",
-            "--delay",
-            "0.1",
-            "-j",
-            "2",
-            "--out",
-            str(out),
-        ],
-        env=toy_env,
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
+    proc = start_assay(
+        ["eval", "toy", "--cases", "40", "--delay", "0.1", "-j", "2", "--out", str(out)],
+        toy_env,
+        tmp_path,
         stderr=subprocess.PIPE,
-        text=True,
     )
     _wait_for(lambda: _lines(out / "results.jsonl") >= 4)
     proc.send_signal(signal.SIGINT)
