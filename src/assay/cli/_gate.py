@@ -49,7 +49,9 @@ def compare_command(
     comp = compare(baseline, current, noise=noise, require_complete=require_complete)
     out_dir = current if current.is_dir() else current.parent
     comp.save(out_dir / "comparison.json")
-    (out_dir / "comparison.md").write_text(comparison_markdown(comp), encoding="utf-8")
+    from assay.runs._rundir import write_artifact
+
+    write_artifact(out_dir / "comparison.md", comparison_markdown(comp))
     if as_json:
         click.echo(comp.model_dump_json(indent=2))
     else:

@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 from assay.errors import UsageError
+from assay.runs._rundir import write_model
 
 from ._load import META, SCORECARD, LoadedRun, load_run
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def save_baseline(run_dir: Path | str | LoadedRun, dest: Path | str, force: bool = False) -> Path:
@@ -44,9 +32,9 @@ def save_baseline(run_dir: Path | str | LoadedRun, dest: Path | str, force: bool
     if out.exists() and not out.is_dir():
         raise UsageError(f"--save-baseline {out}: exists and is not a directory")
     out.mkdir(parents=True, exist_ok=True)
-    _write_atomic(out / SCORECARD, sc.model_dump_json(indent=2) + "\n")
+    write_model(out / SCORECARD, sc)
     if run.meta is not None:
-        _write_atomic(out / META, run.meta.model_dump_json(indent=2) + "\n")
+        write_model(out / META, run.meta)
     else:
         (out / META).unlink(missing_ok=True)
     return out

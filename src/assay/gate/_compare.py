@@ -189,8 +189,9 @@ class Comparison(BaseModel):
         path = Path(path)
         if path.is_dir():
             path = path / "comparison.json"
-        path.write_text(self.model_dump_json(indent=2) + "\n", encoding="utf-8")
-        return path
+        from assay.runs._rundir import write_model
+
+        return write_model(path, self)
 
 
 def _get(sc: Scorecard, dotted: str) -> object:

@@ -199,8 +199,10 @@ def health(run_dirs: Sequence[Path | str], out: Path | str | None = None) -> Hea
     if out is not None:
         d = Path(out)
         d.mkdir(parents=True, exist_ok=True)
-        (d / "health.json").write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
-        (d / "health.md").write_text(health_markdown(report), encoding="utf-8")
+        from assay.runs._rundir import write_artifact, write_model
+
+        write_model(d / "health.json", report)
+        write_artifact(d / "health.md", health_markdown(report))
     return report
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from rich.console import Console
 
 from assay.runs._records import RunMeta, Scorecard
+from assay.runs._rundir import write_artifact, write_model
 
 from ._baseline import save_baseline as _save_baseline
 from ._compare import compare as _compare
@@ -20,13 +21,13 @@ _MARK = "## Compared with baseline"
 
 def write_comparison(run_dir: Path, comp_md: str) -> None:
     """Write ``comparison.md`` and append the section to ``report.md`` when the run has one."""
-    (run_dir / COMPARISON_MD).write_text(comp_md, encoding="utf-8")
+    write_artifact(run_dir / COMPARISON_MD, comp_md)
     report = run_dir / "report.md"
     if report.is_file():
         text = report.read_text(encoding="utf-8")
         if _MARK in text:
             text = text[: text.index(_MARK)].rstrip() + "\n"
-        report.write_text(text.rstrip() + "\n\n" + comp_md, encoding="utf-8")
+        write_artifact(report, text.rstrip() + "\n\n" + comp_md)
 
 
 def apply_run_options(
@@ -71,7 +72,7 @@ def apply_run_options(
     if expect is not None or enforce or find_expectations(scorecard) is not None:
         result = gate(run, expect=expect, enforce=enforce)
         print_gate(result, console)
-        (run_dir / "gate.json").write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        write_model(run_dir / "gate.json", result)
         code = max(code, result.exit_code)
     if save_baseline is not None:
         dest = _save_baseline(run, save_baseline, force=force)

@@ -28,7 +28,9 @@ def noise(run_dirs: Sequence[Path | str], out: Path | str | None = None) -> Nois
         if path.is_dir():
             path = path / "noise.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        from assay.runs._rundir import write_model
+
+        write_model(path, report)
     return report
 
 

@@ -45,8 +45,19 @@ def _mkdir(path: Path, flag: str, *, exist_ok: bool = True) -> None:
         raise ConfigError(f"cannot create the run directory {path} ({exc.strerror})", path=flag) from exc
 
 
-def write_model(path: Path, model: BaseModel, scrubber: Scrubber) -> None:
-    write_scrubbed(path, model.model_dump_json(indent=2) + "\n", scrubber)
+def write_artifact(path: Path, text: str, scrubber: Scrubber | None = None) -> Path:
+    """The one writer of the files assay saves (run directories, comparisons, gate results, baselines).
+
+    The text goes through the scrubber (known secret values and secret-shaped strings removed; a write that
+    would still hold a secret value fails) and lands atomically. Without ``scrubber`` the environment's
+    secrets are scrubbed.
+    """
+    write_scrubbed(path, text, scrubber if scrubber is not None else Scrubber())
+    return path
+
+
+def write_model(path: Path, model: BaseModel, scrubber: Scrubber | None = None) -> Path:
+    return write_artifact(path, model.model_dump_json(indent=2) + "\n", scrubber)
 
 
 def _load(path: Path, cls: type[BaseModel], what: str) -> BaseModel:

@@ -70,9 +70,17 @@ def test_hit_rule_half_the_quote_or_the_labelled_page() -> None:
     assert is_hit(_chunk("d", 150, 400), ev)  # covers exactly half
     assert not is_hit(_chunk("d", 151, 400), ev)
     assert not is_hit(_chunk("other", 100, 200), ev)
-    paged = Evidence("d", "q" * 100, 3, span=(100, 200))
-    assert is_hit(_chunk("d", 900, 1000, page=3), paged)
-    assert not is_hit(_chunk("d", 900, 1000, page=2), paged)
+    page_only = Evidence("d", None, 3)
+    assert is_hit(_chunk("d", 900, 1000, page=3), page_only)
+    assert not is_hit(_chunk("d", 900, 1000, page=2), page_only)
+
+
+def test_a_labelled_quote_is_not_found_by_another_chunk_on_its_page() -> None:
+    quoted = Evidence("d", "q" * 100, 3, span=(100, 200))
+    assert is_hit(_chunk("d", 100, 200, page=3), quoted)
+    assert not is_hit(_chunk("d", 900, 1000, page=3), quoted)  # same page, not the quote
+    with pytest.raises(ValueError, match="never placed"):
+        is_hit(_chunk("d", 100, 200, page=3), Evidence("d", "q" * 100, 3))
 
 
 class _Judge:

@@ -22,12 +22,35 @@ from assay.memory import ManualClock, MemoryConfig, init_memory
 from assay.models._types import ChatModel, Message
 from assay.models._usage import Usage
 
-__all__ = ["LMEQuestion", "answer_question", "load_longmemeval"]
+__all__ = ["LMEQuestion", "abstains", "answer_question", "contains_answer", "load_longmemeval"]
 
 _REQUIRED = ("question_id", "question_type", "question", "answer", "haystack_sessions")
+#: a reply abstains when its first sentence says the answer is not known or not in memory
 _ABSTAIN = re.compile(
-    r"(?i)\b(don't know|do not know|not sure|no information|not mentioned|can't recall|cannot)\b"
+    r"(?i)\b(?:don't|do not|didn't|did not)\s+(?:know|recall|remember|have (?:any |that |this |enough )?"
+    r"(?:information|record|details?|memory))"
+    r"|\b(?:can't|cannot|can not|couldn't|could not|unable to)\s+(?:recall|remember|find|determine|tell|say|answer)"
+    r"|\bno (?:information|record|mention|memory|details?)\b"
+    r"|\b(?:not|never|wasn't|was not|hasn't been|haven't been)\s+(?:been\s+)?(?:mentioned|discussed|shared)"
 )
+#: unsure, which abstains only when no answer follows ("I'm not sure, but it was 5" answers)
+_UNSURE = re.compile(r"(?i)\b(?:not sure|no idea|not certain)\b")
+_HEDGE = re.compile(r"(?i)\b(?:but|however|i think|i believe|probably|maybe|perhaps)\b")
+
+
+def abstains(reply: str) -> bool:
+    """True when ``reply`` declines to answer in its first sentence ("cannot" alone is not an abstention)."""
+    first = re.split(r"(?<=[.!?])\s+|\n", reply.strip(), maxsplit=1)[0]
+    if _ABSTAIN.search(first):
+        return True
+    unsure = _UNSURE.search(first)
+    return unsure is not None and not _HEDGE.search(reply[unsure.end() :])
+
+
+def contains_answer(text: str, answer: str) -> bool:
+    """True when the gold ``answer`` occurs in ``text`` as whole words ("2" is not in "2023")."""
+    want = _norm(answer)
+    return bool(want) and f" {want} " in f" {_norm(text)} "
 
 
 @dataclass
@@ -165,9 +188,9 @@ async def answer_question(
         )
         usage = usage + out.usage
         answer = out.text
-        correct = bool(_ABSTAIN.search(answer)) if q.abstention else _norm(q.answer) in _norm(answer)
+        correct = abstains(answer) if q.abstention else contains_answer(answer, q.answer)
     else:
-        correct = (not q.answer.strip()) if q.abstention else _norm(q.answer) in _norm(shown)
+        correct = (not q.answer.strip()) if q.abstention else contains_answer(shown, q.answer)
     return {
         "correct": correct,
         "shown": shown,

@@ -28,14 +28,19 @@ RECALL_KS = (1, 3, 5, 10, 20)
 
 
 def is_hit(chunk: Chunk, evidence: Evidence) -> bool:
-    """A chunk covering at least half of the evidence quote, or lying on the labelled page."""
+    """A chunk covering at least half of the evidence quote; for a page-only label, one on the labelled page.
+
+    A labelled quote is the evidence: a chunk elsewhere on the same page does not hold it, so the page is
+    the rule only where no quote was labelled.
+    """
     if chunk.doc_id != evidence.doc:
         return False
-    if evidence.span is not None:
+    if evidence.quote:
+        if evidence.span is None:
+            raise ValueError(f"evidence quote in {evidence.doc!r} was never placed (run verify_labels first)")
         a, b = evidence.span
         overlap = min(b, chunk.end) - max(a, chunk.start)
-        if overlap * 2 >= (b - a):
-            return True
+        return overlap * 2 >= (b - a)
     return evidence.page is not None and chunk.page <= evidence.page <= chunk.page_end
 
 

@@ -1,0 +1,69 @@
+"""Every file the gate writes next to a run goes through the scrubber (one writer for run-directory files)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from rich.console import Console
+
+from assay.gate import apply_run_options
+from assay.runs._scrub import MARKER
+from assay.stats._simulate import scorecard_from_outcomes as card
+
+SECRET = "planted-secret-value-0123456789"
+
+
+def _run(root: Path, name: str, outcomes: dict[str, str]) -> tuple[Path, object]:
+    sc = card(outcomes, run_id=name)
+    d = root / name
+    d.mkdir()
+    (d / "scorecard.json").write_text(sc.model_dump_json(), encoding="utf-8")
+    (d / "report.md").write_text(f"# {name}\n", encoding="utf-8")
+    return d, sc
+
+
+def _leaks(folder: Path) -> list[str]:
+    """Files in ``folder`` holding the secret (the test's own hand-written scorecard.json aside)."""
+    return [
+        p.name
+        for p in folder.iterdir()
+        if p.name != "scorecard.json" or folder.name == "bl"
+        if p.is_file() and SECRET in p.read_text(encoding="utf-8")
+    ]
+
+
+def test_comparison_gate_report_and_baseline_are_scrubbed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ASSAY_TEST_SERVICE_TOKEN", SECRET)
+    case = f"leaky-{SECRET}"
+    base, _ = _run(tmp_path, "base", {case: "PPP", "b": "PPP"})
+    cur, cur_sc = _run(tmp_path, "cur", {case: "FFF", "b": "PPP"})
+    exp = tmp_path / "exp.yaml"
+    exp.write_text(yaml.safe_dump({"benchmark": "sim", "suite": "pr", "model": "sim-model",
+                                   "judge_model": "sim-judge", "limits": {"min_passed": 2}}))  # fmt: skip
+    console = Console(file=io.StringIO(), width=100, color_system=None)
+    code = apply_run_options(
+        cur, cur_sc, compare=base, save_baseline=tmp_path / "bl", require_complete=False, force=True,
+        noise=None, expect=exp, enforce=False, console=console,
+    )  # fmt: skip
+    assert code == 2
+    written = {p.name for p in cur.iterdir()}
+    assert {"comparison.json", "comparison.md", "gate.json", "report.md"} <= written
+    assert _leaks(cur) == [] and _leaks(tmp_path / "bl") == []
+    assert MARKER in (cur / "comparison.json").read_text() and MARKER in (cur / "report.md").read_text()
+
+
+def test_assay_compare_writes_scrubbed_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from assay.cli._gate import compare_command
+
+    monkeypatch.setenv("ASSAY_TEST_SERVICE_TOKEN", SECRET)
+    base, _ = _run(tmp_path, "base", {f"x-{SECRET}": "PPP"})
+    cur, _ = _run(tmp_path, "cur", {f"x-{SECRET}": "FFF"})
+    result = CliRunner().invoke(compare_command, [str(base), str(cur)])
+    assert result.exit_code == 2, result.output
+    assert (cur / "comparison.md").is_file() and _leaks(cur) == []
