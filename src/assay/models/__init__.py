@@ -1,6 +1,6 @@
 """Chat models: one async protocol, providers selected by a ``provider/model`` string.
 
-model = get_model("local/smollm2")                       # in-process llama.cpp (extra 'local')
+model = get_model("local/smollm2")                       # llama.cpp in a server child (extra 'local')
 model = get_model("openai-compat/qwen3@http://127.0.0.1:8080/v1")
 model = get_model("scripted/tests/fixtures/script.yaml")
 out = await model.generate([Message("user", "hi")], stream=True)

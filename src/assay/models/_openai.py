@@ -17,6 +17,8 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import httpx
+
 from assay.errors import ConfigError
 from assay.models._base import BaseChatModel, Emit, now
 from assay.models._cost import is_loopback_url
@@ -313,6 +315,9 @@ class OpenAICompatModel(BaseChatModel):
                     finish = choice["finish_reason"]
         timings.end = now()
         calls = finish_streamed_tool_calls(partial, chunks, emit)
+        if usage_data is None:
+            answer = "".join(text) + "".join(c.name + (c.raw_arguments or "") for c in calls)
+            usage_data = await self._count_with_server_tokenizer(payload, answer)
         usage, reported, cost = usage_from(usage_data)
         out = ModelOutput(
             text="".join(text),
@@ -324,6 +329,42 @@ class OpenAICompatModel(BaseChatModel):
             model=model_name or self.model,
         )
         return self._priced(out, tokens_reported=reported, reported_cost=cost, base_url=self.base_url)
+
+    async def _count_with_server_tokenizer(
+        self, payload: dict[str, Any], answer: str
+    ) -> dict[str, Any] | None:
+        """Usage for a stream that reported none, counted by the server's own tokenizer where it has one
+        (llama-cpp-python's ``/extras/tokenize/count``); None when it has not.
+
+        The answer's count is what the model generated; the prompt's counts the messages' text only, not the
+        few tokens the chat template adds around each message, so it is a slight undercount.
+        """
+        root = self.base_url.removesuffix("/v1")
+        if _TOKENIZER_MISSING.get(root):
+            return None
+        prompt = "\n".join(
+            str(m.get("content") or "") for m in payload.get("messages") or [] if isinstance(m, dict)
+        )
+        counts = []
+        try:
+            async with httpx.AsyncClient(timeout=10.0) as client:
+                for text in ("", prompt, answer):  # "" first: the BOS token it adds to every count
+                    resp = await client.post(f"{root}/extras/tokenize/count", json={"input": text})
+                    if resp.status_code != 200:
+                        _TOKENIZER_MISSING[root] = True
+                        return None
+                    counts.append(int(resp.json()["count"]))
+        except (httpx.HTTPError, ValueError, KeyError, TypeError):
+            return None
+        bos = counts[0]
+        return {
+            "prompt_tokens": max(0, counts[1] - bos) if prompt else 0,
+            "completion_tokens": max(0, counts[2] - bos) if answer else 0,
+        }
+
+
+#: servers (by root URL) found to have no tokenizer endpoint: not asked again
+_TOKENIZER_MISSING: dict[str, bool] = {}
 
 
 class OpenAIModel(OpenAICompatModel):

@@ -126,7 +126,7 @@ class LlamaServer:
         cmd = [
             sys.executable,
             "-m",
-            "llama_cpp.server",
+            "assay.models._llama_serve",
             "--model",
             str(self.model_path),
             "--model_alias",
@@ -169,7 +169,7 @@ class LlamaServer:
     def _check_alive(self) -> None:
         if self._proc is not None and self._proc.poll() is not None:
             tail = self.log_tail()
-            code = self._proc.returncode
+            how = self.death() or "exited"
             self._cleanup()
             if "Failed to load model from file" in tail:
                 # the user's file, not an outage: one line naming it
@@ -177,13 +177,34 @@ class LlamaServer:
                     f"llama.cpp could not load {self.model_path}: not a usable GGUF model (truncated or "
                     "corrupt?)"
                 )
-            raise InfraError(f"llama.cpp server exited with code {code} while starting:\n{tail}")
+            refused = [line for line in tail.splitlines() if line.startswith("error: the installed llama")]
+            if refused:  # the build check of assay.models._llama_serve
+                raise ConfigError(refused[-1].removeprefix("error: "))
+            raise InfraError(f"llama.cpp server {how} while starting; its last log lines:\n{tail}")
+
+    def death(self) -> str | None:
+        """How the server process ended (``killed by SIGSEGV (signal 11)``, ``exited with code 1``), or None
+        while it runs."""
+        if self._proc is None or self._proc.poll() is None:
+            return None
+        return describe_exit(self._proc.returncode)
+
+    def crash_report(self) -> str | None:
+        """One message for a server that died: how, its pid, and its last log lines; None while it runs."""
+        how = self.death()
+        if how is None:
+            return None
+        tail = self.log_tail(8)
+        return f"the llama.cpp server (pid {self.pid}) {how}" + (
+            f"; its last log lines:\n{tail}" if tail else ""
+        )
 
     def log_tail(self, lines: int = 15) -> str:
+        """The last ``lines`` lines of the server's log, without the chat template it prints at load."""
         if self.log_path is None or not self.log_path.exists():
             return ""
         text = self.log_path.read_text(encoding="utf-8", errors="replace").splitlines()
-        return "\n".join(text[-lines:])
+        return "\n".join([line for line in text if not _is_template_noise(line)][-lines:])
 
     def start(self) -> LlamaServer:
         """Start the server and wait until ``/v1/models`` answers."""
@@ -297,14 +318,32 @@ def serve_forever(
         server.start()
         if on_ready is not None:
             on_ready(server.base_url, server.model_string)
-        code = server.wait()
-        raise InfraError(f"llama.cpp server exited with code {code}:\n{server.log_tail()}")
+        server.wait()
+        raise InfraError(server.crash_report() or "the llama.cpp server stopped")
     except KeyboardInterrupt:
         pass
     finally:
         server.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def describe_exit(returncode: int) -> str:
+    """``killed by SIGSEGV (signal 11)`` for a negative return code, ``exited with code N`` otherwise."""
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = "an unknown signal"
+        return f"killed by {name} (signal {-returncode})"
+    return f"exited with code {returncode}"
+
+
+def _is_template_noise(line: str) -> bool:
+    """Lines of the chat template (Jinja) and model metadata llama.cpp prints while loading."""
+    return (
+        "chat_template" in line or "{%" in line or "{{" in line or line.startswith("llama_model_loader: - kv")
+    )
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:

@@ -73,9 +73,32 @@ async def test_streaming_with_timings(model: OpenAICompatModel) -> None:
     assert t.request_start < t.first_token <= t.last_token <= t.end
     assert t.first_token == arrivals[0] and t.last_token == arrivals[-1]
     assert 0 < (t.ttft_s or 0) < 30
-    # llama-cpp-python's server reports no usage while streaming: cost unknown, never 0
-    if out.usage.output_tokens == 0:
-        assert out.usage.cost_usd is None and out.usage.unpriced_calls == 1
+    # llama-cpp-python reports no usage while streaming; assay's server ends the stream with a usage chunk
+    plain = await model.generate(GREETING, max_tokens=24)
+    assert out.usage.input_tokens == plain.usage.input_tokens > 5
+    assert abs(out.usage.output_tokens - plain.usage.output_tokens) <= 1 and out.usage.output_tokens > 0
+    assert out.usage.cost_usd == 0.0 and out.usage.unpriced_calls == 0
+
+
+class PlainLlamaServer(LlamaServer):
+    """llama-cpp-python's own server (``python -m llama_cpp.server``), as a user might run it."""
+
+    def command(self) -> list[str]:
+        cmd = super().command()
+        cmd[cmd.index("assay.models._llama_serve")] = "llama_cpp.server"
+        return cmd
+
+
+async def test_streamed_usage_from_a_plain_llama_cpp_python_server_is_counted() -> None:
+    async with PlainLlamaServer(ctx_size=1024) as plain_server:
+        model = get_model(plain_server.model_string, defaults={"temperature": 0, "seed": 7})
+        raw = await model.generate(GREETING, max_tokens=16)
+        streamed = await model.generate(GREETING, max_tokens=16, stream=True)
+    assert streamed.text.strip()
+    # counted with the server's tokenizer: the answer exactly, the prompt without the template's tokens
+    assert abs(streamed.usage.output_tokens - raw.usage.output_tokens) <= 1
+    assert 0 < streamed.usage.input_tokens <= raw.usage.input_tokens
+    assert streamed.usage.cost_usd == 0.0 and streamed.usage.unpriced_calls == 0
 
 
 async def test_tool_call_shape(model: OpenAICompatModel) -> None:

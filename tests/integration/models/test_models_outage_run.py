@@ -4,9 +4,12 @@ ran is kept."""
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 from typing import Any, ClassVar
 
+import psutil
 import pytest
 
 from assay.evals import AttemptContext, Benchmark, Case, Outcome, Suite
@@ -68,3 +71,43 @@ def test_server_killed_mid_run_stops_the_run(tmp_path: Path, monkeypatch: pytest
     counts = result.scorecard.summary.counts
     assert counts.get("ERROR", 0) == 0 and counts.get("FAIL", 0) == 0
     assert result.scorecard.cost.calls == 2 and result.scorecard.cost.input_tokens > 0
+
+
+def _model_server_pid() -> int:
+    for child in psutil.Process().children(recursive=True):
+        if "assay.models._llama_serve" in " ".join(child.cmdline()):
+            return child.pid
+    raise AssertionError("no llama.cpp server child process")
+
+
+def test_embedded_model_segfault_mid_run_is_an_outage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """local/smollm2 runs in a server child: its SIGSEGV stops the run (exit 3), it does not kill the eval."""
+    monkeypatch.setenv("ASSAY_NO_LOCK", "1")
+    monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "home"))
+
+    def segfault_before_third(case: Case) -> None:
+        if case.id == "q2":
+            pid = _model_server_pid()
+            os.kill(pid, signal.SIGSEGV)
+            psutil.Process(pid).wait(timeout=10)
+
+    ChatBench.hooks["before_case"] = segfault_before_third
+    try:
+        result = run_benchmark(
+            ChatBench,
+            {"model": "local/smollm2"},
+            RunOptions(max_concurrency=1, results_dir=tmp_path / "results", command_line=["test"]),
+        )
+    finally:
+        ChatBench.hooks.clear()
+    assert result.exit_code == 3
+    attempts = {a.case_id: a for a in read_journal(result.run_dir / "results.jsonl")}
+    assert [attempts[c].status for c in ("q0", "q1")] == [Status.PASS, Status.PASS]
+    assert attempts["q2"].status == Status.INFRA_ERROR
+    message = attempts["q2"].error.message if attempts["q2"].error else ""
+    assert "crashed" in message and "killed by SIGSEGV (signal 11)" in message
+    assert {attempts[c].status for c in ("q3", "q4")} == {Status.NOT_RUN}
+    assert result.stopped_reason and "SIGSEGV" in result.stopped_reason
+    assert result.resume_command == f"assay eval models-outage-test --resume {result.run_dir}"

@@ -16,6 +16,7 @@ import click
 
 from assay.errors import ConfigError, InfraError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals._suite_id import suite_version
 from assay.evals.serving._client import StreamClient
 from assay.evals.serving._levels import build_levels, saturated, sustained_rates, sweep_rate
 from assay.evals.serving._load import LoadLevel, run_level
@@ -288,7 +289,9 @@ class ServingBenchmark(Benchmark):
             else ("rate" if self.options.get("request_rate") else "concurrency")
         )
         cases = [Case(id=lv.name, category=category, input=lv.to_json()) for lv in levels]
-        return Suite(name=name, version=self.workload.version, cases=cases)
+        label = name + ("+json-schema" if getattr(self.workload, "structured", False) else "")
+        content = {"workload": self.workload.version}
+        return Suite(name=name, version=suite_version(label, cases, extra=content), cases=cases)
 
     # -- lifecycle -------------------------------------------------------------------------------------
     async def preflight(self) -> None:
@@ -386,6 +389,11 @@ class ServingBenchmark(Benchmark):
             counter=self._counter,
         )
         measured = [t for t in run.timings if not t.warmup]
+        crashed = self._server.crash_report() if self._server is not None else None
+        if (
+            crashed is not None
+        ):  # the requests that failed met a dead server: an outage, not the level's result
+            raise InfraError(f"the embedded model crashed during level {level.name}: {crashed}")
         if measured and all(not t.ok for t in measured):
             errors = [t.error or "" for t in measured]
             if all(e.startswith(("connect failed", "connection lost")) for e in errors):

@@ -1,14 +1,17 @@
-"""The in-process ``local`` provider (llama-cpp-python) on the embedded SmolLM2 GGUF."""
+"""The ``local`` provider on the embedded SmolLM2 GGUF: llama.cpp in a server child process, so a crash of the
+model is an outage of the backend, never the death of the eval."""
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 import pytest
 
-from assay.errors import ConfigError
+from assay.errors import ConfigError, InfraError
 from assay.models import Message, Tool, embedded_gguf_path, get_model
-from assay.models._local import LocalModel, load_llama
+from assay.models._local import LocalModel
 
 pytestmark = pytest.mark.local_model
 
@@ -27,11 +30,13 @@ def model() -> LocalModel:
     return m
 
 
-async def test_loaded_once_and_shared(model: LocalModel) -> None:
+async def test_one_server_process_shared(model: LocalModel) -> None:
     await model.preflight()
     other = get_model("local/smollm2", ctx_size=1024)
     assert isinstance(other, LocalModel)
-    assert load_llama(other.model_path, 1024)[0] is load_llama(model.model_path, 1024)[0]
+    await other.preflight()
+    assert model.server is not None and other.server is model.server
+    assert model.server.running and model.server.pid not in (None, os.getpid())
     assert model.model_path == embedded_gguf_path()
 
 
@@ -52,7 +57,7 @@ async def test_streaming_with_timings_and_counted_usage(model: LocalModel) -> No
     t = out.timings
     assert t is not None and t.first_token == arrivals[0] and t.last_token == arrivals[-1]
     assert t.request_start < t.first_token <= t.last_token <= (t.end or 0)
-    # counted by the harness since llama-cpp-python reports none when streaming
+    # llama-cpp-python reports no usage when streaming; assay's server adds the final usage chunk
     assert out.usage.input_tokens == plain.usage.input_tokens
     assert abs(out.usage.output_tokens - plain.usage.output_tokens) <= 1
 
@@ -89,3 +94,18 @@ def test_model_path_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.delenv("ASSAY_LOCAL_MODEL_PATH")
     with pytest.raises(ConfigError, match="unknown"):
         get_model("local/llama-70b")
+
+
+async def test_a_crashed_model_is_an_outage_naming_the_signal() -> None:
+    model = get_model("local/smollm2", ctx_size=512)
+    assert isinstance(model, LocalModel)
+    first = await model.generate(GREETING, max_tokens=4)
+    assert first.text
+    assert model.server is not None
+    os.kill(model.server.pid or 0, signal.SIGSEGV)
+    model.server.wait()
+    with pytest.raises(InfraError, match=r"killed by SIGSEGV \(signal 11\)") as caught:
+        await model.generate(GREETING, max_tokens=4)
+    assert "chat_template" not in str(caught.value) and "{%" not in str(caught.value)
+    again = await model.generate(GREETING, max_tokens=4)  # the next call starts a fresh server
+    assert again.text
