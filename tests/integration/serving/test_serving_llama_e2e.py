@@ -71,8 +71,8 @@ def test_structured_answers_from_the_embedded_model_all_parse(tmp_path: Path) ->
     result = run_benchmark(ServingBenchmark, options, RunOptions(out=out))
     assert result.exit_code == 0, result.stopped_reason
     card = result.scorecard
-    assert card.config.extra["structured"] == "json_object+schema" and card.suite_version.endswith(
-        "+json-schema"
+    assert card.config.extra["structured"] == "json_object+schema" and card.suite_version.startswith(
+        "email-triage+json-schema-"
     )
     (case,) = card.cases
     m = case.metrics

@@ -10,7 +10,6 @@ LongMemEval-format data through the same pipeline instead.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import statistics
 from pathlib import Path
 from typing import Any, ClassVar
@@ -19,6 +18,7 @@ import click
 
 from assay.errors import ConfigError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals._suite_id import suite_version
 from assay.evals.memory._longmemeval import LMEQuestion, answer_question, cases, load_longmemeval
 from assay.evals.memory._scenario import Scenario, load_scenarios
 from assay.evals.memory._simulate import ScenarioRun, simulate
@@ -124,9 +124,10 @@ class MemoryBenchmark(Benchmark):
         if dataset:
             self._suite = "longmemeval"
             self._questions = load_longmemeval(_dataset_path(str(dataset)))
-            digest = hashlib.sha256(_dataset_path(str(dataset)).read_bytes()).hexdigest()[:12]
+            lme_cases = cases(self._questions)
+            version = suite_version("longmemeval", lme_cases, files=[_dataset_path(str(dataset))])
             self.metric_specs = tuple(s.model_copy(update={"gated": False}) for s in type(self).metric_specs)
-            return Suite(name="longmemeval", version=f"lme-{digest}", cases=cases(self._questions))
+            return Suite(name="longmemeval", version=version, cases=lme_cases)
         if suite not in self.suites:
             raise ConfigError(f"--suite {suite!r}: memory has suites {', '.join(self.suites)}")
         if suite == "pr" and (self.options.get("model") or self.options.get("embedder")):
@@ -152,8 +153,8 @@ class MemoryBenchmark(Benchmark):
                         tags=[s.id, *p.tags],
                     )
                 )
-        digest = hashlib.sha256("".join(s.digest for s in scenarios).encode()).hexdigest()[:12]
-        return Suite(name=suite, version=f"{suite}-1-{digest}", cases=case_list)
+        content = {"scenarios": {s.id: s.digest for s in scenarios}}
+        return Suite(name=suite, version=suite_version(suite, case_list, extra=content), cases=case_list)
 
     def subject_config(self) -> SubjectConfig:
         scripted = self._suite == "pr" or (self._suite == "longmemeval" and not self.options.get("model"))

@@ -54,6 +54,9 @@ QUALITY = (
     "mrr",
 )
 DEPTH = 200
+#: a query passes when a file the real fix changed is among the first PASS_RANK semantic results
+PASS_RANK = 5
+PASS_RULE = f"a file the fix changed is in the top {PASS_RANK} semantic results"
 REPLAY_COMMITS = 3
 NIGHTLY_QUERIES = 50
 
@@ -62,11 +65,24 @@ def _recall(ranked: list[Any], gold: list[Any], k: int) -> float:
     return len(set(ranked[:k]) & set(gold)) / len(gold)
 
 
-def _mrr(ranked: list[Any], gold: list[Any]) -> float:
+def first_rank(ranked: list[Any], gold: list[Any]) -> int | None:
+    """1-based rank of the first gold item within the first DEPTH results, or None."""
     for i, item in enumerate(ranked[:DEPTH]):
         if item in gold:
-            return 1.0 / (i + 1)
-    return 0.0
+            return i + 1
+    return None
+
+
+def _mrr(ranked: list[Any], gold: list[Any]) -> float:
+    rank = first_rank(ranked, gold)
+    return 1.0 / rank if rank else 0.0
+
+
+def query_verdict(ranked_files: list[str], gold_files: list[str]) -> tuple[Status, dict[str, Any]]:
+    """PASS when a changed file is in the top PASS_RANK, else FAIL; the details say the rule and the rank."""
+    rank = first_rank(ranked_files, gold_files)
+    ok = rank is not None and rank <= PASS_RANK
+    return (Status.PASS if ok else Status.FAIL), {"pass_rule": PASS_RULE, "first_gold_rank": rank}
 
 
 def _metrics(
@@ -236,8 +252,10 @@ class CodeRetrievalBenchmark(Benchmark):
         ]
         self._first_repo = replay_repo
         self._first_base = queries[0].base_commit
-        version = f"{suite}-{len(queries)}q"
-        return Suite(name=suite, version=version, cases=cases)
+        from assay.evals._suite_id import suite_version
+
+        pins = [DATA_DIR / "sources.json"] if suite == "pr" and not self.options.get("dataset") else []
+        return Suite(name=suite, version=suite_version(suite, cases, files=pins), cases=cases)
 
     # ------------------------------------------------------------------------------------------ running
     async def setup(self, run_dir: str) -> None:
@@ -340,7 +358,9 @@ class CodeRetrievalBenchmark(Benchmark):
             },
             "search_ms": round(search_ms, 2),
         }
-        return Outcome(status=Status.PASS, score=metrics["file_recall@5"], metrics=metrics, details=details)
+        status, verdict = query_verdict(sem_files, gold_files)
+        details.update(verdict)
+        return Outcome(status=status, score=metrics["file_recall@5"], metrics=metrics, details=details)
 
     def _run_replay(self, inp: dict[str, Any]) -> Outcome:
         from assay.codeindex import CodeIndex
@@ -442,7 +462,7 @@ class CodeRetrievalBenchmark(Benchmark):
 
     # ------------------------------------------------------------------------------------------ reporting
     def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
-        queries = [a for a in attempts if a.category == "query" and a.status is Status.PASS]
+        queries = [a for a in attempts if a.category == "query" and a.status in (Status.PASS, Status.FAIL)]
         if not queries:
             return {}
         wins = sum(

@@ -18,6 +18,7 @@ import click
 from assay.embed import Embedder, get_embedder
 from assay.errors import ConfigError, DocumentError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals._suite_id import suite_version
 from assay.evals.retrieval._options import shared_retrieval_options
 from assay.evals.retrieval._rag_answers import grade_answer
 from assay.evals.retrieval._rag_data import BeirDataset, RagDataset, load_beir, load_dataset, verify_labels
@@ -183,7 +184,7 @@ class RagRetrievalBenchmark(Benchmark):
             self._collections = {"beir": _Collection("beir", beir=beir)}
             cases = [Case(f"beir/{qid}", "beir", {"kind": "beir", "collection": "beir", "id": qid})
                      for qid in sorted(beir.qrels)]  # fmt: skip
-            return Suite(f"{suite}-beir", f"beir-{beir.sha256[:12]}", cases)
+            return Suite(f"{suite}-beir", suite_version("beir", cases, extra={"beir": beir.sha256}), cases)
 
         data = load_dataset(self._dataset_path())
         verify_labels(data)
@@ -193,7 +194,7 @@ class RagRetrievalBenchmark(Benchmark):
             for q in data.questions
         ]
         cases += [Case(f"hard/{name}", "hard", {"kind": "hard", "id": name}) for name in HARD_CASES]
-        version = f"{data.version}-{data.sha256[:12]}"
+        label, content = suite, {"dataset": [data.version, data.sha256]}
         if suite == "full":
             from assay.evals.retrieval._rag_sources import load_sources, prepare_sources
 
@@ -206,14 +207,15 @@ class RagRetrievalBenchmark(Benchmark):
                 self._collections[name] = _Collection(name, beir=beir)
                 cases += [Case(f"{name}/{qid}", "beir", {"kind": "beir", "collection": name, "id": qid})
                           for qid in sorted(beir.qrels)]  # fmt: skip
-                version += f"+{name}-{beir.sha256[:8]}"
+                label += f"+{name}"
+                content[name] = [beir.sha256]
             if self.options.get("fetch_only"):
                 click.echo(
                     f"fetched and verified {len(self._collections) - 1} corpora (--fetch-only)", err=True
                 )
                 raise click.exceptions.Exit(0)
         cases += [Case(f"scale/{t}", "scale", {"kind": "scale", "tier": t}) for t in self._tiers()]
-        return Suite(suite, version, cases)
+        return Suite(suite, suite_version(label, cases, extra=content), cases)
 
     # ---------------------------------------------------------------------------------- lifecycle
 
