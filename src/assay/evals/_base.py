@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
 
 from assay.models._usage import Usage
 from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
+
+if TYPE_CHECKING:
+    from assay.report._plots import Plot
 
 
 @dataclass
@@ -112,3 +116,32 @@ class Benchmark(ABC):
     def report_section(self, scorecard: Scorecard) -> str:
         """Markdown appended to the shared report."""
         return ""
+
+    def failure_reason(self, attempt: Attempt) -> str:
+        """Why ``attempt`` did not pass, in this benchmark's own terms, from its ``details`` (one line).
+
+        The shared report shows it for every case that failed, errored or was not measured. Override it
+        and fall back to ``super().failure_reason(attempt)`` for what the details do not explain.
+        """
+        return attempt_error_text(attempt)
+
+    def report_plots(self, scorecard: Scorecard, attempts: list[Attempt], run_dir: Path) -> list[Plot]:
+        """Plots a person would look at for this benchmark (the latest attempt of each case and iteration).
+
+        The shared report adds the per-category pass rate, saves each PNG in the run directory, links it
+        from ``report.md`` and inlines it in ``report.html``.
+        """
+        return []
+
+
+def attempt_error_text(attempt: Attempt) -> str:
+    """The error, skip reason or status of an attempt, for attempts whose details say nothing more."""
+    if attempt.error is not None:
+        return f"{attempt.error.type}: {attempt.error.message}"
+    if attempt.skip_reason:
+        return attempt.skip_reason
+    return {
+        Status.TIMEOUT: "timed out",
+        Status.NOT_RUN: "not run",
+        Status.FAIL: "failed (the benchmark recorded no reason)",
+    }.get(attempt.status, "")

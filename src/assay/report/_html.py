@@ -1,10 +1,9 @@
-"""A self-contained HTML report: the markdown rendered, images inlined, a pass-rate plot."""
+"""A self-contained HTML report: the markdown rendered, its images (plots) inlined as data URIs."""
 
 from __future__ import annotations
 
 import base64
 import html
-import io
 import re
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from assay.runs._records import Scorecard
 _CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}
 th{background:#f3f3f3}code{background:#f3f3f3;padding:1px 4px}pre{background:#f6f6f6;padding:1em;overflow:auto}
-img{max-width:100%}"""
+img{max-width:100%;display:block;margin:.5em 0}summary{cursor:pointer;margin:1em 0}"""
 
 
 def _inline(text: str) -> str:
@@ -66,6 +65,10 @@ def markdown_to_html(md: str, base: Path) -> str:
                 i += 1
             out.append("<ul>" + "".join(items) + "</ul>")
             continue
+        elif m := re.match(r"^<details><summary>(.*)</summary>\s*$", line):
+            out.append(f"<details><summary>{_inline(m.group(1))}</summary>")
+        elif line.strip() == "</details>":
+            out.append("</details>")
         elif m := re.match(r"^!\[([^\]]*)\]\(([^)]+)\)\s*$", line):
             out.append(_image(m.group(1), m.group(2), base))
         elif line.strip():
@@ -74,48 +77,9 @@ def markdown_to_html(md: str, base: Path) -> str:
     return "\n".join(out)
 
 
-def pass_rate_plot(card: Scorecard) -> str | None:
-    """A PNG (base64) of pass rate per category with Wilson intervals, or None when nothing passed/failed."""
-    cats = {k: v for k, v in card.summary.by_category.items() if v.get("pass_rate") is not None}
-    if not cats:
-        return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from assay.stats._intervals import wilson_interval
-
-    names = list(cats)
-    rates = [float(cats[n]["pass_rate"] or 0.0) for n in names]
-    errs = []
-    for n in names:
-        m = int(cats[n]["measured"] or 0)
-        lo, hi = wilson_interval(round(float(cats[n]["pass_rate"] or 0) * m), m)
-        r = float(cats[n]["pass_rate"] or 0)
-        errs.append((max(0.0, r - lo), max(0.0, hi - r)))
-    fig, ax = plt.subplots(figsize=(max(4, 0.8 * len(names) + 2), 3))
-    ax.bar(names, rates, yerr=list(zip(*errs, strict=True)), capsize=4, color="#4c72b0")
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("pass rate")
-    ax.set_title(f"{card.benchmark} · {card.suite}")
-    plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode()
-
-
 def render_html(card: Scorecard, markdown: str, base: Path) -> str:
+    """``report.md`` as one HTML file; images the markdown links from ``base`` are inlined."""
     body = markdown_to_html(markdown, base)
-    plot = pass_rate_plot(card) if card.summary.measured else None
-    if plot:
-        body = body.replace(
-            "<h2>Summary</h2>",
-            f'<h2>Summary</h2><img alt="pass rate by category" src="data:image/png;base64,{plot}">',
-            1,
-        )
     title = html.escape(f"{card.benchmark} · {card.suite} · {card.run_id}")
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title><style>{_CSS}</style></head>"

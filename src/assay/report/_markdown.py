@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from assay.runs._records import CaseSummary, MetricValue, Scorecard
+from collections.abc import Sequence
+
+from assay.report._failures import Failures, failures_markdown
+from assay.report._plots import Plot
+from assay.runs._records import CaseSummary, MetricValue, Scorecard, SubjectConfig
 
 _STABILITY_ORDER = {"stable-fail": 0, "flaky": 1, "not-measured": 2, "stable-pass": 3}
 
@@ -19,8 +23,61 @@ def metric_row(name: str, m: MetricValue) -> str:
     interval = f"[{_fmt(m.low)}, {_fmt(m.high)}]" if m.low is not None and m.high is not None else ""
     arrow = "↑" if m.direction == "higher" else "↓"
     return (
-        f"| {name} | {_fmt(m.value)} {m.unit} | {interval} | {arrow} | {m.n} | {'yes' if m.gated else 'no'} |"
+        f"| {name} | {_fmt(m.value)}{f' {m.unit}' if m.unit else ''} | {interval} | {arrow} | {m.n} | "
+        f"{'yes' if m.gated else 'no'} |"
     )
+
+
+def is_breakdown(name: str) -> bool:
+    """A per-tag, per-tier or per-type row (``tag:pdf/sdk_mrr``, ``scale@1000/chunks``, ``acc[type]``)."""
+    return any(ch in name for ch in ":/[")
+
+
+def _metric_table(title: str, rows: Sequence[tuple[str, MetricValue]]) -> list[str]:
+    return [
+        "",
+        title,
+        "",
+        "| metric | value | 95% interval | better | n | gated |",
+        "|---|---|---|---|---|---|",
+        *(metric_row(name, m) for name, m in rows),
+    ]
+
+
+def metrics_markdown(metrics: dict[str, MetricValue]) -> tuple[list[str], list[str]]:
+    """The gated metrics table, and the rest: other headline metrics, then breakdowns (folded in HTML)."""
+    gated = [(n, m) for n, m in metrics.items() if m.gated]
+    rest = [(n, m) for n, m in metrics.items() if not m.gated]
+    other = [(n, m) for n, m in rest if not is_breakdown(n)]
+    breakdown = [(n, m) for n, m in rest if is_breakdown(n)]
+    head = _metric_table("## Gated metrics", gated) if gated else []
+    lines: list[str] = []
+    if other:
+        lines += _metric_table("## Other metrics" if gated else "## Metrics", other)
+    if breakdown:
+        lines += ["", f"<details><summary>Breakdown: {len(breakdown)} more metrics (per tag, tier or type)"
+                  "</summary>"]  # fmt: skip
+        lines += _metric_table("### Breakdown", breakdown)
+        lines += ["", "</details>"]
+    return head, lines
+
+
+def _config_line(cfg: SubjectConfig) -> str | None:
+    """Only what is set: a run without a model says nothing about one."""
+    parts = [
+        f"{label}: `{value}`"
+        for label, value in (
+            ("subject", cfg.subject),
+            ("model", cfg.model),
+            ("judge", cfg.judge_model),
+            ("embedder", cfg.embedder),
+        )
+        if value not in (None, "")
+    ]
+    parts += [
+        f"{k}: `{v}`" for k, v in cfg.extra.items() if v not in (None, "", [], {}) and not isinstance(v, dict)
+    ]
+    return "- " + " · ".join(parts) if parts else None
 
 
 def _case_row(c: CaseSummary) -> str:
@@ -31,41 +88,54 @@ def _case_row(c: CaseSummary) -> str:
     )
 
 
-def render_markdown(card: Scorecard, section: str = "") -> str:
+def render_markdown(
+    card: Scorecard,
+    section: str = "",
+    failures: Failures | None = None,
+    plots: Sequence[Plot] = (),
+) -> str:
+    """The report: summary, gated metrics, why cases failed, other metrics, plots, the benchmark's section,
+    categories, cases, cost."""
     s = card.summary
-    cfg = card.config
     lines = [
         f"# {card.benchmark} · {card.suite} · {card.run_id}",
         "",
         f"- suite version: `{card.suite_version}` · iterations: {card.iterations} · "
         f"complete: {'yes' if card.complete else 'NO'}",
-        f"- subject: `{cfg.subject}` · model: `{cfg.model}` · judge: `{cfg.judge_model}` · "
-        f"embedder: `{cfg.embedder}`",
-        f"- commits: {', '.join(c[:12] for c in card.commits) or '—'}",
     ]
+    if config := _config_line(card.config):
+        lines.append(config)
+    if card.commits:
+        lines.append(f"- commits: {', '.join(c[:12] for c in card.commits)}")
     if card.mixed_commits:
         lines.append(
             "- **warning: results come from more than one commit** (the run was resumed after a change)"
         )
     lines += ["", "## Summary", "", "| status | count |", "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in s.counts.items() if v]
-    lines += [
-        "",
-        f"Pass rate: **{_pct(s.pass_rate)}** of {s.measured} measured attempts "
-        f"(95% Wilson interval {_pct(s.pass_rate_low)} – {_pct(s.pass_rate_high)}). "
-        "INFRA_ERROR, SKIPPED and NOT_RUN are not counted.",
-    ]
-    if s.judged_pass_rate is not None:
-        lines.append(f"Judged pass rate: {_pct(s.judged_pass_rate)}.")
-    if s.metrics:
+    if s.measured:
         lines += [
             "",
-            "## Metrics",
-            "",
-            "| metric | value | 95% interval | better | n | gated |",
-            "|---|---|---|---|---|---|",
+            f"Pass rate: **{_pct(s.pass_rate)}** of {s.measured} measured attempts "
+            f"(95% Wilson interval {_pct(s.pass_rate_low)} – {_pct(s.pass_rate_high)}). "
+            "INFRA_ERROR, SKIPPED and NOT_RUN are not counted.",
         ]
-        lines += [metric_row(name, m) for name, m in s.metrics.items()]
+    else:
+        lines += ["", "Nothing was measured (no attempt passed, failed, errored or timed out)."]
+    if s.judged_pass_rate is not None:
+        lines.append(f"Judged pass rate: {_pct(s.judged_pass_rate)}.")
+    gated, other = metrics_markdown(s.metrics)
+    lines += gated
+    if failures is not None:
+        lines += failures_markdown(failures, card.iterations)
+    lines += other
+    if plots:
+        lines += ["", "## Plots", ""]
+        for p in plots:
+            lines += [f"![{p.title}]({p.file})", ""]
+        lines.pop()
+    if section.strip():
+        lines += ["", section.strip()]
     if len(s.by_category) > 1:
         lines += ["", "## By category", "", "| category | cases | pass rate |", "|---|---|---|"]
         lines += [
@@ -91,6 +161,4 @@ def render_markdown(card: Scorecard, section: str = "") -> str:
         f"{f' ({cost.cost_source})' if cost.cost_source else ''}"
         f"{f'; {cost.unpriced_calls} calls without a price' if cost.unpriced_calls else ''}.",
     ]
-    if section.strip():
-        lines += ["", section.strip()]
     return "\n".join(lines) + "\n"

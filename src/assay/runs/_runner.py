@@ -388,7 +388,7 @@ def finish_run(run_dir: Path, bench: Benchmark, suite: Suite, meta: RunMeta, scr
         run_metrics=bench.run_metrics(final),
     )
     write_model(run_dir / SCORECARD, scorecard, scrubber)
-    write_reports(run_dir, scorecard, bench.report_section(scorecard), scrubber)
+    write_reports(run_dir, scorecard, bench, scrubber)
     return scorecard
 
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from assay.errors import ConfigError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.runs._records import Attempt, MetricValue, Scorecard, SubjectConfig
+
+if TYPE_CHECKING:
+    from assay.report import Plot
 
 COMPONENTS: dict[str, str] = {
     "rag": "assay.evals.retrieval._rag:RagRetrievalBenchmark",
@@ -47,6 +51,7 @@ class RetrievalBenchmark(Benchmark):
         self.name = self.inner.name  # type: ignore[misc]
         self.metric_specs = self.inner.metric_specs  # type: ignore[misc]
         self.suites = self.inner.suites  # type: ignore[misc]
+        self.pass_fail = self.inner.pass_fail  # type: ignore[misc]
 
     @classmethod
     def cli_options(cls) -> list[click.Option]:
@@ -91,3 +96,9 @@ class RetrievalBenchmark(Benchmark):
 
     def report_section(self, scorecard: Scorecard) -> str:
         return self.inner.report_section(scorecard)
+
+    def failure_reason(self, attempt: Attempt) -> str:
+        return self.inner.failure_reason(attempt)
+
+    def report_plots(self, scorecard: Scorecard, attempts: list[Attempt], run_dir: Path) -> list[Plot]:
+        return self.inner.report_plots(scorecard, attempts, run_dir)

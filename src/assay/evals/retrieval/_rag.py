@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -23,12 +23,22 @@ from assay.evals.retrieval._options import shared_retrieval_options
 from assay.evals.retrieval._rag_answers import grade_answer
 from assay.evals.retrieval._rag_data import BeirDataset, RagDataset, load_beir, load_dataset, verify_labels
 from assay.evals.retrieval._rag_hard import HARD_CASES, HardContext
-from assay.evals.retrieval._rag_report import render_section, tag_metrics
+from assay.evals.retrieval._rag_report import (
+    PASS_RANK,
+    failure_reason,
+    recall_curve_plot,
+    render_section,
+    tag_metrics,
+    tag_recall_plot,
+)
 from assay.evals.retrieval._rag_scale import measure_tier
 from assay.evals.retrieval._rag_score import first_hit_rank, mrr_at_k, ndcg_at_k, rank_metrics, recall_at_k
 from assay.models import ChatModel
 from assay.rag import DocumentIndex, answer, query_documents
 from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
+
+if TYPE_CHECKING:
+    from assay.report import Plot
 
 __all__ = ["RagRetrievalBenchmark", "default_eval_dir"]
 
@@ -308,6 +318,11 @@ class RagRetrievalBenchmark(Benchmark):
             "agent_rank": agent_rank,
             "agent_returned": len(returned),
             "top5": [f"{h.doc_id}#{h.chunk.index}@p{h.chunk.page}" for h in sdk[:5]],
+            # what the report names when the question fails
+            "question": q.question,
+            "evidence": [
+                {"doc": e.doc, "page": e.page, "quote": (e.quote or "")[:200] or None} for e in q.evidence
+            ],
         }
         usage = None
         if self._model is not None:
@@ -323,7 +338,7 @@ class RagRetrievalBenchmark(Benchmark):
                 if not correct:
                     verdict = "retrieval miss" if not in_context else "generation miss"
             details.update(answer=got.text[:500], verdict=verdict, evidence_in_context=in_context)
-        status = Status.PASS if sdk_rank is not None and sdk_rank <= 5 else Status.FAIL
+        status = Status.PASS if sdk_rank is not None and sdk_rank <= PASS_RANK else Status.FAIL
         return Outcome(status=status, score=metrics["sdk_mrr"], metrics=metrics, details=details, usage=usage)
 
     def _beir_query(self, case: Case) -> Outcome:
@@ -386,3 +401,9 @@ class RagRetrievalBenchmark(Benchmark):
     def report_section(self, scorecard: Scorecard) -> str:
         failed = {d: m for c in self._collections.values() for d, m in c.failed.items()}
         return render_section(scorecard, self._notes, failed)
+
+    def failure_reason(self, attempt: Attempt) -> str:
+        return failure_reason(attempt) or super().failure_reason(attempt)
+
+    def report_plots(self, scorecard: Scorecard, attempts: list[Attempt], run_dir: Path) -> list[Plot]:
+        return [p for p in (recall_curve_plot(attempts), tag_recall_plot(attempts)) if p is not None]

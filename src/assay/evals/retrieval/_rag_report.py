@@ -5,10 +5,21 @@ from __future__ import annotations
 import re
 import statistics
 from collections import defaultdict
+from typing import TYPE_CHECKING, Any
 
 from assay.runs._records import MEASURED_STATUSES, Attempt, MetricValue, Scorecard
 
-__all__ = ["TAG_METRICS", "render_section", "tag_metrics"]
+if TYPE_CHECKING:
+    from assay.report import Plot
+
+__all__ = [
+    "TAG_METRICS",
+    "failure_reason",
+    "recall_curve_plot",
+    "render_section",
+    "tag_metrics",
+    "tag_recall_plot",
+]
 
 TAG_METRICS = ("sdk_recall@5", "sdk_mrr", "agent_r_returned")
 
@@ -109,3 +120,134 @@ def render_section(scorecard: Scorecard, notes: dict[str, str], failed: dict[str
         lines += [f"- `{doc}`: {msg}" for doc, msg in sorted(failed.items())]
         lines.append("")
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------ why a case failed, plots
+
+#: a question passes when its evidence is in the first PASS_RANK hybrid results (see ``_question``)
+PASS_RANK = 5
+
+
+def _evidence_text(ev: dict[str, Any]) -> str:
+    where = ev.get("doc", "?") + (f" p{ev['page']}" if ev.get("page") is not None else "")
+    quote = ev.get("quote")
+    return f'{where} "{quote}"' if quote else where
+
+
+def _question_reason(d: dict[str, Any], metrics: dict[str, float]) -> str:
+    parts = []
+    if d.get("question"):
+        parts.append(f'question "{d["question"]}"')
+    if d.get("evidence"):
+        parts.append("evidence " + "; ".join(_evidence_text(e) for e in d["evidence"]))
+    rank = d.get("sdk_rank")
+    depth = d.get("depth", 20)
+    parts.append(
+        f"first hit at rank {rank} of the hybrid search (a pass needs the top {PASS_RANK})"
+        if rank is not None
+        else f"no hit in the hybrid search's top {depth}"
+    )
+    alone = [f"{m} {'hit' if metrics[f'{m}_recall@5'] else 'miss'}" for m in ("dense", "bm25")
+             if f"{m}_recall@5" in metrics]  # fmt: skip
+    if alone:
+        parts.append("top 5 alone: " + ", ".join(alone))
+    if d.get("agent_rank") is not None or "agent_returned" in d:
+        agent = d.get("agent_rank")
+        parts.append(
+            f"query_documents returned {d.get('agent_returned')} chunks, evidence "
+            + (f"at {agent}" if agent is not None else "not among them")
+        )
+    if d.get("top5"):
+        parts.append("retrieved instead: " + ", ".join(d["top5"]))
+    if d.get("verdict") and d.get("verdict") != "correct":
+        parts.append(f"answer: {d['verdict']}")
+    return "; ".join(parts)
+
+
+def failure_reason(attempt: Attempt) -> str | None:
+    """The rag benchmark's reason, or None when its details say nothing (the caller falls back)."""
+    d = attempt.details
+    if "sdk_rank" in d:
+        return _question_reason(d, attempt.metrics)
+    if "relevant" in d and "top10" in d:  # a BEIR query
+        rel = set(d["relevant"])
+        ranks = [f"{doc} at {d['top10'].index(doc) + 1}" if doc in d["top10"] else f"{doc} not in the top 10"
+                 for doc in d["relevant"][:5]]  # fmt: skip
+        shown = [doc for doc in d["top10"][:5] if doc not in rel]
+        return "relevant: " + ", ".join(ranks) + (f"; retrieved instead: {', '.join(shown)}" if shown else "")
+    if attempt.case_id.startswith("hard/") and d:
+        return "measured: " + ", ".join(f"{k}={v}" for k, v in d.items())
+    return None
+
+
+def _ranks(attempts: list[Attempt], key: str) -> list[int | None]:
+    return [a.details.get(key) for a in attempts if a.status in MEASURED_STATUSES and "sdk_rank" in a.details]
+
+
+def recall_curve_plot(attempts: list[Attempt]) -> Plot | None:
+    """Recall@k for k = 1..20 of the hybrid search (with a 95% Wilson band) and of ``query_documents``."""
+    from assay.report._plots import finish, subplots
+    from assay.stats._intervals import wilson_interval
+
+    sdk = _ranks(attempts, "sdk_rank")
+    if not sdk:
+        return None
+    ks = list(range(1, 21))
+    n = len(sdk)
+    hits = [sum(1 for r in sdk if r is not None and r <= k) for k in ks]
+    band = [wilson_interval(h, n) for h in hits]
+    fig, ax = subplots()
+    ax.fill_between(ks, [b[0] for b in band], [b[1] for b in band], color="#4c72b0", alpha=0.2, step=None)
+    ax.plot(ks, [h / n for h in hits], "o-", color="#4c72b0", ms=3, label=f"sdk hybrid (n={n})")
+    agent = _ranks(attempts, "agent_rank")
+    returned = max(
+        (a.details.get("agent_returned") or 0 for a in attempts if "sdk_rank" in a.details), default=0
+    )
+    if agent and returned:
+        ak = list(range(1, int(returned) + 1))
+        ax.plot(ak, [sum(1 for r in agent if r is not None and r <= k) / len(agent) for k in ak], "s--",
+                color="#dd8452", ms=3, label="query_documents (agent)")  # fmt: skip
+    for mode, marker in (("dense", "^"), ("bm25", "v")):
+        vals = [a.metrics[f"{mode}_recall@5"] for a in attempts
+                if a.status in MEASURED_STATUSES and f"{mode}_recall@5" in a.metrics]  # fmt: skip
+        if vals:
+            ax.plot([5], [statistics.fmean(vals)], marker, ms=7, label=f"{mode} only @5")
+    ax.axvline(PASS_RANK, color="#999", lw=0.8, ls=":")
+    ax.set_xlabel("k (results read)")
+    ax.set_ylabel("recall@k (evidence found)")
+    ax.set_xticks([1, 3, 5, 10, 15, 20])
+    ax.set_ylim(0, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    title = "recall@k: questions whose evidence is in the first k results"
+    ax.set_title(title, fontsize=9)
+    return finish(fig, "rag_recall_at_k.png", title)
+
+
+def tag_recall_plot(attempts: list[Attempt]) -> Plot | None:
+    """Hybrid recall@5 per question tag with 95% Wilson intervals (the ``tag:*`` rows, drawn)."""
+    from assay.report._plots import finish, subplots
+    from assay.stats._intervals import wilson_interval
+
+    per: dict[str, list[float]] = defaultdict(list)
+    for a in attempts:
+        if a.status in MEASURED_STATUSES and "sdk_recall@5" in a.metrics:
+            for tag in a.details.get("tags") or []:
+                per[tag].append(a.metrics["sdk_recall@5"])
+    if len(per) < 2:
+        return None
+    tags = sorted(per)
+    rates = [statistics.fmean(per[t]) for t in tags]
+    iv = [wilson_interval(round(sum(per[t])), len(per[t])) for t in tags]
+    fig, ax = subplots(size=(max(5.0, 0.45 * len(tags) + 2), 3.6))
+    ax.bar(tags, rates, yerr=[[max(0.0, r - lo) for r, (lo, _) in zip(rates, iv, strict=True)],
+                              [max(0.0, hi - r) for r, (_, hi) in zip(rates, iv, strict=True)]],
+           capsize=3, color="#55a868")  # fmt: skip
+    for i, t in enumerate(tags):
+        ax.annotate(f"{len(per[t])}", (i, 0.02), ha="center", fontsize=6, color="w")
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("sdk recall@5")
+    ax.tick_params(axis="x", labelrotation=60, labelsize=7)
+    title = "hybrid recall@5 by question tag (95% Wilson interval; n in the bar)"
+    ax.set_title(title, fontsize=9)
+    return finish(fig, "rag_recall_by_tag.png", title)
