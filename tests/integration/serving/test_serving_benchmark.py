@@ -373,3 +373,20 @@ def test_structured_sends_the_schema_records_it_and_is_not_comparable(stub_facto
     )
     report = (tmp_path / "structured" / "report.md").read_text()
     assert "JSON-schema response_format (`--structured`)" in report and "majority baseline" in report
+
+
+def test_a_level_that_drops_requests_fails_on_its_error_rate(stub_factory, tmp_path: Path) -> None:
+    stub = stub_factory(fail_every=4)  # one request in four answered with HTTP 500
+    options = {"model": _model(stub), "num_requests": 8, "warmup": 0}
+    (case,) = run_benchmark(ServingBenchmark, options, RunOptions(out=tmp_path / "strict")).scorecard.cases
+    assert case.counts == {"FAIL": 1}
+    assert case.metrics["errors"] == 2 and case.metrics["error_rate"] == 0.25
+    assert case.metrics["timeout_rate"] == 0.0
+    rows = [json.loads(line) for line in (tmp_path / "strict" / "results.jsonl").read_text().splitlines()]
+    assert "above the --max-error-rate 1.0%" in rows[0]["details"]["failure"]
+    lenient = run_benchmark(
+        ServingBenchmark, {**options, "max_error_rate": 0.3}, RunOptions(out=tmp_path / "lenient")
+    )
+    assert lenient.scorecard.cases[0].counts == {"PASS": 1}
+    with pytest.raises(ConfigError, match="--max-error-rate"):
+        ServingBenchmark({"max_error_rate": 1.5})

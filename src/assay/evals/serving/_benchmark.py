@@ -18,7 +18,14 @@ from assay.errors import ConfigError, InfraError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
 from assay.evals.serving._client import StreamClient
-from assay.evals.serving._levels import build_levels, saturated, sustained_rates, sweep_rate
+from assay.evals.serving._levels import (
+    build_levels,
+    level_verdict,
+    max_error_rate,
+    saturated,
+    sustained_rates,
+    sweep_rate,
+)
 from assay.evals.serving._load import LoadLevel, run_level
 from assay.evals.serving._metrics import LATENCIES, STATS, level_figures, parse_slo
 from assay.evals.serving._report import render_section, write_plots
@@ -109,6 +116,7 @@ class ServingBenchmark(Benchmark):
         super().__init__(options)
         self.target: Target = parse_model_spec(options.get("model") or "local/smollm2")
         self.slo = parse_slo(options.get("slo"))
+        self.max_error_rate = max_error_rate(options)
         ctx = options.get("ctx_size")
         if ctx is not None and ctx < 1:
             raise ConfigError("--ctx-size must be positive")
@@ -227,6 +235,13 @@ class ServingBenchmark(Benchmark):
                 ["--slo"],
                 default=None,
                 help="Goodput SLOs in ms, e.g. ttft=500,tpot=50 (keys ttft, tpot, itl, e2e).",
+            ),
+            o(
+                ["--max-error-rate"],
+                type=click.FloatRange(min=0, max=1, max_open=True),
+                default=None,
+                help="A level fails when more than this share of its requests errored or timed out "
+                "(default 0.01).",
             ),
             o(
                 ["--request-timeout"],
@@ -453,7 +468,12 @@ class ServingBenchmark(Benchmark):
         usage = Usage(
             input_tokens=figures.input_tokens, output_tokens=figures.output_tokens, calls=figures.requests
         )
-        return Outcome(status=Status.PASS, score=score, metrics=metrics, details=details, usage=usage)
+        status, rates, why = level_verdict(figures, self.max_error_rate)
+        metrics.update(rates)
+        details["pass_rule"] = f"errors + timeouts at most {self.max_error_rate:.1%} of requests"
+        if why is not None:
+            details["failure"] = why
+        return Outcome(status=status, score=score, metrics=metrics, details=details, usage=usage)
 
     def _workload_info(self) -> dict[str, Any]:
         work = self.workload
@@ -493,7 +513,7 @@ class ServingBenchmark(Benchmark):
             if a.details.get("run_dir"):
                 self.run_dir = Path(a.details["run_dir"])
         self._skips = {a.case_id: a.skip_reason or "skipped" for a in attempts if a.status is Status.SKIPPED}
-        ok = [a for a in attempts if a.status is Status.PASS]
+        ok = [a for a in attempts if a.status in (Status.PASS, Status.FAIL)]  # FAIL: too many errors
         specs = {s.name: s for s in self.metric_specs}
         out: dict[str, MetricValue] = {}
         for name in sorted(_GATED):

@@ -8,12 +8,25 @@ from typing import Any
 
 from assay.errors import ConfigError
 from assay.evals.serving._load import LoadLevel
-from assay.evals.serving._metrics import RequestTiming
+from assay.evals.serving._metrics import LevelFigures, RequestTiming
+from assay.runs._records import Status
 
-__all__ = ["SATURATION_RATIO", "build_levels", "parse_list", "saturated", "sustained_rates", "sweep_rate"]
+__all__ = [
+    "MAX_ERROR_RATE",
+    "SATURATION_RATIO",
+    "build_levels",
+    "level_verdict",
+    "max_error_rate",
+    "parse_list",
+    "saturated",
+    "sustained_rates",
+    "sweep_rate",
+]
 
 #: a rate level is saturated when the server completes less than this share of the offered rate
 SATURATION_RATIO = 0.85
+#: a level fails when more than this share of its measured requests errored or timed out (--max-error-rate)
+MAX_ERROR_RATE = 0.01
 #: in-flight cap of the sweep's "max" level when --concurrency is not given
 SWEEP_MAX_CONCURRENCY = 64
 
@@ -140,3 +153,35 @@ def sustained_rates(timings: list[RequestTiming]) -> tuple[float, float] | None:
 
 def saturated(offered_rps: float, served_rps: float | None) -> bool:
     return served_rps is None or served_rps < SATURATION_RATIO * offered_rps
+
+
+def max_error_rate(options: dict[str, Any]) -> float:
+    """The --max-error-rate threshold (a share of measured requests, 0..1)."""
+    value = options.get("max_error_rate")
+    if value is None:
+        return MAX_ERROR_RATE
+    rate = float(value)
+    if not 0 <= rate < 1:
+        raise ConfigError(
+            f"--max-error-rate must be at least 0 and below 1 (a share of requests), got {value}"
+        )
+    return rate
+
+
+def level_verdict(figures: LevelFigures, threshold: float) -> tuple[Status, dict[str, float], str | None]:
+    """A level's status, its error and timeout rates, and why it failed.
+
+    PASS when the share of measured requests that errored or timed out is at most ``threshold``; FAIL
+    above it (a fast server that drops requests is not a passing one). A level with no measured request
+    completed is not decided here (the caller records it as ERROR).
+    """
+    n = max(figures.requests, 1)
+    rates = {"error_rate": figures.errors / n, "timeout_rate": figures.timeouts / n}
+    failed = (figures.errors + figures.timeouts) / n
+    if failed <= threshold:
+        return Status.PASS, rates, None
+    reason = (
+        f"{figures.errors} error(s) and {figures.timeouts} timeout(s) in {figures.requests} requests "
+        f"({failed:.1%}, above the --max-error-rate {threshold:.1%})"
+    )
+    return Status.FAIL, rates, reason

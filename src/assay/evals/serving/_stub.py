@@ -47,6 +47,8 @@ class StubConfig:
     model: str = "stub"
     #: answer every request with HTTP 500 (to test error accounting)
     fail: bool = False
+    #: answer every Nth completion request (the Nth, 2Nth, ...) with HTTP 500; 0: never
+    fail_every: int = 0
     #: requests served at once (a queue in front of N slots); None: every request at once
     parallel: int | None = None
     #: fixed reply text (cycled per token); default "tok0 tok1 ..."
@@ -110,6 +112,7 @@ class StubServer:
         self.host = host
         self.port = port
         self.records: list[StubRecord] = []
+        self._completions = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.base_events.Server | None = None
         self._thread: threading.Thread | None = None
@@ -238,7 +241,8 @@ class StubServer:
         except ValueError:
             self._send_json(proto, 400, {"error": {"message": "bad json"}})
             return
-        if cfg.fail:
+        self._completions += 1
+        if cfg.fail or (cfg.fail_every and self._completions % cfg.fail_every == 0):
             self._send_json(proto, 500, {"error": {"message": "stub told to fail"}})
             return
         chat = path == "/v1/chat/completions"
