@@ -140,6 +140,8 @@ class LlamaServer:
         ]
         if self.n_threads:
             cmd += ["--n_threads", str(self.n_threads)]
+        # queue concurrent requests; llama-cpp-python's default cuts the one in flight for the newest
+        cmd += ["--interrupt_requests", "False"]
         return cmd + self.extra_args
 
     # -- lifecycle -----------------------------------------------------------------------------------

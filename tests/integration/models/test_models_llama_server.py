@@ -6,6 +6,7 @@ back, not the answer's quality.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 
 import httpx
@@ -133,3 +134,9 @@ async def test_context_overflow_is_the_subjects_failure(model: OpenAICompatModel
     huge = "word " * 3000  # more than the 1024-token window
     with pytest.raises(ModelResponseError):
         await model.generate([Message("user", huge)], max_tokens=8)
+
+
+async def test_concurrent_requests_queue_instead_of_cutting_each_other(model: OpenAICompatModel) -> None:
+    """llama-cpp-python by default aborts the request in flight when another arrives; assay's server queues."""
+    outs = await asyncio.gather(*(model.generate(GREETING, max_tokens=12, stream=True) for _ in range(3)))
+    assert all(o.text.strip() and o.finish_reason in ("stop", "length") for o in outs)

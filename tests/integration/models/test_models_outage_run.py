@@ -9,11 +9,11 @@ import signal
 from pathlib import Path
 from typing import Any, ClassVar
 
-import psutil
 import pytest
 
 from assay.evals import AttemptContext, Benchmark, Case, Outcome, Suite
-from assay.models import LlamaServer, Message, get_model
+from assay.models import LlamaServer, Message, embedded_gguf_path, get_model
+from assay.models._local import shared_server
 from assay.runs import RunOptions, Status, SubjectConfig, read_journal, run_benchmark
 
 pytestmark = pytest.mark.local_model
@@ -73,13 +73,6 @@ def test_server_killed_mid_run_stops_the_run(tmp_path: Path, monkeypatch: pytest
     assert result.scorecard.cost.calls == 2 and result.scorecard.cost.input_tokens > 0
 
 
-def _model_server_pid() -> int:
-    for child in psutil.Process().children(recursive=True):
-        if "assay.models._llama_serve" in " ".join(child.cmdline()):
-            return child.pid
-    raise AssertionError("no llama.cpp server child process")
-
-
 def test_embedded_model_segfault_mid_run_is_an_outage(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -89,9 +82,9 @@ def test_embedded_model_segfault_mid_run_is_an_outage(
 
     def segfault_before_third(case: Case) -> None:
         if case.id == "q2":
-            pid = _model_server_pid()
-            os.kill(pid, signal.SIGSEGV)
-            psutil.Process(pid).wait(timeout=10)
+            server = shared_server(embedded_gguf_path(), 2048)  # the one q0 started
+            os.kill(server.pid or 0, signal.SIGSEGV)
+            server.wait()  # reaped by its Popen, which keeps the signal it died of
 
     ChatBench.hooks["before_case"] = segfault_before_third
     try:
@@ -110,4 +103,4 @@ def test_embedded_model_segfault_mid_run_is_an_outage(
     assert "crashed" in message and "killed by SIGSEGV (signal 11)" in message
     assert {attempts[c].status for c in ("q3", "q4")} == {Status.NOT_RUN}
     assert result.stopped_reason and "SIGSEGV" in result.stopped_reason
-    assert result.resume_command == f"assay eval models-outage-test --resume {result.run_dir}"
+    assert result.resume_command.endswith(f"--resume {result.run_dir}")
