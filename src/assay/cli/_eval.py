@@ -221,7 +221,7 @@ def make_command(name: str, cls: type[Benchmark]) -> click.Command:
             seed=shared["seed"],
             resume=shared["resume"],
             command_line=["assay", *sys.argv[1:]],
-            progress=sys.stderr.isatty(),
+            progress=True,
         )
         result = run_benchmark(None if shared["resume"] else cls, kwargs, opts)
         print_summary(result, console)

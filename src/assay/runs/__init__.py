@@ -1,12 +1,14 @@
-"""Run directories, the attempt journal, resume, the eval lock and secret scrubbing."""
+"""Run directories, the attempt journal, resume, the eval lock, secret scrubbing, progress and Ctrl-C."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from assay.runs._cancel import Cancelled, check_cancelled, run_process
 from assay.runs._journal import Journal, latest_attempts, read_journal
 from assay.runs._lock import EvalLock
 from assay.runs._paths import assay_home
+from assay.runs._progress import Phase, phase, reporting
 from assay.runs._records import (
     FINAL_STATUSES,
     MEASURED_STATUSES,
@@ -28,12 +30,14 @@ __all__ = [
     "FINAL_STATUSES",
     "MEASURED_STATUSES",
     "Attempt",
+    "Cancelled",
     "CaseSummary",
     "ErrorInfo",
     "EvalLock",
     "Journal",
     "MetricSpec",
     "MetricValue",
+    "Phase",
     "RunMeta",
     "RunOptions",
     "RunResult",
@@ -44,11 +48,15 @@ __all__ = [
     "Summary",
     "arun_benchmark",
     "assay_home",
+    "check_cancelled",
     "latest_attempts",
     "load_meta",
     "load_scorecard",
+    "phase",
     "read_journal",
+    "reporting",
     "run_benchmark",
+    "run_process",
 ]
 
 

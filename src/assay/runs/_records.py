@@ -94,6 +94,9 @@ class RunMeta(BaseModel):
     iterations: int = 1
     case_ids: list[str]
     started_at: datetime
+    #: when the run (or its latest resume) finished, and the seconds it ran in all, resumes included
+    finished_at: datetime | None = None
+    elapsed_s: float | None = None
 
 
 class MetricSpec(BaseModel):

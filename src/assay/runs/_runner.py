@@ -7,8 +7,6 @@ import json
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,8 +17,10 @@ from assay.errors import ConfigError, InfraError, MissingDependencyError, Resume
 from assay.evals._base import AttemptContext, Benchmark, Case, Suite
 from assay.evals._registry import get_benchmark
 from assay.exec import AttemptSpec, RunStopped, run_local
+from assay.runs._cancel import run_interruptible
 from assay.runs._journal import Journal, latest_attempts, read_journal
 from assay.runs._lock import EvalLock
+from assay.runs._progress import phase, reporting
 from assay.runs._provenance import git_commit, git_dirty, machine
 from assay.runs._records import FINAL_STATUSES, Attempt, ErrorInfo, RunMeta, Scorecard, Status
 from assay.runs._rundir import JOURNAL, META, SCORECARD, load_meta, new_run_dir, write_model
@@ -43,7 +43,7 @@ class RunOptions:
     seed: int = 0
     resume: Path | None = None
     command_line: list[str] = field(default_factory=lambda: list(sys.argv))
-    #: show a progress bar on stderr (the CLI turns it on for a terminal)
+    #: report progress on stderr: a bar on a terminal, plain lines otherwise (see ``assay.runs._progress``)
     progress: bool = False
 
     def recorded(self) -> dict[str, Any]:
@@ -272,7 +272,7 @@ async def arun_benchmark(
 ) -> RunResult:
     """Run (or resume) a benchmark and write its run directory. See :func:`run_benchmark`."""
     opts = opts or RunOptions()
-    with EvalLock(list(opts.command_line)):
+    with EvalLock(list(opts.command_line)), reporting(opts.progress):
         run = _prepare(benchmark, dict(options or {}), opts)
         journal_path = run.run_dir / JOURNAL
         damaged: list[int] = []
@@ -287,11 +287,17 @@ async def arun_benchmark(
         specs = run.pending(done)
         stopped_reason: str | None = None
         stopped_code: int | None = None
+        t0 = time.monotonic()
         try:
             with Journal(journal_path, run.scrubber) as journal:
                 try:
                     await run.bench.preflight()
                 except InfraError as exc:
+                    if opts.resume is None:  # nothing measured: leave nothing behind, say what to fix
+                        raise InfraError(
+                            f"preflight failed: {exc}; nothing was run and no run directory was kept: "
+                            "check that the backend is running and reachable, then run the command again"
+                        ) from None
                     stopped_reason = f"preflight failed: {exc}"
                     for rec in run.not_run(specs, stopped_reason):
                         journal.append(rec)
@@ -299,22 +305,15 @@ async def arun_benchmark(
                 if specs:
                     try:
                         await run.bench.setup(str(run.run_dir))
-                        with _progress(opts.progress, len(specs), run.meta.run_id) as advance:
+                        with phase(run.meta.run_id, total=len(specs), unit="attempts", announce=True) as bar:
+                            counts: dict[str, int] = {}
 
                             def on_result(attempt: Attempt) -> None:
                                 journal.append(attempt)
-                                advance(attempt)
+                                counts[attempt.status.value] = counts.get(attempt.status.value, 0) + 1
+                                bar.advance(note=" ".join(f"{k}={v}" for k, v in sorted(counts.items())))
 
                             report = await run_local(specs, run.attempt, on_result, opts.max_concurrency)
-                    except asyncio.CancelledError:
-                        # Ctrl-C: the journal holds every finished attempt; fold them, say how to go on
-                        journal.close()
-                        finish_run(run.run_dir, run.bench, run.suite, run.meta, run.scrubber)
-                        print(
-                            f"interrupted; resume with: {resume_command(run.meta.benchmark, run.run_dir)}",
-                            file=sys.stderr,
-                        )
-                        raise
                     finally:
                         await run.bench.teardown()
                     if report.stopped is not None:
@@ -324,13 +323,24 @@ async def arun_benchmark(
                         stopped_code = report.stopped.exit_code
                         for rec in run.not_run(report.cancelled + report.not_started, stopped_reason):
                             journal.append(rec)
-        except (ConfigError, MissingDependencyError):
-            # a bad flag, file or env var found while setting up: a new run that measured nothing leaves no
-            # half-written folder behind (a resumed one is left as it was)
+        except asyncio.CancelledError:
+            # Ctrl-C (in an attempt, in setup or in a worker's loop): the journal holds every finished
+            # attempt; fold them and say how to go on
+            finish_run(run.run_dir, run.bench, run.suite, run.meta, run.scrubber, time.monotonic() - t0)
+            print(
+                f"interrupted; resume with: {resume_command(run.meta.benchmark, run.run_dir)}",
+                file=sys.stderr,
+            )
+            raise
+        except (ConfigError, MissingDependencyError, InfraError):
+            # a bad flag, file or env var found while setting up, or a backend preflight could not reach: a
+            # new run that measured nothing leaves no half-written folder behind (a resumed one is kept)
             if opts.resume is None:
                 _discard_unmeasured(run.run_dir)
             raise
-        scorecard = finish_run(run.run_dir, run.bench, run.suite, run.meta, run.scrubber)
+        scorecard = finish_run(
+            run.run_dir, run.bench, run.suite, run.meta, run.scrubber, time.monotonic() - t0
+        )
     exit_code = (stopped_code or EXIT_NOT_COMPARABLE) if stopped_reason else EXIT_OK
     return RunResult(run.run_dir, scorecard, exit_code, stopped_reason)
 
@@ -345,38 +355,26 @@ def _discard_unmeasured(run_dir: Path) -> None:
     shutil.rmtree(run_dir, ignore_errors=True)
 
 
-@contextmanager
-def _progress(enabled: bool, total: int, label: str) -> Iterator[Callable[[Attempt], None]]:
-    """A rich progress bar counting attempts by status, or a no-op."""
-    if not enabled:
-        yield lambda _attempt: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+def finish_run(
+    run_dir: Path,
+    bench: Benchmark,
+    suite: Suite,
+    meta: RunMeta,
+    scrubber: Scrubber,
+    elapsed_s: float | None = None,
+) -> Scorecard:
+    """Fold the journal into ``scorecard.json`` and render the reports.
 
-    counts: dict[str, int] = {}
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[counts]}"),
-        console=Console(stderr=True),
-        transient=True,
-    ) as bar:
-        task = bar.add_task(label, total=total, counts="")
-
-        def advance(attempt: Attempt) -> None:
-            counts[attempt.status.value] = counts.get(attempt.status.value, 0) + 1
-            bar.update(task, advance=1, counts=" ".join(f"{k}={v}" for k, v in sorted(counts.items())))
-
-        yield advance
-
-
-def finish_run(run_dir: Path, bench: Benchmark, suite: Suite, meta: RunMeta, scrubber: Scrubber) -> Scorecard:
-    """Fold the journal into ``scorecard.json`` and render the reports."""
+    With ``elapsed_s`` (the seconds this session ran) ``meta.json`` records when the run finished and, summed
+    over the run and its resumes, how long it ran.
+    """
     from assay.report import write_reports
     from assay.stats import fold
+
+    if elapsed_s is not None:
+        meta.finished_at = datetime.now(UTC)
+        meta.elapsed_s = round((meta.elapsed_s or 0.0) + elapsed_s, 3)
+        write_model(run_dir / META, meta, scrubber)
 
     attempts = read_journal(run_dir / JOURNAL)
     final = list(latest_attempts(attempts).values())
@@ -401,4 +399,4 @@ def run_benchmark(
 
     Exit code 3 means the run stopped on an infrastructure outage (the rest is NOT_RUN; resume it later).
     """
-    return asyncio.run(arun_benchmark(benchmark, options, opts))
+    return run_interruptible(arun_benchmark(benchmark, options, opts))
