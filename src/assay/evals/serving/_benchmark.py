@@ -335,10 +335,7 @@ class ServingBenchmark(Benchmark):
         if self.target.embedded:
             from assay.models._server import LlamaServer
 
-            # queue concurrent requests instead of cutting the one in flight (llama-cpp-python's default)
-            self._server = LlamaServer(
-                ctx_size=expected or 2048, extra_args=["--interrupt_requests", "False"]
-            )
+            self._server = LlamaServer(ctx_size=expected or 2048)  # it queues concurrent requests
             await self._server.astart()
             base_url = self._server.base_url
             expected = self._server.ctx_size
