@@ -20,6 +20,7 @@ from assay.errors import ConfigError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
 from assay.evals.memory._longmemeval import LMEQuestion, answer_question, cases, load_longmemeval
+from assay.evals.memory._report import failure_reason
 from assay.evals.memory._scenario import Scenario, load_scenarios
 from assay.evals.memory._simulate import ScenarioRun, simulate
 from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
@@ -201,10 +202,13 @@ class MemoryBenchmark(Benchmark):
         if verdict.skipped:
             return Outcome.skipped(verdict.skipped)
         first_probe = next(p.id for p in scenario.probes if self._suite == "full" or p.kind != "answer")
+        probe = next(p for p in scenario.probes if p.id == verdict.probe_id)
         details: dict[str, Any] = {
             "scenario": scenario.id,
             "probe": verdict.probe_id,
             "kind": verdict.kind,
+            "query": probe.query,
+            "note": probe.note,
             "at": verdict.at.isoformat(),
             "failures": verdict.failures,
             "upkeep_ms_p50": round(1000 * statistics.median(run.upkeep_seconds), 3),
@@ -257,6 +261,7 @@ class MemoryBenchmark(Benchmark):
             score=1.0 if ok else 0.0,
             metrics={"lme_accuracy": 1.0 if ok else 0.0},
             details={
+                "question": q.question[:500],
                 "question_type": q.question_type,
                 "graded_on": res["graded_on"],
                 "gold": q.answer,
@@ -279,6 +284,9 @@ class MemoryBenchmark(Benchmark):
             f"lme_accuracy[{t}]": MetricValue(value=sum(v) / len(v), n=len(v), gated=False, tolerance=0.05)
             for t, v in sorted(by_type.items())
         }
+
+    def failure_reason(self, attempt: Attempt) -> str:
+        return failure_reason(attempt) or super().failure_reason(attempt)
 
     def report_section(self, scorecard: Scorecard) -> str:
         lines = ["## Memory", ""]

@@ -1,0 +1,40 @@
+"""Why a memory probe failed, in the probe's terms: what it expected and what the agent was shown."""
+
+from __future__ import annotations
+
+from assay.runs._records import Attempt
+
+__all__ = ["failure_reason"]
+
+#: characters of the shown context (or answer) quoted in a reason
+SHOWN_CHARS = 240
+
+
+def _quote(text: str, limit: int = SHOWN_CHARS) -> str:
+    flat = " ".join(text.split())
+    return f'"{flat if len(flat) <= limit else flat[: limit - 1] + "…"}"'
+
+
+def failure_reason(attempt: Attempt) -> str | None:
+    """The probe (or LongMemEval question) that failed and how; None when the details hold neither."""
+    d = attempt.details
+    if "probe" in d:
+        parts = [f"probe {d['probe']} ({d.get('kind', '?')})" + (f": {d['note']}" if d.get("note") else "")]
+        if d.get("query"):
+            parts.append(f"query {_quote(d['query'], 160)}")
+        parts.append("; ".join(d.get("failures") or ["no check failed (see results.jsonl)"]))
+        if "answer" in d:
+            parts.append(f"answered {_quote(d['answer'])}")
+        if "shown" in d:
+            parts.append(f"shown {_quote(d['shown'])}" if d["shown"].strip() else "shown nothing")
+        if d.get("extraction_errors"):
+            parts.append(f"extraction errors: {'; '.join(d['extraction_errors'][:2])}")
+        return " · ".join(parts)
+    if "gold" in d:
+        head = f"question {_quote(d['question'], 200)} " if d.get("question") else ""
+        kind = f"({d['question_type']}) " if d.get("question_type") else ""
+        graded = {"answer": " (graded on the model's answer)", "shown": " (graded on the context shown)"}.get(
+            d.get("graded_on", ""), ""
+        )
+        return f"{head}{kind}expected {_quote(str(d['gold']), 160)}, got {_quote(str(d.get('answer', '')))}{graded}"
+    return None
