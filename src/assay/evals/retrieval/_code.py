@@ -19,7 +19,7 @@ import shutil
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
 import numpy as np
@@ -40,8 +40,12 @@ from assay.evals.retrieval._code_data import (
     parse_patch,
     relevant_files,
 )
+from assay.evals.retrieval._code_report import failure_reason, file_recall_plot
 from assay.evals.retrieval._options import shared_retrieval_options
 from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
+
+if TYPE_CHECKING:
+    from assay.report import Plot
 
 __all__ = ["CodeRetrievalBenchmark"]
 
@@ -339,6 +343,7 @@ class CodeRetrievalBenchmark(Benchmark):
         if self._suite == "scale":
             metrics.update(index_update_s=round(stats.total_s, 3), search_ms=round(search_ms, 2))
         details = {
+            "query": " ".join(text.split())[:300],
             "repo": q["repo"],
             "base_commit": q["base_commit"],
             "gold_files": gold_files,
@@ -530,6 +535,13 @@ class CodeRetrievalBenchmark(Benchmark):
                     ),
                 ]
         return "\n".join(lines) + "\n"
+
+    def failure_reason(self, attempt: Attempt) -> str:
+        return failure_reason(attempt) or super().failure_reason(attempt)
+
+    def report_plots(self, scorecard: Scorecard, attempts: list[Attempt], run_dir: Path) -> list[Plot]:
+        plot = file_recall_plot(attempts)
+        return [plot] if plot is not None else []
 
     def _details(self) -> dict[str, dict[str, Any]]:
         if self._run_dir is None or not (self._run_dir / "results.jsonl").exists():
