@@ -185,7 +185,7 @@ class LlamaServer:
             raise InfraError(f"llama.cpp server {how} while starting; its last log lines:\n{tail}")
 
     def death(self) -> str | None:
-        """How the server process ended (``killed by SIGSEGV (signal 11)``, ``exited with code 1``), or None
+        """How the server process ended (``was killed by SIGSEGV (signal 11)``, ``exited with code 1``), or None
         while it runs."""
         if self._proc is None or self._proc.poll() is None:
             return None
@@ -331,13 +331,13 @@ def serve_forever(
 
 
 def describe_exit(returncode: int) -> str:
-    """``killed by SIGSEGV (signal 11)`` for a negative return code, ``exited with code N`` otherwise."""
+    """``was killed by SIGSEGV (signal 11)`` for a negative return code, ``exited with code N`` otherwise."""
     if returncode < 0:
         try:
             name = signal.Signals(-returncode).name
         except ValueError:
             name = "an unknown signal"
-        return f"killed by {name} (signal {-returncode})"
+        return f"was killed by {name} (signal {-returncode})"
     return f"exited with code {returncode}"
 
 
