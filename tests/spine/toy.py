@@ -21,7 +21,7 @@ class ToyBenchmark(Benchmark):
 
     name = "toy"
     help = "Test-only benchmark."
-    metric_specs = (MetricSpec(name="quality", direction="higher", tolerance=0.05),)
+    metric_specs = (MetricSpec(name="quality", kind="continuous", direction="higher", tolerance=0.05),)
 
     @classmethod
     def cli_options(cls) -> list[click.Option]:

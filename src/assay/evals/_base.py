@@ -7,8 +7,13 @@ rendering) is shared.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -60,12 +65,34 @@ class Outcome:
 
 @dataclass
 class AttemptContext:
-    """Per-attempt information handed to ``run_case``."""
+    """Per-attempt information handed to ``run_case``, and the attempt's clock.
+
+    ``started_at``/``t0`` are when the attempt's work began. A benchmark whose cases take turns on a lock of
+    its own enters it with :meth:`exclusive` (or calls :meth:`work_started` once it holds it), so the
+    attempt's elapsed time and ``--timeout`` count the work, not the wait for the other cases.
+    """
 
     run_dir: str
     iteration: int
     seed: int
     timeout_s: float | None
+    started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    t0: float = field(default_factory=time.perf_counter)
+    #: set by the runner: moves the attempt's deadline when the work starts
+    on_work_start: Callable[[], None] | None = None
+
+    def work_started(self) -> None:
+        """Restart the attempt's clock (and its --timeout deadline): the work begins now."""
+        self.started_at, self.t0 = datetime.now(UTC), time.perf_counter()
+        if self.on_work_start is not None:
+            self.on_work_start()
+
+    @asynccontextmanager
+    async def exclusive(self, lock: asyncio.Lock) -> AsyncIterator[None]:
+        """``async with lock``, with the attempt's clock started once the lock is held."""
+        async with lock:
+            self.work_started()
+            yield
 
 
 class Benchmark(ABC):

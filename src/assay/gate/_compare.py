@@ -3,25 +3,27 @@
 Per case exactly one bucket, decided in this order:
 
 1. ``only_in_baseline`` / ``only_in_current``: the case is in one scorecard only.
-2. ``not_measured``: one side has no measured attempt (only INFRA_ERROR, SKIPPED or NOT_RUN).
-3. ``flaky``: a single-iteration side went from PASS to FAIL (or back) while the case is known to be flaky
-   (flaky on either side, or both passed and failed in the noise runs). One attempt of a flaky case says
-   nothing, so it is never a regression.
-4. ``regressed``: the pass-rate drop exceeds the case's noise floor from the noise file
-   (:meth:`NoiseReport.case_floor`), or the baseline was stable-pass and the current run stable-fail, unless
-   the noise file saw this case both pass and fail: then only its floor counts (a flaky case going
-   all-pass to all-fail over few iterations happens by chance, and the floor knows how often).
-5. ``improved``: the mirror image of 4.
-6. ``flaky``: either side is flaky (and the change is within the noise floor, or there is no noise file).
-7. ``score_regressed``: same pass/fail picture, but the mean score dropped by more than
+2. ``skipped``: skipped (with a reason) in both runs: consistent, nothing to compare.
+3. ``not_measured``: one side has no measured attempt (INFRA_ERROR, NOT_RUN, or skipped on one side
+   only). A case measured in the baseline and skipped now was *not run*: it is incomplete.
+4. ``flipped`` (one side measured once): the pass rate changed, but one attempt cannot tell a change from
+   chance, so it is a regression (or improvement) only where the noise file's floor for the case says so
+   (:meth:`NoiseReport.case_floor`, which needs a case the noise runs saw stable many times).
+5. ``regressed``: the pass-rate drop exceeds the case's noise floor from the noise file, or the baseline
+   was stable-pass and the current run stable-fail (two or more attempts each), unless the noise file
+   saw this case both pass and fail: then only its floor counts.
+6. ``improved``: the mirror image of 5.
+7. ``flaky``: either side is flaky (and the change is within the noise floor, or there is no noise file).
+8. ``score_regressed``: same pass/fail picture, but the mean score dropped by more than
    ``max(0.1, noise score spread)``.
-8. ``time_regressed``: same picture, but the mean attempt time grew by more than 50% and at least 1 s.
-9. ``unchanged``.
+9. ``time_regressed``: same picture, but the mean attempt time grew by more than 50% and at least 1 s.
+10. ``unchanged``.
 
 Only ``regressed`` cases and gated metrics that got worse beyond their tolerance fail the comparison
-(exit 2); ``score_regressed`` and ``time_regressed`` are reported, not gated. Each gated metric is compared
-with a tolerance of ``max(declared tolerance, noise spread, 1.5 / n)`` where ``n`` is the number of
-questions the metric is averaged over.
+(exit 2); ``score_regressed`` and ``time_regressed`` are reported, not gated. Each metric is compared by
+its kind (:mod:`assay.gate._metrics`): binomial noise of its items for a proportion, a relative tolerance
+from measured spread for a continuous metric, the declared tolerance for a count; the noise file only
+widens a tolerance, and the comparison says where each came from.
 """
 
 from __future__ import annotations
@@ -33,11 +35,12 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
-from assay.runs._records import SCHEMA_VERSION, CaseSummary, MetricValue, Scorecard, Stability, SubjectConfig
+from assay.runs._records import SCHEMA_VERSION, CaseSummary, Scorecard, Stability, SubjectConfig
 from assay.stats._noise import NoiseReport, load_noise
 from assay.stats._passk import suite_pass_hat_k
 
 from ._load import LoadedRun, load_run
+from ._metrics import MetricComparison, compare_metric, metric_alpha
 
 Bucket = Literal[
     "regressed",
@@ -45,13 +48,14 @@ Bucket = Literal[
     "time_regressed",
     "improved",
     "flaky",
+    "flipped",
     "unchanged",
     "only_in_baseline",
     "only_in_current",
     "not_measured",
+    "skipped",
 ]
 BUCKETS: tuple[Bucket, ...] = get_args(Bucket)
-MetricVerdict = Literal["ok", "regressed", "improved", "not_measured"]
 
 #: a mean score drop below this is never a score regression
 SCORE_TOLERANCE = 0.1
@@ -77,6 +81,7 @@ class Side(BaseModel):
     passed: int
     pass_rate: float | None
     stability: Stability
+    skip_reason: str | None = None
     score_mean: float | None = None
     mean_elapsed_s: float | None = None
 
@@ -87,11 +92,18 @@ class Side(BaseModel):
             passed=case.passed,
             pass_rate=case.pass_rate,
             stability=case.stability,
+            skip_reason=case.skip_reason if case.stability == "skipped" else None,
             score_mean=case.score_mean,
             mean_elapsed_s=case.mean_elapsed_s,
         )
 
+    @property
+    def skipped(self) -> bool:
+        return self.stability == "skipped"
+
     def short(self) -> str:
+        if self.skipped:
+            return f"skipped ({self.skip_reason})"
         if self.measured == 0:
             return "not measured"
         return f"{self.passed}/{self.measured} {self.stability}"
@@ -112,19 +124,6 @@ class CaseComparison(BaseModel):
     def flipped(self) -> bool:
         """The pass/fail picture changed: some pass-rate change between two measured sides."""
         return self.pass_rate_delta is not None and abs(self.pass_rate_delta) > _EPS
-
-
-class MetricComparison(BaseModel):
-    name: str
-    direction: Literal["higher", "lower"]
-    gated: bool
-    unit: str = ""
-    baseline: float | None
-    current: float | None
-    delta: float | None
-    tolerance: float
-    n: int = 0
-    verdict: MetricVerdict
 
 
 class RunRef(BaseModel):
@@ -172,6 +171,8 @@ class Comparison(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     #: mean pass^k over cases, k = 1..the fewer iterations of the two runs: {"baseline": {k: value}, ...}
     pass_hat_k: dict[str, dict[int, float | None]] = Field(default_factory=dict)
+    #: metrics whose tolerance the noise file set (its spread was wider than every other rule)
+    noise_widened: list[str] = Field(default_factory=list)
     exit_code: int
     verdict: str
     created_at: datetime
@@ -258,9 +259,18 @@ def _compare_case(
         )
     b, c = Side.of(base), Side.of(cur)
     out = CaseComparison(case_id=cid, category=category, bucket="unchanged", baseline=b, current=c)
+    if b.skipped and c.skipped:
+        out.bucket, out.reason = "skipped", f"skipped in both runs: {c.skip_reason}"
+        return out
     if b.measured == 0 or c.measured == 0:
-        side = "current" if c.measured == 0 else "baseline"
-        out.bucket, out.reason = "not_measured", f"no measured attempt in the {side} run"
+        if c.skipped:
+            out.reason = f"measured in the baseline, skipped now ({c.skip_reason}): not run"
+        elif b.skipped:
+            out.reason = f"skipped in the baseline ({b.skip_reason})"
+        else:
+            side = "current" if c.measured == 0 else "baseline"
+            out.reason = f"no measured attempt in the {side} run"
+        out.bucket = "not_measured"
         return out
     assert b.pass_rate is not None and c.pass_rate is not None
     delta = c.pass_rate - b.pass_rate
@@ -269,9 +279,19 @@ def _compare_case(
     out.floor = floor
     flaky_here = "flaky" in (b.stability, c.stability)
     known_flaky = flaky_here or (noise is not None and noise.is_flaky(cid))
-    if abs(delta) > _EPS and min(b.measured, c.measured) == 1 and known_flaky:
-        out.bucket = "flaky"
-        out.reason = "one attempt of a known-flaky case: not evidence of a change"
+    if min(b.measured, c.measured) == 1 and abs(delta) > _EPS:
+        if floor is not None and abs(delta) > floor + _EPS:
+            change = "dropped" if delta < 0 else "rose"
+            out.bucket = "regressed" if delta < 0 else "improved"
+            out.reason = (
+                f"pass rate {change} {abs(delta):.2f} on one attempt, beyond the noise floor {floor:.2f}"
+            )
+            return out
+        out.bucket = "flipped"
+        why = "known flaky" if known_flaky else "no noise floor says the case is stable"
+        if floor is not None and not known_flaky:
+            why = f"within the noise floor {floor:.2f}"
+        out.reason = f"{b.stability} -> {c.stability}: one attempt, not evidence of a change ({why})"
         return out
     noise_flaky = noise is not None and noise.is_flaky(cid) and floor is not None
     if b.stability == "stable-pass" and c.stability == "stable-fail" and not noise_flaky:
@@ -314,45 +334,6 @@ def _compare_case(
         out.bucket = "time_regressed"
         out.reason = f"mean time {b.mean_elapsed_s:.1f}s -> {c.mean_elapsed_s:.1f}s"
         return out
-    return out
-
-
-def _compare_metric(
-    name: str, base: MetricValue | None, cur: MetricValue | None, noise: NoiseReport | None
-) -> MetricComparison:
-    ref = cur or base
-    assert ref is not None
-    n = ref.n
-    tolerances = [ref.tolerance]
-    if noise is not None and (spread := noise.metric_spread(name)) is not None:
-        tolerances.append(spread)
-    if n > 0:
-        tolerances.append(1.5 / n)
-    tol = max(tolerances)
-    bv = base.value if base is not None else None
-    cv = cur.value if cur is not None else None
-    out = MetricComparison(
-        name=name,
-        direction=ref.direction,
-        gated=ref.gated,
-        unit=ref.unit,
-        baseline=bv,
-        current=cv,
-        delta=None,
-        tolerance=tol,
-        n=n,
-        verdict="not_measured",
-    )
-    if bv is None or cv is None:
-        return out
-    out.delta = cv - bv
-    worse_by = -out.delta if ref.direction == "higher" else out.delta
-    if worse_by > tol + _EPS:
-        out.verdict = "regressed"
-    elif -worse_by > tol + _EPS:
-        out.verdict = "improved"
-    else:
-        out.verdict = "ok"
     return out
 
 
@@ -399,9 +380,13 @@ def compare(
     cur_by = {c.case_id: c for c in cur.cases}
     comp.cases = [_compare_case(cid, base_by.get(cid), cur_by.get(cid), noise_report) for cid in order]
     names = list(base.summary.metrics) + [m for m in cur.summary.metrics if m not in base.summary.metrics]
+    bm, cm = base.summary.metrics, cur.summary.metrics
+    n_gated = sum(1 for m in names if (mv := cm.get(m) or bm.get(m)) is not None and mv.gated)
+    alpha = metric_alpha(n_gated)
+    base_items = {c.case_id: c.metrics for c in base.cases}
+    cur_items = {c.case_id: c.metrics for c in cur.cases}
     comp.metrics = [
-        _compare_metric(m, base.summary.metrics.get(m), cur.summary.metrics.get(m), noise_report)
-        for m in names
+        compare_metric(m, bm.get(m), cm.get(m), noise_report, alpha, base_items, cur_items) for m in names
     ]
     comp.counts = {b: len(comp.bucket(b)) for b in BUCKETS}
     kmax = min(base.iterations, cur.iterations)
@@ -415,9 +400,11 @@ def compare(
     ]
     incomplete = [f"{c.case_id} (missing)" for c in comp.bucket("only_in_baseline")]
     incomplete += [
-        f"{c.case_id} (not measured)"
+        f"{c.case_id} (skipped now: not run)" if c.current.skipped else f"{c.case_id} (not measured)"
         for c in comp.bucket("not_measured")
-        if c.current is not None and c.current.measured == 0
+        if c.current is not None
+        and c.current.measured == 0
+        and (not c.current.skipped or (c.baseline is not None and c.baseline.measured))
     ]
     incomplete += [
         f"metric:{m.name} (not measured)"
@@ -426,10 +413,29 @@ def compare(
     ]
     comp.incomplete = incomplete
     unmeasured_base = [
-        c.case_id for c in comp.bucket("not_measured") if c.baseline is not None and c.baseline.measured == 0
+        c.case_id
+        for c in comp.bucket("not_measured")
+        if c.baseline is not None
+        and c.baseline.measured == 0
+        and c.current is not None
+        and c.current.measured
     ]
+    legacy = [
+        side for side, sc in (("baseline", base), ("current", cur)) if sc.schema_version < SCHEMA_VERSION
+    ]
+    if legacy:
+        comp.warnings.append(
+            f"the {' and '.join(legacy)} scorecard is schema 1 (metrics without a declared kind): metric kinds "
+            "come from the other run; regenerate it with --save-baseline"
+        )
+    undeclared = [m.name for m in comp.metrics if m.verdict == "not_compared"]
+    if undeclared:
+        comp.warnings.append("not compared (no declared kind): " + ", ".join(undeclared))
     if unmeasured_base:
         comp.warnings.append("not measured in the baseline, so not compared: " + ", ".join(unmeasured_base))
+    if noise_report is not None:
+        widened = [m.name for m in comp.metrics if m.noise_widened]
+        comp.noise_widened = widened
     if not cur.complete:
         comp.warnings.append("the current run is incomplete (some attempts did not finish): resume it")
     if cur.mixed_commits:

@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from assay.errors import ConfigError, NotComparableError
 from assay.runs._records import SCHEMA_VERSION, Scorecard
+from assay.stats._tolerance import binomial_tolerance
 
 from ._load import LoadedRun, load_run
 
@@ -47,6 +48,8 @@ FLIP_CASES = 1
 QUALITY_HEADROOM = 0.5
 TOKENS_FACTOR = 1.35
 TIME_FACTOR = 1.5
+#: one-sided level of the binomial headroom of a proportion metric
+PROPOSE_ALPHA = 0.05
 _TIME_UNITS = {"s", "ms", "sec", "seconds", "milliseconds"}
 
 
@@ -101,6 +104,8 @@ class GateResult(BaseModel):
     reason: str = ""
     checks: list[Check] = Field(default_factory=list)
     unmeasured_cases: list[str] = Field(default_factory=list)
+    #: cases every attempt of which was skipped with a reason (not unmeasured)
+    skipped_cases: list[str] = Field(default_factory=list)
     enforce: bool = False
     exit_code: int = 0
 
@@ -230,7 +235,9 @@ def gate(
             reason=f"{path} is for another configuration: " + "; ".join(diffs),
         )
     checks = check_limits(measure(sc), exp.limits)
-    unmeasured = [c.case_id for c in sc.cases if c.measured == 0]
+    # a case skipped with a reason is its own outcome, not an unmeasured one
+    unmeasured = [c.case_id for c in sc.cases if c.measured == 0 and c.stability != "skipped"]
+    skipped = [c.case_id for c in sc.cases if c.stability == "skipped"]
     missed = any(c.ok is False for c in checks)
     incomplete = any(c.ok is None for c in checks) or bool(unmeasured)
     status: Literal["met", "missed"] = "missed" if missed or incomplete else "met"
@@ -241,20 +248,31 @@ def gate(
         reasons.append(f"{sum(c.ok is None for c in checks)} limit(s) not measured")
     if unmeasured:
         reasons.append(f"{len(unmeasured)} case(s) not measured")
+    if skipped and not reasons:
+        reasons.append(f"all {len(checks)} limit(s) met; {len(skipped)} case(s) skipped")
     return GateResult(
         run=str(run.path),
         expectations=str(path),
         status=status,
         checks=checks,
         unmeasured_cases=unmeasured,
+        skipped_cases=skipped,
         enforce=enforce,
         exit_code=2 if enforce and status == "missed" else 0,
         reason="; ".join(reasons) if reasons else f"all {len(checks)} limit(s) met",
     )
 
 
-def _headroom(quantity: str, worst: float, sc: Scorecard) -> float:
-    """Widen the worst value seen by what one noisy run may add (issue 4's headroom rules)."""
+def _headroom(quantity: str, vals: Sequence[float], sc: Scorecard) -> float:
+    """Widen the worst value seen by what one noisy run may add (issue 4's headroom rules).
+
+    A scorecard metric is widened by its kind: a proportion by the binomial noise between two runs of its
+    ``n`` items (at least one item), a continuous metric by a relative margin (its declared tolerance, the
+    spread the runs showed, and at least +50% for times, +35% otherwise), a count by its declared
+    tolerance and the spread the runs showed.
+    """
+    direction = _direction(quantity, sc)
+    worst = min(vals) if direction == "higher" else max(vals)
     ncases = max(len(sc.cases), 1)
     if quantity == "passed":
         return max(worst - FLIP_CASES, 0.0)
@@ -267,13 +285,18 @@ def _headroom(quantity: str, worst: float, sc: Scorecard) -> float:
     if quantity == "wall_time_s":
         return worst * TIME_FACTOR
     mv = sc.summary.metrics.get(quantity)
-    if mv is None:
+    if mv is None or mv.kind is None:
         return worst
-    pad = max(mv.tolerance, 1.5 / mv.n if mv.n else 0.0)
-    if mv.direction == "higher":
-        return worst - pad
-    factor = TIME_FACTOR if mv.unit in _TIME_UNITS else TOKENS_FACTOR
-    return worst * factor + pad
+    spread = max(vals) - min(vals)
+    sign = -1.0 if direction == "higher" else 1.0
+    if mv.kind == "proportion":
+        noise = binomial_tolerance(worst, mv.n, worst, mv.n, PROPOSE_ALPHA) if mv.n else 0.0
+        return worst + sign * max(mv.tolerance, spread, noise)
+    if mv.kind == "count":
+        return worst + sign * max(mv.tolerance, spread)
+    factor = (TIME_FACTOR if mv.unit in _TIME_UNITS else TOKENS_FACTOR) - 1
+    rel = max(mv.tolerance, factor, spread / abs(worst) if worst else 0.0)
+    return worst * (1 + rel) if direction == "lower" else worst / (1 + rel)
 
 
 def _direction(quantity: str, sc: Scorecard) -> Literal["higher", "lower"]:
@@ -313,9 +336,9 @@ def propose(run_dirs: Sequence[Path | str], out: Path | str) -> Expectations:
     for q in sorted(shared):
         vals = [m.values[q] for m in measured]
         if _direction(q, ref) == "higher":
-            limits[f"min_{q}"] = math.floor(round(_headroom(q, min(vals), ref) * 1e4, 6)) / 1e4
+            limits[f"min_{q}"] = math.floor(round(_headroom(q, vals, ref) * 1e4, 6)) / 1e4
         else:
-            limits[f"max_{q}"] = math.ceil(round(_headroom(q, max(vals), ref) * 1e4, 6)) / 1e4
+            limits[f"max_{q}"] = math.ceil(round(_headroom(q, vals, ref) * 1e4, 6)) / 1e4
     exp = Expectations(
         benchmark=key[0], suite=key[1], model=key[2], judge_model=key[3], measured=measured, limits=limits
     )

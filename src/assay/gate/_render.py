@@ -15,6 +15,8 @@ _STYLE = {
     "time_regressed": "yellow",
     "improved": "green",
     "flaky": "magenta",
+    "flipped": "magenta",
+    "skipped": "dim",
     "not_measured": "yellow",
     "only_in_baseline": "yellow",
     "only_in_current": "cyan",
@@ -39,16 +41,41 @@ def _delta(x: float | None) -> str:
     return "-" if x is None else f"{x:+.2f}"
 
 
+def _tolerance(m: MetricComparison) -> str:
+    if m.verdict in ("not_measured", "not_compared") and m.tolerance_source == "none":
+        return "-"
+    text = f"{m.tolerance:.4g}"
+    return text + (f" ({m.relative_tolerance:.0%})" if m.relative_tolerance is not None else "")
+
+
+def _source(m: MetricComparison) -> str:
+    """Where the tolerance came from: the winning rule, and what it saw."""
+    if m.tolerance_source == "none":
+        return m.tolerance_detail or "-"
+    return f"{m.tolerance_source}: {m.tolerance_detail}" if m.tolerance_detail else m.tolerance_source
+
+
 def _metric_row(m: MetricComparison) -> list[str]:
     return [
         m.name + ("" if m.gated else " (not gated)"),
+        m.kind or "-",
         m.direction,
         _num(m.baseline, m.unit),
         _num(m.current, m.unit),
         "-" if m.delta is None else f"{m.delta:+.4g}",
-        f"{m.tolerance:.4g}",
+        _tolerance(m),
+        _source(m),
         m.verdict,
     ]
+
+
+def noise_line(comp: Comparison) -> str | None:
+    """Whether the noise file changed any metric tolerance (None without a noise file)."""
+    if comp.noise is None and not comp.noise_widened and not any(c.floor is not None for c in comp.cases):
+        return None
+    if comp.noise_widened:
+        return "noise file widened the tolerance of: " + ", ".join(comp.noise_widened)
+    return "noise file changed no metric tolerance (every metric's own rule was as wide or wider)"
 
 
 def print_comparison(comp: Comparison, console: Console) -> None:
@@ -92,14 +119,18 @@ def print_comparison(comp: Comparison, console: Console) -> None:
         title = "metrics" + (f" (gated or changed; {hidden} more in comparison.md)" if hidden else "")
         mt = Table(title=title, title_justify="left")
         mt.add_column("metric", overflow="fold", min_width=12)
-        for col in ("better", "baseline", "current", "Δ", "tolerance", "verdict"):
+        for col in ("kind", "better", "baseline", "current", "Δ", "tolerance"):
             mt.add_column(col, no_wrap=True)
+        mt.add_column("tolerance from", overflow="fold", min_width=12)
+        mt.add_column("verdict", no_wrap=True)
         for m in shown:
             row = [escape(x) for x in _metric_row(m)]
             if m.verdict == "regressed":
                 row[-1] = f"[bold red]{row[-1]}[/]" if m.gated else f"[red]{row[-1]}[/]"
             mt.add_row(*row)
         console.print(mt)
+    if (line := noise_line(comp)) is not None:
+        console.print(escape(line), highlight=False, soft_wrap=True)
     for w in comp.warnings:
         console.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False, soft_wrap=True)
     style = "bold red" if comp.exit_code else "bold green"
@@ -115,6 +146,8 @@ def comparison_markdown(comp: Comparison) -> str:
     )
     if comp.noise:
         lines.append(f"Noise floors from `{comp.noise}`.")
+    if (line := noise_line(comp)) is not None:
+        lines.append(line[0].upper() + line[1:] + ".")
     lines.append("")
     if not comp.comparable:
         lines.append("**Not comparable.**")
@@ -127,8 +160,10 @@ def comparison_markdown(comp: Comparison) -> str:
     lines.extend(f"| {b} | {comp.counts.get(b, 0)} |" for b in BUCKETS)
     lines.append("")
     if comp.metrics:
-        lines.append("| metric | better | baseline | current | Δ | tolerance | verdict |")
-        lines.append("|---|---|---:|---:|---:|---:|---|")
+        lines.append(
+            "| metric | kind | better | baseline | current | Δ | tolerance | tolerance from | verdict |"
+        )
+        lines.append("|---|---|---|---:|---:|---:|---:|---|---|")
         lines.extend("| " + " | ".join(_metric_row(m)) + " |" for m in comp.metrics)
         lines.append("")
     if comp.pass_hat_k:
@@ -171,6 +206,12 @@ def print_gate(result: GateResult, console: Console) -> None:
     for check in result.checks:
         style = {True: "green", False: "bold red", None: "yellow"}[check.ok]
         console.print(f"  [{style}]{escape(check.describe())}[/]", highlight=False, soft_wrap=True)
+    if result.skipped_cases:
+        console.print(
+            f"  skipped (with a reason, not unmeasured): {escape(', '.join(result.skipped_cases))}",
+            highlight=False,
+            soft_wrap=True,
+        )
     if result.unmeasured_cases:
         console.print(
             f"  [yellow]not measured:[/yellow] {escape(', '.join(result.unmeasured_cases))}",

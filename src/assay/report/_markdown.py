@@ -8,7 +8,15 @@ from assay.report._failures import Failures, failures_markdown
 from assay.report._plots import Plot
 from assay.runs._records import CaseSummary, MetricValue, Scorecard, SubjectConfig
 
-_STABILITY_ORDER = {"stable-fail": 0, "flaky": 1, "not-measured": 2, "stable-pass": 3}
+_STABILITY_ORDER = {
+    "stable-fail": 0,
+    "single-fail": 0,
+    "flaky": 1,
+    "not-measured": 2,
+    "skipped": 2,
+    "single-pass": 3,
+    "stable-pass": 3,
+}
 
 
 def _fmt(x: float | None, digits: int = 3) -> str:

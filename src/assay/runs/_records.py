@@ -9,13 +9,20 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from assay.models._usage import Usage
 
-SCHEMA_VERSION = 1
+#: 2: metrics declare their kind (MetricValue.kind, items, samples); a case measured once is labelled
+#: single-pass/single-fail, never stable-*; the run-level pass-rate interval is clustered by case.
+SCHEMA_VERSION = 2
 
 Direction = Literal["higher", "lower"]
+#: how a metric varies by chance, and so how it is compared (see ``assay.gate._tolerance``):
+#: a proportion over ``n`` independent items (recall@k, accuracy), a continuous measure (latency,
+#: throughput, tokens, cost) or a count of events (documents that failed, errors).
+MetricKind = Literal["proportion", "continuous", "count"]
+METRIC_KINDS: tuple[MetricKind, ...] = ("proportion", "continuous", "count")
 
 
 class Status(StrEnum):
@@ -100,27 +107,52 @@ class RunMeta(BaseModel):
 
 
 class MetricSpec(BaseModel):
-    """How a metric is read: which way is better, how much change is noise, whether it is gated."""
+    """How a metric is read: its kind, which way is better, how much change is noise, whether it is gated.
+
+    ``tolerance`` is the least change that counts, in the kind's own terms: an absolute difference of the
+    proportion, a *relative* change of a continuous measure (0.1 = 10%), a number of events of a count.
+    The gate widens it by the kind's noise rule; it never narrows it.
+    """
 
     name: str
+    kind: MetricKind
     direction: Direction = "higher"
-    tolerance: float = 0.0
+    tolerance: float = Field(default=0.0, ge=0.0)
     gated: bool = True
     unit: str = ""
 
 
 class MetricValue(BaseModel):
+    """A run-level metric.
+
+    ``n`` is the number of independent items a proportion is over (questions, emails: never inflated to
+    steer the gate), or the number of values a continuous metric or count summarises. ``samples`` are the
+    per-request or per-attempt values of a continuous metric (what its noise is measured from) and
+    ``stat`` the statistic ``value`` is of them (``mean`` or a percentile ``p50``, ``p90``...).
+    ``source`` is ``cases`` when the value is the mean of the per-case values in the scorecard (the
+    gate then pairs cases), ``run`` when a benchmark computed it. ``kind`` is None only in scorecards of
+    schema 1, written before metrics declared kinds.
+    """
+
     value: float | None
     low: float | None = None
     high: float | None = None
     n: int = 0
+    kind: MetricKind | None = None
     direction: Direction = "higher"
     tolerance: float = 0.0
     gated: bool = True
     unit: str = ""
+    samples: list[float] = Field(default_factory=list)
+    stat: str = "mean"
+    source: Literal["cases", "run"] = "run"
 
 
-Stability = Literal["stable-pass", "stable-fail", "flaky", "not-measured"]
+#: ``single-pass``/``single-fail``: one measured attempt, which cannot tell stable from flaky
+#: ``skipped``: every attempt was SKIPPED with a reason (``CaseSummary.skip_reason``): not unmeasured
+Stability = Literal[
+    "stable-pass", "stable-fail", "flaky", "single-pass", "single-fail", "skipped", "not-measured"
+]
 
 
 class CaseSummary(BaseModel):
@@ -131,6 +163,7 @@ class CaseSummary(BaseModel):
     passed: int
     pass_rate: float | None
     stability: Stability
+    skip_reason: str | None = None
     score_mean: float | None = None
     score_std: float | None = None
     metrics: dict[str, float] = Field(default_factory=dict)
@@ -169,8 +202,52 @@ class Scorecard(BaseModel):
     created_at: datetime
     extra: dict[str, Any] = Field(default_factory=dict)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _read_older(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(v := data.get("schema_version"), int) and v < SCHEMA_VERSION:
+            return upgrade_scorecard_v1(data)
+        return data
+
     def case(self, case_id: str) -> CaseSummary | None:
         for c in self.cases:
             if c.case_id == case_id:
                 return c
         return None
+
+
+def upgrade_scorecard_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """Read a schema-1 scorecard as schema 2 wherever its numbers allow; ``schema_version`` stays 1.
+
+    A case measured once becomes ``single-pass``/``single-fail`` and a case whose only attempts were
+    skipped becomes ``skipped`` (the counts say so); the run's pass-rate interval is recomputed over cases.
+    Metrics keep ``kind`` None: schema 1 never declared it, so the gate takes the kind from the run it
+    is compared with, and compares no metric that neither side declares.
+    """
+    from assay.stats._intervals import clustered_interval
+
+    out = dict(data)
+    cases = []
+    for raw in data.get("cases") or []:
+        case = dict(raw)
+        measured, counts = case.get("measured", 0), case.get("counts") or {}
+        if measured == 1:
+            case["stability"] = "single-pass" if case.get("passed") else "single-fail"
+        elif (
+            measured == 0
+            and counts.get("SKIPPED")
+            and not any(
+                n for s, n in counts.items() if s not in ("SKIPPED", *(m.value for m in MEASURED_STATUSES))
+            )
+        ):
+            case["stability"] = "skipped"
+        cases.append(case)
+    out["cases"] = cases
+    summary = dict(data.get("summary") or {})
+    if summary.get("measured"):
+        low, high = clustered_interval(
+            [c.get("passed", 0) for c in cases], [c.get("measured", 0) for c in cases]
+        )
+        summary["pass_rate_low"], summary["pass_rate_high"] = low, high
+        out["summary"] = summary
+    return out

@@ -113,16 +113,19 @@ class _Run:
             seed=self.meta.seed,
             timeout_s=self.opts.timeout_s,
         )
-        started, t0 = datetime.now(UTC), time.perf_counter()
+        timeout = self.opts.timeout_s
         try:
-            async with asyncio.timeout(self.opts.timeout_s) as deadline:
+            async with asyncio.timeout(timeout) as deadline:
+                if timeout is not None:  # the deadline counts from when the work starts, not the queue
+                    loop = asyncio.get_running_loop()
+                    ctx.on_work_start = lambda: deadline.reschedule(loop.time() + timeout)
                 outcome = await self.bench.run_case(case, ctx)
         except InfraError as exc:
             rec = self._record(
                 case,
                 spec,
-                started,
-                t0,
+                ctx.started_at,
+                ctx.t0,
                 status=Status.INFRA_ERROR,
                 error=ErrorInfo(type=type(exc).__name__, message=str(exc)),
             )
@@ -132,8 +135,8 @@ class _Run:
             rec = self._record(
                 case,
                 spec,
-                started,
-                t0,
+                ctx.started_at,
+                ctx.t0,
                 status=Status.NOT_RUN,
                 skip_reason=f"configuration error: {exc}",
                 error=ErrorInfo(type=type(exc).__name__, message=str(exc)),
@@ -144,19 +147,19 @@ class _Run:
                 return self._record(
                     case,
                     spec,
-                    started,
-                    t0,
+                    ctx.started_at,
+                    ctx.t0,
                     status=Status.TIMEOUT,
                     error=ErrorInfo(type="Timeout", message=f"no result after {self.opts.timeout_s}s"),
                 )
-            return self._error(case, spec, started, t0, exc)
+            return self._error(case, spec, ctx.started_at, ctx.t0, exc)
         except Exception as exc:  # the subject broke: recorded, never raised out of the run
-            return self._error(case, spec, started, t0, exc)
+            return self._error(case, spec, ctx.started_at, ctx.t0, exc)
         return self._record(
             case,
             spec,
-            started,
-            t0,
+            ctx.started_at,
+            ctx.t0,
             status=outcome.status,
             score=outcome.score,
             metrics=outcome.metrics,

@@ -23,12 +23,19 @@ from assay.runs._records import (
     Status,
     Summary,
 )
-from assay.stats._intervals import bootstrap_interval, wilson_interval
+from assay.stats._intervals import bootstrap_interval, clustered_interval
 
 
-def stability_label(passed: int, measured: int) -> Stability:
+def stability_label(passed: int, measured: int, skipped: int = 0) -> Stability:
+    """Stable needs two or more measured attempts; one is ``single-pass``/``single-fail``.
+
+    A case with no measured attempt is ``skipped`` when it was skipped (with a reason) rather than left
+    unmeasured by an outage or an unfinished run.
+    """
     if measured == 0:
-        return "not-measured"
+        return "skipped" if skipped else "not-measured"
+    if measured == 1:
+        return "single-pass" if passed else "single-fail"
     if passed == measured:
         return "stable-pass"
     if passed == 0:
@@ -54,6 +61,11 @@ def fold_case(case_id: str, category: str, attempts: Sequence[Attempt]) -> CaseS
         for name, value in att.metrics.items():
             metric_values[name].append(value)
     usage = sum((a.usage for a in attempts if a.usage is not None), Usage())
+    skips = [a for a in attempts if a.status is Status.SKIPPED]
+    # "skipped" only when every unmeasured attempt was a skip: an outage or a missing attempt is not one
+    all_skipped = bool(skips) and all(
+        a.status is Status.SKIPPED for a in attempts if a.status not in MEASURED_STATUSES
+    )
     return CaseSummary(
         case_id=case_id,
         category=category,
@@ -61,7 +73,8 @@ def fold_case(case_id: str, category: str, attempts: Sequence[Attempt]) -> CaseS
         measured=measured,
         passed=passed,
         pass_rate=passed / measured if measured else None,
-        stability=stability_label(passed, measured),
+        stability=stability_label(passed, measured, len(skips) if all_skipped else 0),
+        skip_reason=(skips[-1].skip_reason or "skipped") if skips else None,
         score_mean=_mean(scores),
         score_std=statistics.pstdev(scores) if len(scores) > 1 else (0.0 if scores else None),
         metrics={name: statistics.fmean(vals) for name, vals in metric_values.items()},
@@ -73,24 +86,48 @@ def fold_case(case_id: str, category: str, attempts: Sequence[Attempt]) -> CaseS
 def _metric_summary(
     cases: Sequence[CaseSummary], specs: Mapping[str, MetricSpec], seed: int
 ) -> dict[str, MetricValue]:
+    """Each per-case metric as the mean over cases (the items), with a bootstrap interval over cases.
+
+    A metric no spec declares is kept, ungated and without a kind (the gate does not compare it).
+    """
     per_metric: dict[str, list[float]] = defaultdict(list)
     for case in cases:
         for name, value in case.metrics.items():
             per_metric[name].append(value)
     out: dict[str, MetricValue] = {}
     for name, values in sorted(per_metric.items()):
-        spec = specs.get(name, MetricSpec(name=name, gated=False))
+        spec = specs.get(name)
         low, high = bootstrap_interval(values, seed=seed)
         out[name] = MetricValue(
             value=statistics.fmean(values),
             low=low,
             high=high,
             n=len(values),
-            direction=spec.direction,
-            tolerance=spec.tolerance,
-            gated=spec.gated,
-            unit=spec.unit,
+            kind=spec.kind if spec else None,
+            direction=spec.direction if spec else "higher",
+            tolerance=spec.tolerance if spec else 0.0,
+            gated=spec.gated if spec else False,
+            unit=spec.unit if spec else "",
+            samples=list(values) if spec is not None and spec.kind == "continuous" else [],
+            source="cases",
         )
+    return out
+
+
+def _declared(
+    run_metrics: Mapping[str, MetricValue], specs: Mapping[str, MetricSpec]
+) -> dict[str, MetricValue]:
+    """Run-level metrics of a benchmark, their kind filled from its spec; a gated one must have a kind."""
+    out = {}
+    for name, mv in run_metrics.items():
+        spec = specs.get(name)
+        if mv.kind is None and spec is not None:
+            mv = mv.model_copy(update={"kind": spec.kind})
+        if mv.kind is None and mv.gated:
+            raise ValueError(f"gated run metric {name!r} declares no kind (proportion, continuous or count)")
+        if spec is not None and mv.kind != spec.kind:
+            raise ValueError(f"run metric {name!r} is {mv.kind} but its spec declares {spec.kind}")
+        out[name] = mv
     return out
 
 
@@ -137,7 +174,8 @@ def fold(
             counts[status] += n
     measured = sum(c.measured for c in cases)
     passed = sum(c.passed for c in cases)
-    low, high = wilson_interval(passed, measured)
+    # over cases, not pooled attempts: the attempts of one case are not independent
+    low, high = clustered_interval([c.passed for c in cases], [c.measured for c in cases])
     judged = [a for a in latest.values() if a.status in MEASURED_STATUSES and a.details.get("judged")]
     by_category: dict[str, dict[str, float | None]] = {}
     for cat in sorted({c.category for c in cases}):
@@ -151,7 +189,7 @@ def fold(
         }
     specs = {s.name: s for s in metric_specs}
     metrics = _metric_summary(cases, specs, meta.seed)
-    metrics.update(run_metrics or {})
+    metrics.update(_declared(run_metrics or {}, specs))
     summary = Summary(
         counts=counts,
         total=sum(counts.values()),

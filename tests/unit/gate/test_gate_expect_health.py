@@ -76,7 +76,10 @@ def with_cost(sc: Scorecard, tokens: int, cost: float) -> Scorecard:
     return sc.model_copy(update={"cost": Usage(input_tokens=tokens, calls=1, cost_usd=cost)})
 
 
-QUALITY = [MetricSpec(name="quality", direction="higher"), MetricSpec(name="steps", direction="lower")]
+QUALITY = [
+    MetricSpec(name="quality", kind="continuous", direction="higher"),
+    MetricSpec(name="steps", kind="continuous", direction="lower"),
+]
 
 
 def quality_run(outcomes: dict[str, str], quality: float, steps: float, run_id: str) -> Scorecard:

@@ -53,7 +53,7 @@ def test_25_of_25_is_not_read_as_never_fails() -> None:
 
 
 def test_metric_spread() -> None:
-    spec = MetricSpec(name="recall", direction="higher", tolerance=0.01)
+    spec = MetricSpec(name="recall", kind="proportion", direction="higher", tolerance=0.01)
     rng = np.random.default_rng(3)
     runs = [
         simulate_scorecard(

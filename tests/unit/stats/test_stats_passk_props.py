@@ -120,10 +120,17 @@ def test_fold_properties(outcomes: dict[str, str]) -> None:
         # INFRA_ERROR, SKIPPED and NOT_RUN never enter the denominator
         assert case.measured == sum(n for s, n in case.counts.items() if Status(s) in MEASURED_STATUSES)
         if measured == 0:
-            assert case.pass_rate is None and case.stability == "not-measured"
+            # all-skipped is its own outcome; an outage or a missing attempt leaves it unmeasured
+            only_skips = "S" in letters and set(letters) <= {"S"}
+            assert case.pass_rate is None
+            assert case.stability == ("skipped" if only_skips else "not-measured")
+            assert (case.skip_reason is not None) == ("S" in letters)
         else:
             assert case.pass_rate == pytest.approx(passed / measured)
+            # stability needs two measured attempts: one is single-pass / single-fail
             expected = "stable-pass" if passed == measured else "stable-fail" if passed == 0 else "flaky"
+            if measured == 1:
+                expected = "single-pass" if passed else "single-fail"
             assert case.stability == expected
     total_measured = sum(c.measured for c in card.cases)
     assert card.summary.measured == total_measured

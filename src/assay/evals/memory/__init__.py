@@ -64,11 +64,14 @@ class MemoryBenchmark(Benchmark):
     suites = ("pr", "full")
     default_suite = "pr"
     metric_specs: ClassVar[tuple[MetricSpec, ...]] = (
-        MetricSpec(name="shown_recall", direction="higher", tolerance=0.0, gated=True),
-        MetricSpec(name="shown_clean", direction="higher", tolerance=0.0, gated=True),
-        MetricSpec(name="store_accuracy", direction="higher", tolerance=0.0, gated=True),
-        MetricSpec(name="answer_accuracy", direction="higher", tolerance=0.05, gated=False),
-        MetricSpec(name="lme_accuracy", direction="higher", tolerance=0.05, gated=False),
+        # per-probe checks passing (0/1): proportions over the probes that carry them
+        MetricSpec(name="shown_recall", kind="proportion", direction="higher", tolerance=0.0, gated=True),
+        MetricSpec(name="shown_clean", kind="proportion", direction="higher", tolerance=0.0, gated=True),
+        MetricSpec(name="store_accuracy", kind="proportion", direction="higher", tolerance=0.0, gated=True),
+        MetricSpec(
+            name="answer_accuracy", kind="proportion", direction="higher", tolerance=0.05, gated=False
+        ),
+        MetricSpec(name="lme_accuracy", kind="proportion", direction="higher", tolerance=0.05, gated=False),
     )
 
     def __init__(self, options: dict[str, Any]) -> None:
@@ -277,11 +280,16 @@ class MemoryBenchmark(Benchmark):
         if self._suite != "longmemeval":
             return {}
         by_type: dict[str, list[float]] = {}
+        questions: dict[str, set[str]] = {}
         for a in attempts:
             if a.status in (Status.PASS, Status.FAIL):
                 by_type.setdefault(a.category, []).append(1.0 if a.status == Status.PASS else 0.0)
+                questions.setdefault(a.category, set()).add(a.case_id)
+        # n: the questions (the independent items), not their repeated attempts
         return {
-            f"lme_accuracy[{t}]": MetricValue(value=sum(v) / len(v), n=len(v), gated=False, tolerance=0.05)
+            f"lme_accuracy[{t}]": MetricValue(
+                value=sum(v) / len(v), n=len(questions[t]), kind="proportion", gated=False, tolerance=0.05
+            )
             for t, v in sorted(by_type.items())
         }
 

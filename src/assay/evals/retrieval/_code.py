@@ -42,6 +42,7 @@ from assay.evals.retrieval._code_data import (
 )
 from assay.evals.retrieval._code_report import failure_reason, file_recall_plot
 from assay.evals.retrieval._options import shared_retrieval_options
+from assay.exec._stop import check_stop, run_stoppable
 from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
@@ -89,6 +90,11 @@ def query_verdict(ranked_files: list[str], gold_files: list[str]) -> tuple[Statu
     return (Status.PASS if ok else Status.FAIL), {"pass_rule": PASS_RULE, "first_gold_rank": rank}
 
 
+def _stop_check(_done: int, _total: int) -> None:
+    """An index update's progress callback: stop between embedding batches when the attempt is stopped."""
+    check_stop()
+
+
 def _metrics(
     prefix: str, files: list[str], symbols: list[str], gold_files: list[str], gold_syms: list[str]
 ) -> dict[str, float]:
@@ -113,12 +119,23 @@ class CodeRetrievalBenchmark(Benchmark):
     default_suite = "pr"
     pass_fail = True
     metric_specs: ClassVar[tuple[MetricSpec, ...]] = tuple(
-        [MetricSpec(name=m, direction="higher", tolerance=0.05, gated=True) for m in QUALITY]
-        + [MetricSpec(name=f"grep_{m}", direction="higher", tolerance=0.05, gated=False) for m in QUALITY]
+        # recall and MRR: per-query values in [0, 1], proportions over the queries
+        [
+            MetricSpec(name=m, kind="proportion", direction="higher", tolerance=0.05, gated=True)
+            for m in QUALITY
+        ]
         + [
-            MetricSpec(name="incremental_speedup", direction="higher", gated=False, unit="x"),
-            MetricSpec(name="index_update_s", direction="lower", gated=False, unit="s"),
-            MetricSpec(name="search_ms", direction="lower", gated=False, unit="ms"),
+            MetricSpec(name=f"grep_{m}", kind="proportion", direction="higher", tolerance=0.05, gated=False)
+            for m in QUALITY
+        ]
+        + [
+            MetricSpec(
+                name="incremental_speedup", kind="continuous", direction="higher", gated=False, unit="x"
+            ),
+            MetricSpec(name="index_update_s", kind="continuous", direction="lower", gated=False, unit="s"),
+            MetricSpec(name="search_ms", kind="continuous", direction="lower", gated=False, unit="ms"),
+            MetricSpec(name="semantic_wins@5", kind="count", direction="higher", gated=False),
+            MetricSpec(name="grep_wins@5", kind="count", direction="lower", gated=False),
         ]
     )
 
@@ -280,10 +297,18 @@ class CodeRetrievalBenchmark(Benchmark):
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
         if self._work is None:
             await self.setup(ctx.run_dir)
-        async with self._lock:  # one worktree per repository, one embedder: cases run one at a time
-            return await asyncio.to_thread(self._run_sync, case)
+        # one worktree per repository, one embedder: cases take turns, each timed from its turn; a case
+        # stopped by --timeout stops between steps and ends before the next one may touch the worktrees
+        async with ctx.exclusive(self._lock):
+            try:
+                return await run_stoppable(self._run_sync, case)
+            except asyncio.CancelledError:
+                self._states.clear()  # an index stopped mid-update is reopened from its last save
+                self._reference = None
+                raise
 
     def _run_sync(self, case: Case) -> Outcome:
+        check_stop()
         if case.category == "query":
             return self._run_query(case.input)
         if case.category == "incremental":
@@ -318,7 +343,8 @@ class CodeRetrievalBenchmark(Benchmark):
         worktree: Path = st["worktree"]
         checkout(st["bare"], worktree, q["base_commit"])
         idx = st["index"]
-        stats = idx.update()
+        stats = idx.update(progress=_stop_check)
+        check_stop()
         gold_files = relevant_files(q["patch"])
         gold_syms: list[str] = []
         for fp in parse_patch(q["patch"]):
@@ -378,8 +404,9 @@ class CodeRetrievalBenchmark(Benchmark):
         inc = CodeIndex(worktree, self._embedder(), index_dir=self._work / "replay-index" / slug)
         steps = []
         for commit in commits:
+            check_stop()
             checkout(bare, worktree, commit)
-            s = inc.update()
+            s = inc.update(progress=_stop_check)
             steps.append(
                 {
                     "commit": commit,
@@ -390,7 +417,8 @@ class CodeRetrievalBenchmark(Benchmark):
                 }
             )
         fresh = CodeIndex(worktree, self._embedder(), index_dir=self._work / "replay-fresh" / slug)
-        fs = fresh.update()
+        check_stop()
+        fs = fresh.update(progress=_stop_check)
         stored = CodeIndex.load(inc.index_dir, self._embedder())
         inc_set = {c.model_dump_json() for c in inc.chunks}
         fresh_set = {c.model_dump_json() for c in fresh.chunks}
@@ -433,7 +461,7 @@ class CodeRetrievalBenchmark(Benchmark):
             idx = st["index"]
             if not (idx.index_dir / "metadata.json").exists():
                 checkout(st["bare"], st["worktree"], self._first_base)
-                idx.update()
+                idx.update(progress=_stop_check)
             ref = self._work / "robust" / "reference"
             if ref.exists():
                 shutil.rmtree(ref)

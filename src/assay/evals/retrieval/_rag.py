@@ -35,14 +35,23 @@ from assay.evals.retrieval._rag_scale import measure_tier
 from assay.evals.retrieval._rag_score import first_hit_rank, mrr_at_k, ndcg_at_k, rank_metrics, recall_at_k
 from assay.models import ChatModel
 from assay.rag import DocumentIndex, answer, query_documents
-from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
+from assay.runs._records import (
+    MEASURED_STATUSES,
+    Attempt,
+    MetricSpec,
+    MetricValue,
+    Scorecard,
+    Status,
+    SubjectConfig,
+)
 
 if TYPE_CHECKING:
     from assay.report import Plot
 
 __all__ = ["RagRetrievalBenchmark", "default_eval_dir"]
 
-#: recall@5, MRR and R@returned are gated at max(tolerance, 1.5/n) with n the number of questions
+#: the least change of recall@5, MRR and R@returned that counts; the gate widens it by the binomial
+#: noise of the questions (paired over the questions both runs answered)
 GATE_TOLERANCE = 0.02
 
 
@@ -62,24 +71,31 @@ def default_eval_dir() -> Path:
     )
 
 
-def _specs(n_questions: int, tolerance: float) -> tuple[MetricSpec, ...]:
-    tol = max(tolerance, 1.5 / n_questions) if n_questions else tolerance
+def _specs(tol: float) -> tuple[MetricSpec, ...]:
+    """Every metric with its kind: per-question means of values in [0, 1] are proportions over the
+    questions; chunk counts per question are continuous; documents and hard cases are counts."""
     gated = {"sdk_recall@5", "sdk_mrr", "agent_r_returned"}
-    specs = [MetricSpec(name=m, tolerance=tol, gated=m in gated) for m in
+    specs = [MetricSpec(name=m, kind="proportion", tolerance=tol, gated=m in gated) for m in
              ("sdk_recall@1", "sdk_recall@3", "sdk_recall@5", "sdk_recall@10", "sdk_recall@20", "sdk_mrr",
               "sdk_doc_recall@5", "agent_r_returned", "agent_doc_recall", "dense_recall@5", "bm25_recall@5")]  # fmt: skip
     specs += [
-        MetricSpec(name="agent_returned", direction="lower", gated=False, unit="chunks"),
+        MetricSpec(name="agent_returned", kind="continuous", direction="lower", gated=False, unit="chunks"),
         MetricSpec(
-            name="docs_failed_to_index", direction="lower", tolerance=0.0, gated=True, unit="documents"
+            name="docs_failed_to_index",
+            kind="count",
+            direction="lower",
+            tolerance=0.0,
+            gated=True,
+            unit="documents",
         ),
-        MetricSpec(name="hard_case_pass", tolerance=0.0, gated=True),
-        MetricSpec(name="hard_cases_passed", tolerance=0.0, gated=True, unit="cases"),
-        MetricSpec(name="duplicate_share_top5", direction="lower", tolerance=0.0, gated=False),
-        MetricSpec(name="answer_accuracy", tolerance=tol, gated=True),
-        MetricSpec(name="ndcg@10", tolerance=tol, gated=True),
-        MetricSpec(name="recall@100", tolerance=tol, gated=True),
-        MetricSpec(name="mrr@10", tolerance=tol, gated=True),
+        MetricSpec(name="hard_case_pass", kind="proportion", tolerance=0.0, gated=True),
+        MetricSpec(name="hard_cases_passed", kind="count", tolerance=0.0, gated=True, unit="cases"),
+        MetricSpec(name="duplicate_share_top5", kind="proportion", direction="lower", gated=False),
+        MetricSpec(name="answer_accuracy", kind="proportion", tolerance=tol, gated=True),
+        MetricSpec(name="answers_unscored", kind="count", direction="lower", gated=False),
+        MetricSpec(name="ndcg@10", kind="proportion", tolerance=tol, gated=True),
+        MetricSpec(name="recall@100", kind="proportion", tolerance=tol, gated=True),
+        MetricSpec(name="mrr@10", kind="proportion", tolerance=tol, gated=True),
     ]
     return tuple(specs)
 
@@ -103,7 +119,7 @@ class RagRetrievalBenchmark(Benchmark):
     help = "Document retrieval (the assay.rag SDK): recall@k, MRR, nDCG, answers, scale, hard cases."
     suites = ("pr", "full")
     default_suite = "pr"
-    metric_specs = _specs(50, GATE_TOLERANCE)
+    metric_specs = _specs(GATE_TOLERANCE)
 
     def __init__(self, options: dict[str, Any]) -> None:
         super().__init__(options)
@@ -114,15 +130,8 @@ class RagRetrievalBenchmark(Benchmark):
         self._suite = "pr"
         self._run_dir: Path | None = None
         self._notes: dict[str, str] = {}
-        dataset = options.get("dataset")
-        n = 0
-        if not (dataset or "").startswith("beir:"):
-            try:
-                n = len(load_dataset(self._dataset_path()).questions)
-            except ConfigError:
-                n = 0
         tol = options.get("tolerance")
-        self.metric_specs = _specs(n, GATE_TOLERANCE if tol is None else float(tol))  # type: ignore[misc]
+        self.metric_specs = _specs(GATE_TOLERANCE if tol is None else float(tol))  # type: ignore[misc]
 
     @classmethod
     def cli_options(cls) -> list[click.Option]:
@@ -375,27 +384,34 @@ class RagRetrievalBenchmark(Benchmark):
             tried = sum(
                 len(c.index) + len(c.failed) for c in self._collections.values() if c.index is not None
             )
-            # n = documents tried, so the gate's 1.5/n noise allowance stays below one document
+            # a count of the documents tried: one more failing document is a regression
             out["docs_failed_to_index"] = MetricValue(
-                value=float(failed), n=max(2, tried), direction="lower", unit="documents"
+                value=float(failed), n=tried, kind="count", direction="lower", unit="documents"
             )
             for c in self._collections.values():
                 assert c.index is not None
-                out[f"index/{c.name}/chunks"] = MetricValue(value=float(c.index.n_chunks), n=1, gated=False)
+                out[f"index/{c.name}/chunks"] = MetricValue(
+                    value=float(c.index.n_chunks), n=1, kind="count", gated=False
+                )
                 out[f"index/{c.name}/seconds"] = MetricValue(
-                    value=c.index_s, n=1, gated=False, direction="lower", unit="s"
+                    value=c.index_s, n=1, kind="continuous", gated=False, direction="lower", unit="s"
                 )
         hard = [a for a in attempts if a.case_id.startswith("hard/")]
         if hard:
-            # a count, so that a hard case that passed and now fails *or is not run* lowers it
+            # cases passing per iteration, a count: a hard case that passed and now fails *or is skipped*
+            # lowers it; one skipped (with its reason) in both runs leaves it the same
             passed = sum(1 for a in hard if a.status == Status.PASS)
             iterations = len({a.iteration for a in hard})
-            cases = len({a.case_id for a in hard})
-            out["hard_cases_passed"] = MetricValue(value=passed / iterations, n=max(2, cases), unit="cases")
+            measured = len({a.case_id for a in hard if a.status in MEASURED_STATUSES})
+            out["hard_cases_passed"] = MetricValue(
+                value=passed / iterations, n=measured, kind="count", unit="cases"
+            )
         answered = [a for a in attempts if "verdict" in a.details]
         if answered:
             unscored = sum(1 for a in answered if a.details["verdict"] == "unscored")
-            out["answers_unscored"] = MetricValue(value=float(unscored), n=len(answered), gated=False)
+            out["answers_unscored"] = MetricValue(
+                value=float(unscored), n=len(answered), kind="count", direction="lower", gated=False
+            )
         return out
 
     def report_section(self, scorecard: Scorecard) -> str:

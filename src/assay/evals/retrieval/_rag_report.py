@@ -37,7 +37,9 @@ def tag_metrics(attempts: list[Attempt]) -> dict[str, MetricValue]:
     out: dict[str, MetricValue] = {}
     for tag in sorted(values):
         for m, vals in values[tag].items():
-            out[f"tag:{tag}/{m}"] = MetricValue(value=statistics.fmean(vals), n=len(vals), gated=False)
+            out[f"tag:{tag}/{m}"] = MetricValue(
+                value=statistics.fmean(vals), n=len(vals), kind="proportion", gated=False
+            )
     return out
 
 
