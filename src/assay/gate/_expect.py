@@ -291,7 +291,7 @@ def _headroom(quantity: str, vals: Sequence[float], sc: Scorecard) -> float:
     sign = -1.0 if direction == "higher" else 1.0
     if mv.kind == "proportion":
         noise = binomial_tolerance(worst, mv.n, worst, mv.n, PROPOSE_ALPHA) if mv.n else 0.0
-        return worst + sign * max(mv.tolerance, spread, noise)
+        return min(max(worst + sign * max(mv.tolerance, spread, noise), 0.0), 1.0)
     if mv.kind == "count":
         return worst + sign * max(mv.tolerance, spread)
     factor = (TIME_FACTOR if mv.unit in _TIME_UNITS else TOKENS_FACTOR) - 1
