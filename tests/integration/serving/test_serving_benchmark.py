@@ -179,6 +179,13 @@ def test_bad_flags_are_usage_errors(tmp_path: Path, capsys) -> None:
         (["--slo", "ttft"], "--slo"),
         (["--suite", "dataset"], "--dataset"),
         (["--request-rate", "fast"], "--request-rate"),
+        # flags the email-triage workload would ignore are refused, not dropped
+        (["--endpoint", "completions"], "--endpoint completions"),
+        (["--input-len", "64"], "--input-len"),
+        (
+            ["--workload", "dataset", "--dataset", str(tmp_path / "none.jsonl"), "--output-len", "8"],
+            "--output-len",
+        ),
     ):
         with pytest.raises(SystemExit) as exc:
             main(["eval", "benchmark", *argv, "--out", str(tmp_path / "x")])

@@ -15,6 +15,7 @@ __all__ = [
     "MAX_ERROR_RATE",
     "SATURATION_RATIO",
     "build_levels",
+    "check_workload_flags",
     "level_verdict",
     "max_error_rate",
     "parse_list",
@@ -185,3 +186,19 @@ def level_verdict(figures: LevelFigures, threshold: float) -> tuple[Status, dict
         f"({failed:.1%}, above the --max-error-rate {threshold:.1%})"
     )
     return Status.FAIL, rates, reason
+
+
+#: flags that only shape one workload's requests: given with another workload they would do nothing
+_WORKLOAD_FLAGS = {"input_len": ("--input-len", "synthetic"), "output_len": ("--output-len", "synthetic")}
+
+
+def check_workload_flags(workload: str, options: dict[str, Any]) -> None:
+    """Refuse a flag the chosen workload would ignore, naming the flag and the workload it is for."""
+    for key, (flag, owner) in _WORKLOAD_FLAGS.items():
+        if options.get(key) is not None and workload != owner:
+            raise ConfigError(f"{flag} shapes the {owner} workload only; the {workload} workload ignores it")
+    if workload == "email-triage" and (options.get("endpoint") or "chat") != "chat":
+        raise ConfigError(
+            "--endpoint completions: the email-triage workload sends chat messages (its prompt is a chat "
+            "turn); use --endpoint chat, or --workload synthetic/dataset"
+        )
