@@ -20,6 +20,7 @@ from assay.evals._suite_id import suite_version
 from assay.evals.serving._client import StreamClient
 from assay.evals.serving._levels import (
     build_levels,
+    check_workload_flags,
     level_verdict,
     max_error_rate,
     saturated,
@@ -175,15 +176,13 @@ class ServingBenchmark(Benchmark):
             o(["--prompt-file"], type=click.Path(path_type=Path), default=None, help="Triage prompt file."),
             o(
                 ["--input-len"],
-                default="256",
-                show_default=True,
-                help="synthetic: input tokens: N, uniform:LO,HI or normal:MEAN,STD.",
+                default=None,
+                help="synthetic: input tokens: N, uniform:LO,HI or normal:MEAN,STD (default 256).",
             ),
             o(
                 ["--output-len"],
-                default="128",
-                show_default=True,
-                help="synthetic: output tokens (same forms).",
+                default=None,
+                help="synthetic: output tokens (same forms; default 128).",
             ),
             o(
                 ["--structured"],
@@ -284,6 +283,7 @@ class ServingBenchmark(Benchmark):
         if max_tokens is not None and max_tokens < 1:
             raise ConfigError("--max-tokens must be positive")
         endpoint = opts.get("endpoint") or "chat"
+        check_workload_flags(name, opts)
         structured = bool(opts.get("structured"))
         if structured and name != "email-triage":
             raise ConfigError(f"--structured applies to the email-triage workload only, not {name}")
