@@ -10,7 +10,7 @@ import asyncio
 import dataclasses
 import math
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
 
@@ -29,7 +29,7 @@ from assay.evals.serving._levels import (
 )
 from assay.evals.serving._load import LoadLevel, run_level
 from assay.evals.serving._metrics import LATENCIES, STATS, level_figures, parse_slo
-from assay.evals.serving._report import render_section, write_plots
+from assay.evals.serving._report import failure_reason, render_section, serving_plots
 from assay.evals.serving._results import LevelResult, read_level, write_level
 from assay.evals.serving._target import (
     CtxReading,
@@ -51,6 +51,9 @@ from assay.evals.serving._workloads import (
 )
 from assay.models._usage import Usage
 from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
+
+if TYPE_CHECKING:
+    from assay.report import Plot
 
 __all__ = ["ServingBenchmark"]
 
@@ -140,7 +143,8 @@ class ServingBenchmark(Benchmark):
         self._lock: asyncio.Lock | None = None
         self._sweep: dict[int, dict[str, float]] = {}
         self._saturated: dict[int, str] = {}
-        self._skips: dict[str, str] = {}
+        #: why each level that did not pass did not (its failed requests, error, skip or not-run reason)
+        self._reasons: dict[str, str] = {}
 
     # -- CLI -------------------------------------------------------------------------------------------
     @classmethod
@@ -454,6 +458,16 @@ class ServingBenchmark(Benchmark):
             "token_sources": figures.token_sources,
             "run_dir": str(self.run_dir),
         }
+        failed = [t for t in measured if not t.ok]
+        if failed:  # what the report quotes: the first failed requests, as the client recorded them
+            details.update(
+                requests_measured=len(measured),
+                requests_failed=len(failed),
+                failed_requests=[
+                    {"index": t.index, "error": (t.error or "")[:300] or None, "timed_out": t.timed_out}
+                    for t in failed[:3]
+                ],
+            )
         if result.per_category:
             details["per_category"] = result.per_category
         if isinstance(self.workload, EmailTriage):
@@ -523,7 +537,7 @@ class ServingBenchmark(Benchmark):
         for a in attempts:
             if a.details.get("run_dir"):
                 self.run_dir = Path(a.details["run_dir"])
-        self._skips = {a.case_id: a.skip_reason or "skipped" for a in attempts if a.status is Status.SKIPPED}
+        self._reasons = {a.case_id: self.failure_reason(a) for a in attempts if a.status is not Status.PASS}
         ok = [a for a in attempts if a.status in (Status.PASS, Status.FAIL)]  # FAIL: too many errors
         specs = {s.name: s for s in self.metric_specs}
         out: dict[str, MetricValue] = {}
@@ -564,7 +578,10 @@ class ServingBenchmark(Benchmark):
         return out
 
     def report_section(self, scorecard: Scorecard) -> str:
-        plots: list[str] = []
-        if self.run_dir is not None and self.run_dir.is_dir():
-            plots = write_plots(self.run_dir)
-        return render_section(scorecard, self.run_dir, plots, self.slo, self._skips)
+        return render_section(scorecard, self.run_dir, self.slo, self._reasons)
+
+    def failure_reason(self, attempt: Attempt) -> str:
+        return failure_reason(attempt) or super().failure_reason(attempt)
+
+    def report_plots(self, scorecard: Scorecard, attempts: list[Attempt], run_dir: Path) -> list[Plot]:
+        return serving_plots(run_dir)

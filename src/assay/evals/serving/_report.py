@@ -1,18 +1,22 @@
-"""The serving section of the report: a table per load level, accuracy, and two plots (PNG, Agg backend)."""
+"""The serving section of the report: a table per load level, accuracy, plots, and why a level failed."""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from assay.evals.serving._results import LevelResult, read_results
-from assay.runs._records import Scorecard
+from assay.evals.serving._results import LEVELS_DIR, RESULTS_FILE, LevelResult, read_results
+from assay.runs._records import Attempt, Scorecard
 
-__all__ = ["render_section", "write_plots"]
+if TYPE_CHECKING:
+    from assay.report import Plot
+
+__all__ = ["failure_reason", "render_section", "serving_plots"]
 
 LATENCY_PLOT = "serving_latency_vs_throughput.png"
 TTFT_PLOT = "serving_ttft_distribution.png"
+E2E_PLOT = "serving_e2e_distribution.png"
 
 
 def _f(x: float | None, digits: int = 1) -> str:
@@ -28,18 +32,15 @@ def _levels(run_dir: Path | None) -> list[LevelResult]:
     return results.levels if results is not None else []
 
 
-def write_plots(run_dir: Path) -> list[str]:
-    """Write the PNGs into ``run_dir``; returns their file names (relative to the run dir)."""
+def serving_plots(run_dir: Path) -> list[Plot]:
+    """Latency percentiles vs throughput, and the TTFT and E2E latency CDFs per load level."""
+    from assay.report._plots import ecdf_plot, finish, subplots
+
     levels = _levels(run_dir)
     measured = [lv for lv in levels if lv.figures.get("completed")]
     if not measured:
         return []
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    written: list[str] = []
+    plots: list[Plot] = []
     # latency percentiles vs achieved throughput, one point per level (iterations pooled by mean)
     by_case: dict[str, list[LevelResult]] = {}
     for lv in measured:
@@ -71,7 +72,7 @@ def write_plots(run_dir: Path) -> list[str]:
         )
     points.sort()
     if points:
-        fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+        fig, axes = subplots(size=(13, 3.8), ncols=3)
         xs = [p[0] for p in points]
         for ax, fam in zip(axes, ("ttft", "tpot", "e2e"), strict=True):
             for stat, style in (("median", "o-"), ("p90", "s--"), ("p99", "^:")):
@@ -93,31 +94,48 @@ def write_plots(run_dir: Path) -> list[str]:
                 va="bottom",
                 alpha=0.6,
             )
-        fig.tight_layout()
-        fig.savefig(run_dir / LATENCY_PLOT, dpi=110)
-        plt.close(fig)
-        written.append(LATENCY_PLOT)
-    # TTFT distribution: an empirical CDF per level
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for case_id, runs in by_case.items():
-        ttft = sorted(
-            r["ttft_s"] * 1000
-            for lv in runs
-            for r in lv.requests
-            if r["ok"] and not r["warmup"] and r["ttft_s"] is not None
+        plots.append(finish(fig, LATENCY_PLOT, "latency percentiles vs achieved throughput"))
+    # empirical CDFs per level of the measured, successful requests
+    for key, file, label in (("ttft_s", TTFT_PLOT, "TTFT"), ("e2e_s", E2E_PLOT, "E2E latency")):
+        series = {
+            case_id: [
+                r[key] * 1000
+                for lv in runs
+                for r in lv.requests
+                if r["ok"] and not r["warmup"] and r.get(key) is not None
+            ]
+            for case_id, runs in by_case.items()
+        }
+        plot = ecdf_plot(file, f"{label} distribution per load level (CDF)", series, f"{label} (ms)")
+        if plot is not None:
+            plots.append(plot)
+    return plots
+
+
+def failure_reason(attempt: Attempt) -> str | None:
+    """Why a level failed: the pass rule it broke and the requests that failed (HTTP status and message)."""
+    d = attempt.details
+    failed = d.get("failed_requests") or []
+    if not failed and not d.get("failure"):
+        return None
+    level = d.get("level") or {}
+    load = ", ".join(f"{k}={level[k]}" for k in ("concurrency", "rate") if level.get(k) is not None)
+    parts = [str(d["failure"])] if d.get("failure") else []
+    if failed:
+        parts.append(
+            f"{d.get('requests_failed', len(failed))} of {d.get('requests_measured', '?')} measured requests "
+            f"failed{f' ({load})' if load else ''}"
         )
-        if ttft:
-            ax.step(ttft, [(i + 1) / len(ttft) for i in range(len(ttft))], where="post", label=case_id)
-    ax.set_xlabel("TTFT (ms)")
-    ax.set_ylabel("share of requests")
-    ax.set_title("TTFT distribution per load level")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(run_dir / TTFT_PLOT, dpi=110)
-    plt.close(fig)
-    written.append(TTFT_PLOT)
-    return written
+        parts += [
+            f"request #{r.get('index')}: {r.get('error') or ('timed out' if r.get('timed_out') else 'failed')}"
+            for r in failed
+        ]
+    return "; ".join(parts)
+
+
+def _cell(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split()).replace("|", "/").replace("`", "'")
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _spread_rows(levels: list[LevelResult]) -> list[str]:
@@ -146,19 +164,19 @@ def _spread_rows(levels: list[LevelResult]) -> list[str]:
 def render_section(
     card: Scorecard,
     run_dir: Path | None,
-    plots: list[str],
     slo: dict[str, float],
-    skipped: dict[str, str] | None = None,
+    reasons: dict[str, str] | None = None,
 ) -> str:
+    """``reasons``: why each level without figures has none (its error, skip or not-run reason)."""
     levels = _levels(run_dir)
     lines = ["## Serving speed", ""]
     target: dict[str, Any] = next((lv.target for lv in levels if lv.target), {})
     if target:
         ctx = target.get("ctx_size")
-        lines.append(f"- target: `{target.get('model')}` ({target.get('server_kind', 'unknown server')})")
-        lines.append(
-            f"- context size: {ctx if ctx is not None else 'unknown'} (source: {target.get('ctx_source')})"
-        )
+        if target.get("model"):
+            lines.append(f"- target: `{target['model']}` ({target.get('server_kind') or 'unknown server'})")
+        source = f" (source: {target['ctx_source']})" if target.get("ctx_source") else ""
+        lines.append(f"- context size: {ctx if ctx is not None else 'unknown'}{source}")
     sources: dict[str, int] = {}
     for lv in levels:
         for k, v in (lv.figures.get("token_sources") or {}).items():
@@ -180,8 +198,10 @@ def render_section(
     for case in card.cases:
         m = case.metrics
         if not m:
-            reason = (skipped or {}).get(case.case_id, ", ".join(k for k, v in case.counts.items() if v))
-            lines.append(f"| {case.case_id} | – | – | – | – | – | – | – | – | – | – | – | – | {reason} |")
+            status = ", ".join(k for k, v in case.counts.items() if v)
+            reason = (reasons or {}).get(case.case_id)
+            why = f"{status}: {_cell(reason)}" if reason else status
+            lines.append(f"| {case.case_id} | – | – | – | – | – | – | – | – | – | – | – | – | {why} |")
             continue
         level = load_of.get(case.case_id, {})
         load = []
@@ -280,10 +300,11 @@ def render_section(
             ]
             for cat, (c_ok, u_ok, p_ok, n) in pooled.items():
                 lines.append(f"| {cat} | {n:.0f} | {c_ok / n:.3f} | {u_ok / n:.3f} | {p_ok / n:.3f} |")
-    if plots:
-        lines.append("")
-        for name in plots:
-            lines.append(f"![{name.removesuffix('.png').replace('_', ' ')}]({name})")
-            lines.append("")
-    lines.append("Every request's timings: `results.json`.")
+    lines.append("")
+    if run_dir is not None and (run_dir / RESULTS_FILE).is_file():
+        lines.append(
+            f"Every request's timings: [{RESULTS_FILE}]({RESULTS_FILE}) (one file per level in `{LEVELS_DIR}/`)."
+        )
+    else:
+        lines.append(f"No level finished, so there is no `{RESULTS_FILE}`: no request timings were kept.")
     return "\n".join(lines)
