@@ -9,19 +9,24 @@ AssayError
 │   └── DocumentError        a document that cannot be indexed (scanned, unreadable, unsupported)
 ├── InfraError               backend/judge unreachable, auth rejected, quota: never the subject's fault (exit 3)
 ├── SubjectError             the thing under test broke (an attempt is recorded as ERROR)
-├── LockHeldError            another eval holds the machine lock (exit 2)
+├── LockHeldError            another eval holds the machine lock (exit 4, busy)
 ├── SecretLeakError          an artifact would have contained a known secret value
 ├── NotComparableError       two runs cannot be compared (exit 3)
 └── IndexCorruptError        a stored index is damaged or was built differently
+
+Every exit code a command returns is an :class:`ExitCode` (the README's table lists them all).
 """
 
 from __future__ import annotations
+
+from enum import IntEnum
 
 __all__ = [
     "AssayError",
     "ConfigError",
     "DataIntegrityError",
     "DocumentError",
+    "ExitCode",
     "IndexCorruptError",
     "InfraError",
     "LockHeldError",
@@ -32,6 +37,22 @@ __all__ = [
     "SubjectError",
     "UsageError",
 ]
+
+
+class ExitCode(IntEnum):
+    """What a command's exit status means (the README's exit-code table)."""
+
+    OK = 0
+    #: a usage or configuration error: the message names the flag, file or variable
+    USAGE = 1
+    #: a regression, a missed expectation, or an unmeasured case with --require-complete
+    REGRESSION = 2
+    #: runs that cannot be compared, or a run stopped by an infrastructure outage
+    NOT_COMPARABLE = 3
+    #: another eval holds the machine lock
+    BUSY = 4
+    #: stopped by Ctrl-C (the run can be resumed), or a confirmation declined
+    INTERRUPTED = 130
 
 
 class AssayError(Exception):
@@ -99,7 +120,7 @@ class SubjectError(AssayError):
 class LockHeldError(AssayError):
     """Another eval holds the machine lock."""
 
-    exit_code = 2
+    exit_code = ExitCode.BUSY
 
 
 class SecretLeakError(AssayError):

@@ -24,7 +24,7 @@ EVAL_EXTRA_COMMANDS: dict[str, str] = {
 
 #: one-line help shown by `assay --help` without importing each command (and its heavy dependencies)
 SHORT_HELP: dict[str, str] = {
-    "eval": "Run a benchmark (agent, retrieval, memory, serving speed, ...).",
+    "eval": "Run a benchmark: retrieval (documents, code search), memory, benchmark (serving speed).",
     "runs": "List and inspect run directories.",
     "models": "List chat model providers; try one model with one prompt.",
     "serve-local": "Serve the embedded model over an OpenAI-compatible HTTP API.",

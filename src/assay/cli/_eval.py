@@ -179,6 +179,20 @@ def _check_gate_paths(shared: dict[str, Any]) -> None:
         load_expectations(Path(shared["expect"]))
 
 
+def _check_baseline_before_running(shared: dict[str, Any]) -> None:
+    """`--save-baseline` from one iteration is refused before the run, not after it was measured."""
+    if shared["save_baseline"] is None:
+        return
+    from assay.gate._baseline import check_baseline_iterations
+
+    iterations = shared["iterations"]
+    if shared["resume"] is not None:  # the run's own iterations, or more if --iterations extends it
+        from assay.runs._rundir import load_meta
+
+        iterations = max(iterations, load_meta(Path(shared["resume"])).iterations)
+    check_baseline_iterations(iterations, shared["force"], f"--save-baseline {shared['save_baseline']}")
+
+
 def _check_resume_benchmark(name: str, run_dir: Path) -> None:
     """`assay eval X --resume DIR` must name the benchmark DIR was run with, not silently resume another."""
     from assay.runs._rundir import load_meta
@@ -211,6 +225,7 @@ def make_command(name: str, cls: type[Benchmark]) -> click.Command:
         _check_gate_paths(shared)
         if shared["resume"] is not None:
             _check_resume_benchmark(name, shared["resume"])
+        _check_baseline_before_running(shared)
         opts = RunOptions(
             suite=shared["suite"],
             iterations=shared["iterations"],

@@ -10,7 +10,7 @@ import click
 
 from assay import __version__
 from assay.cli._commands import COMMANDS, SHORT_HELP
-from assay.errors import AssayError
+from assay.errors import AssayError, ExitCode
 
 
 def load_command(spec: str) -> click.Command:
@@ -74,12 +74,13 @@ def _unavailable(name: str, exc: Exception) -> click.Command:
 def cli() -> None:
     """assay: did this change make the agent better, or is that noise?
 
-    Measures agents and the parts they stand on (retrieval, code search, memory, serving speed) on one
+    Measures the parts an agent stands on (retrieval, code search, memory, serving speed) on one
     machine, with repeats, noise floors, baselines and gates. Every eval writes a run directory
     (meta.json, results.jsonl, scorecard.json, report.md, report.html).
 
     Exit codes: 0 ok, 1 usage or configuration error, 2 regression or missed expectation,
-    3 not comparable or stopped by an infrastructure outage.
+    3 not comparable or stopped by an infrastructure outage, 4 busy (another eval holds the lock),
+    130 interrupted (Ctrl-C) or declined at a prompt.
     """
 
 
@@ -91,15 +92,15 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except click.Abort:
         click.echo("aborted", err=True)
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)
     except click.ClickException as exc:
         exc.show()
-        sys.exit(1)
+        sys.exit(ExitCode.USAGE)
     except AssayError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)
     # without standalone mode click returns the code given to ctx.exit()
     sys.exit(rv if isinstance(rv, int) else 0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import asdict
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from assay.errors import UsageError
 from assay.memory._admin import default_db_path, forget_in, open_store, search_store, show_store
 
 _DB = click.option(
@@ -103,6 +105,8 @@ def forget_command(target: str, db: Path | None, embedder: str | None, entity: s
     store = open_store(db or default_db_path(), embedder)
     try:
         if not yes:
+            if not sys.stdin.isatty():
+                raise UsageError("forgetting cannot be undone: use --yes when not interactive")
             click.confirm(
                 f"Forget {(entity and 'everything about ' + entity) or repr(target)} permanently?", abort=True
             )

@@ -29,17 +29,19 @@ def runs_group() -> None:
     help="Folder holding run directories.",
 )
 def list_runs(results_dir: Path) -> None:
-    """A table of runs: id, benchmark, suite, started, status counts, pass rate."""
+    """A table of runs: id, benchmark, suite, started, how long it ran, status counts, pass rate.
+
+    Run ids are never cut (they are what `runs show`, `--resume` and `--compare` take): on a narrow terminal
+    the other columns wrap instead.
+    """
     if not results_dir.is_dir():
         raise click.BadParameter(f"{results_dir} is not a directory", param_hint="--dir")
-    table = Table(show_header=True)
-    for col in ("run id", "benchmark", "suite", "started", "statuses", "pass rate"):
-        table.add_column(col)
+    rows: list[tuple[str, ...]] = []
     for run_dir in sorted(p for p in results_dir.iterdir() if (p / META).is_file()):
         try:
             meta = load_meta(run_dir)
         except ResumeError as exc:
-            table.add_row(run_dir.name, "?", "?", "?", f"unreadable: {exc}", "")
+            rows.append((run_dir.name, "?", "?", "?", "", f"unreadable: {exc}", ""))
             continue
         try:
             card = load_scorecard(run_dir)
@@ -47,15 +49,55 @@ def list_runs(results_dir: Path) -> None:
             rate = "—" if card.summary.pass_rate is None else f"{100 * card.summary.pass_rate:.1f}%"
         except ResumeError:
             counts, rate = "(no scorecard: running or killed)", "—"
-        table.add_row(
-            meta.run_id,
-            meta.benchmark,
-            meta.suite,
-            meta.started_at.strftime("%Y-%m-%d %H:%M:%S"),
-            counts,
-            rate,
-        )
-    Console().print(table)
+        took = "—" if meta.elapsed_s is None else _duration(meta.elapsed_s)
+        started = meta.started_at.strftime("%Y-%m-%d %H:%M:%S")
+        rows.append((run_dir.name, meta.benchmark, meta.suite, started, took, counts, rate))
+    console = Console()
+    keep = _columns_that_fit(rows, console.width)
+    table = Table(show_header=True)
+    for i in keep:
+        # the id never wraps nor is cut; the statuses may fold onto more lines
+        table.add_column(_COLUMNS[i], no_wrap=i != 5, overflow="fold" if i == 5 else "ellipsis")
+    for row in rows:
+        table.add_row(*(row[i] for i in keep))
+    if _width(rows, keep) > console.width:  # too narrow even for the ids: one per line, whole
+        for row in rows:
+            click.echo(row[0])
+        return
+    console.print(table)
+
+
+_COLUMNS = ("run id", "benchmark", "suite", "started", "took", "statuses", "pass rate")
+#: the columns given up first when the terminal is narrow (benchmark and suite are in the default run id)
+_DROP_ORDER = (2, 1, 4, 3, 6)
+
+
+def _width(rows: list[tuple[str, ...]], keep: list[int]) -> int:
+    """Width of the table with columns ``keep``; the statuses column counts one status (it folds)."""
+    total = 1
+    for i in keep:
+        cells = [_COLUMNS[i], *(r[i] for r in rows)]
+        if i == 5:
+            cells = [w for c in cells for w in c.split()] or [""]
+        total += max(map(len, cells)) + 3
+    return total
+
+
+def _columns_that_fit(rows: list[tuple[str, ...]], width: int) -> list[int]:
+    keep = list(range(len(_COLUMNS)))
+    for i in _DROP_ORDER:
+        if _width(rows, keep) <= width:
+            break
+        keep.remove(i)
+    return keep
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
 
 
 @runs_group.command(name="show")

@@ -10,6 +10,15 @@ from assay.runs._rundir import write_model
 from ._load import META, SCORECARD, LoadedRun, load_run
 
 
+def check_baseline_iterations(iterations: int, force: bool, where: str) -> None:
+    """Refuse a 1-iteration baseline unless ``force`` (the eval command checks this before it runs)."""
+    if iterations < 2 and not force:
+        raise UsageError(
+            f"{where}: a 1-iteration run makes a baseline that cannot tell flaky cases from broken ones; "
+            "rerun with --iterations 3 (or more), or pass --force to save it anyway"
+        )
+
+
 def save_baseline(run_dir: Path | str | LoadedRun, dest: Path | str, force: bool = False) -> Path:
     """Write ``dest/scorecard.json`` and ``dest/meta.json`` from a finished run; return ``dest``.
 
@@ -18,11 +27,7 @@ def save_baseline(run_dir: Path | str | LoadedRun, dest: Path | str, force: bool
     """
     run = run_dir if isinstance(run_dir, LoadedRun) else load_run(run_dir)
     sc = run.scorecard
-    if sc.iterations < 2 and not force:
-        raise UsageError(
-            f"{run.path}: a 1-iteration run makes a baseline that cannot tell flaky cases from broken ones; "
-            "rerun with --iterations 3 (or more), or pass --force to save it anyway"
-        )
+    check_baseline_iterations(sc.iterations, force, str(run.path))
     if not sc.complete and not force:
         raise UsageError(
             f"{run.path}: the run is incomplete (some attempts never finished); resume it with --resume, "

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from assay import __version__
-from assay.errors import ConfigError, InfraError, MissingDependencyError, ResumeError
+from assay.errors import ConfigError, ExitCode, InfraError, MissingDependencyError, ResumeError
 from assay.evals._base import AttemptContext, Benchmark, Case, Suite
 from assay.evals._registry import get_benchmark
 from assay.exec import AttemptSpec, RunStopped, run_local
@@ -26,8 +26,13 @@ from assay.runs._records import FINAL_STATUSES, Attempt, ErrorInfo, RunMeta, Sco
 from assay.runs._rundir import JOURNAL, META, SCORECARD, load_meta, new_run_dir, write_model
 from assay.runs._scrub import Scrubber
 
-#: exit codes shared by every command (see DESIGN.md)
-EXIT_OK, EXIT_USAGE, EXIT_REGRESSION, EXIT_NOT_COMPARABLE = 0, 1, 2, 3
+#: exit codes shared by every command (see DESIGN.md and ``assay.errors.ExitCode``)
+EXIT_OK, EXIT_USAGE, EXIT_REGRESSION, EXIT_NOT_COMPARABLE = (
+    ExitCode.OK,
+    ExitCode.USAGE,
+    ExitCode.REGRESSION,
+    ExitCode.NOT_COMPARABLE,
+)
 
 
 @dataclass

@@ -34,8 +34,8 @@ async def test_show_search_forget(tmp_path: Path) -> None:
     assert "User lives in Oslo" in out.output and "Ingrid Berg" in out.output
     out = runner.invoke(memory_group, ["search", "where do I live", "--db", str(db)])
     assert out.exit_code == 0 and "User lives in Oslo" in out.output.splitlines()[0]
-    out = runner.invoke(memory_group, ["forget", "--entity", "manager", "--db", str(db)], input="n\n")
-    assert out.exit_code != 0  # declined
+    out = runner.invoke(memory_group, ["forget", "--entity", "manager", "--db", str(db)], input="y\n")
+    assert out.exit_code == 1 and "use --yes when not interactive" in str(out.exception)  # no terminal
     out = runner.invoke(memory_group, ["forget", "--entity", "manager", "--yes", "--db", str(db)])
     assert out.exit_code == 0 and "forgot 1 item" in out.output
     out = runner.invoke(memory_group, ["show", "--db", str(db), "--history", "--json"])
