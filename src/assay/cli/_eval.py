@@ -206,6 +206,12 @@ def _check_resume_benchmark(name: str, run_dir: Path) -> None:
         )
 
 
+def _given(ctx: click.Context, param: str) -> bool:
+    """Whether the user set ``param`` (on the command line or through its environment variable)."""
+    source = ctx.get_parameter_source(param)
+    return source in (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
+
+
 def make_command(name: str, cls: type[Benchmark]) -> click.Command:
     own = cls.cli_options()
     clash = SHARED_NAMES & {o.name for o in own}
@@ -235,6 +241,8 @@ def make_command(name: str, cls: type[Benchmark]) -> click.Command:
             results_dir=shared["results_dir"],
             seed=shared["seed"],
             resume=shared["resume"],
+            # with --resume, an --iterations the user gave extends the run (fewer is refused), not ignored
+            resume_iterations=shared["iterations"] if _given(ctx, "iterations") else None,
             command_line=["assay", *sys.argv[1:]],
             progress=True,
         )

@@ -106,6 +106,10 @@ class Benchmark(ABC):
     metric_specs: ClassVar[tuple[MetricSpec, ...]] = ()
     #: whether attempts pass/fail (agent-like) or only carry metrics (retrieval, serving)
     pass_fail: ClassVar[bool] = True
+    #: whether ``--timeout`` can stop an attempt: its work awaits often, or runs stoppably
+    #: (``assay.exec._stop``); a benchmark doing long synchronous work in the event loop says False and
+    #: ``--timeout`` is refused for it rather than ignored
+    interruptible: ClassVar[bool] = True
 
     def __init__(self, options: dict[str, Any]) -> None:
         self.options = options

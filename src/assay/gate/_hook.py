@@ -74,7 +74,18 @@ def apply_run_options(
         print_gate(result, console)
         write_model(run_dir / "gate.json", result)
         code = max(code, result.exit_code)
-    if save_baseline is not None:
+    if save_baseline is not None and code != 0:
+        # a run that just regressed, missed its expectations or is not comparable must not become the bar
+        what = {2: "regressed or missed its expectations", 3: "is not comparable with --compare"}.get(
+            code, "failed"
+        )
+        console.print(
+            f"[red]--save-baseline {save_baseline}: not saved:[/red] this run {what} (exit {code}); "
+            "a baseline is saved only from a run that passes its --compare/--expect checks",
+            highlight=False,
+            soft_wrap=True,
+        )
+    elif save_baseline is not None:
         dest = _save_baseline(run, save_baseline, force=force)
         console.print(f"baseline saved to {dest}", highlight=False)
     return code

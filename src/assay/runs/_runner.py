@@ -47,6 +47,8 @@ class RunOptions:
     results_dir: Path = Path("results")
     seed: int = 0
     resume: Path | None = None
+    #: with ``resume``: the iterations asked for (None: the run's own); more extends the run, fewer is refused
+    resume_iterations: int | None = None
     command_line: list[str] = field(default_factory=lambda: list(sys.argv))
     #: report progress on stderr: a bar on a terminal, plain lines otherwise (see ``assay.runs._progress``)
     progress: bool = False
@@ -209,6 +211,11 @@ def _prepare(benchmark: str | type[Benchmark] | None, options: dict[str, Any], o
         raise ConfigError("no benchmark given")
     cls = _benchmark_class(benchmark)
     bench = cls(options)
+    if opts.timeout_s is not None and not bench.interruptible:
+        raise ConfigError(
+            f"--timeout: the {bench.name} benchmark runs its cases as synchronous work a timeout cannot "
+            "interrupt; drop --timeout"
+        )
     suite_name = opts.suite or cls.default_suite
     suite = bench.load_suite(suite_name)
     if opts.iterations < 1:
@@ -267,10 +274,23 @@ def _prepare_resume(opts: RunOptions) -> _Run:
             f"{run_dir}: suite {meta.suite!r} changed since the run started "
             f"(added {added[:5]}, removed {removed[:5]}); start a new run instead of --resume"
         )
+    want = opts.resume_iterations
+    extend = want is not None and want != meta.iterations
+    if extend and want < meta.iterations:  # type: ignore[operator]
+        raise ConfigError(
+            f"--iterations {want} with --resume {run_dir}: the run has {meta.iterations} iterations and a resume "
+            f"cannot drop measured ones; pass --iterations {meta.iterations} or more, or omit it"
+        )
+    if extend:
+        options = {**meta.options, "run": {**recorded, "iterations": want}}
+        meta = meta.model_copy(update={"iterations": want, "options": options})
     opts.iterations = meta.iterations
     opts.seed = meta.seed
     opts.timeout_s = recorded.get("timeout_s", opts.timeout_s)
-    return _Run(bench, suite, meta, run_dir, opts)
+    run = _Run(bench, suite, meta, run_dir, opts)
+    if extend:  # the run now has more iterations: the new ones are pending, the measured ones kept
+        write_model(run_dir / META, meta, run.scrubber)
+    return run
 
 
 async def arun_benchmark(

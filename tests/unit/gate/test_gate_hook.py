@@ -85,3 +85,14 @@ def test_user_errors_raise(tmp_path: Path) -> None:
         run_hook(run, sc, compare=tmp_path / "missing")
     with pytest.raises(ConfigError, match="expectations file not found"):
         run_hook(run, sc, expect=tmp_path / "missing.yaml")
+
+
+def test_a_run_that_regressed_is_not_saved_as_the_baseline(tmp_path: Path) -> None:
+    base_sc = card({"a": "PPP", "b": "PPP"}, run_id="base")
+    base = finished_run(tmp_path, "base", base_sc)
+    cur_sc = card({"a": "FFF", "b": "PPP"}, run_id="cur")
+    cur = finished_run(tmp_path, "cur", cur_sc)
+    code, out = run_hook(cur, cur_sc, compare=base, save_baseline=tmp_path / "bl")
+    assert code == 2  # the regression's exit code is kept
+    assert f"--save-baseline {tmp_path / 'bl'}: not saved: this run regressed" in out.replace("\n", " ")
+    assert not (tmp_path / "bl").exists()

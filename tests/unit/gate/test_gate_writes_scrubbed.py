@@ -41,16 +41,18 @@ def test_comparison_gate_report_and_baseline_are_scrubbed(
 ) -> None:
     monkeypatch.setenv("ASSAY_TEST_SERVICE_TOKEN", SECRET)
     case = f"leaky-{SECRET}"
-    base, _ = _run(tmp_path, "base", {case: "PPP", "b": "PPP"})
+    base, base_sc = _run(tmp_path, "base", {case: "PPP", "b": "PPP"})
     cur, cur_sc = _run(tmp_path, "cur", {case: "FFF", "b": "PPP"})
     exp = tmp_path / "exp.yaml"
     exp.write_text(yaml.safe_dump({"benchmark": "sim", "suite": "pr", "model": "sim-model",
                                    "judge_model": "sim-judge", "limits": {"min_passed": 2}}))  # fmt: skip
     console = Console(file=io.StringIO(), width=100, color_system=None)
-    code = apply_run_options(
-        cur, cur_sc, compare=base, save_baseline=tmp_path / "bl", require_complete=False, force=True,
-        noise=None, expect=exp, enforce=False, console=console,
-    )  # fmt: skip
+    common = dict(require_complete=False, force=True, noise=None, enforce=False, console=console)
+    assert (
+        apply_run_options(base, base_sc, compare=None, save_baseline=tmp_path / "bl", expect=None, **common)
+        == 0
+    )
+    code = apply_run_options(cur, cur_sc, compare=base, save_baseline=None, expect=exp, **common)
     assert code == 2
     written = {p.name for p in cur.iterdir()}
     assert {"comparison.json", "comparison.md", "gate.json", "report.md"} <= written

@@ -63,6 +63,8 @@ class MemoryBenchmark(Benchmark):
     help = "Long-term memory: changing facts, forgets, lessons, planted text, over simulated months."
     suites = ("pr", "full")
     default_suite = "pr"
+    #: the store and pipeline run synchronously in the event loop: --timeout is refused
+    interruptible = False
     metric_specs: ClassVar[tuple[MetricSpec, ...]] = (
         # per-probe checks passing (0/1): proportions over the probes that carry them
         MetricSpec(name="shown_recall", kind="proportion", direction="higher", tolerance=0.0, gated=True),

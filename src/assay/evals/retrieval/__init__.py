@@ -52,6 +52,7 @@ class RetrievalBenchmark(Benchmark):
         self.metric_specs = self.inner.metric_specs  # type: ignore[misc]
         self.suites = self.inner.suites  # type: ignore[misc]
         self.pass_fail = self.inner.pass_fail  # type: ignore[misc]
+        self.interruptible = self.inner.interruptible  # type: ignore[misc]
 
     @classmethod
     def cli_options(cls) -> list[click.Option]:

@@ -119,6 +119,8 @@ class RagRetrievalBenchmark(Benchmark):
     help = "Document retrieval (the assay.rag SDK): recall@k, MRR, nDCG, answers, scale, hard cases."
     suites = ("pr", "full")
     default_suite = "pr"
+    #: indexing, search and scale tiers run in the event loop: --timeout is refused
+    interruptible = False
     metric_specs = _specs(GATE_TOLERANCE)
 
     def __init__(self, options: dict[str, Any]) -> None:
