@@ -397,3 +397,13 @@ def test_a_level_that_drops_requests_fails_on_its_error_rate(stub_factory, tmp_p
     assert lenient.scorecard.cases[0].counts == {"PASS": 1}
     with pytest.raises(ConfigError, match="--max-error-rate"):
         ServingBenchmark({"max_error_rate": 1.5})
+
+
+def test_error_and_timeout_rates_are_gated_metrics(stub_factory, tmp_path: Path) -> None:
+    stub = stub_factory()
+    options = {"model": _model(stub), "num_requests": 4, "warmup": 0}
+    metrics = run_benchmark(
+        ServingBenchmark, options, RunOptions(out=tmp_path / "r")
+    ).scorecard.summary.metrics
+    for name in ("error_rate", "timeout_rate"):
+        assert metrics[name].gated and metrics[name].direction == "lower" and metrics[name].value == 0.0

@@ -98,6 +98,9 @@ def _specs() -> tuple[MetricSpec, ...]:
         MetricSpec(name="goodput", kind="continuous", unit="req/s", tolerance=thr, gated=False),
         MetricSpec(name="errors", kind="count", direction="lower", gated=False),
         MetricSpec(name="timeouts", kind="count", direction="lower", gated=False),
+        # shares of a level's requests that errored / timed out (a level above --max-error-rate FAILs)
+        MetricSpec(name="error_rate", kind="proportion", direction="lower", gated=True),
+        MetricSpec(name="timeout_rate", kind="proportion", direction="lower", gated=True),
     ]
     acc = _REL_TOL["accuracy"]
     specs += [
