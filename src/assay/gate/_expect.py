@@ -349,9 +349,11 @@ def propose(run_dirs: Sequence[Path | str], out: Path | str) -> Expectations:
 def write_expectations(exp: Expectations, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     data = exp.model_dump(mode="json")
+    from assay.runs._rundir import write_artifact
+
     if path.suffix in (".yaml", ".yml"):
-        path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+        write_artifact(path, yaml.safe_dump(data, sort_keys=False))
     elif path.suffix == ".json":
-        path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        write_artifact(path, json.dumps(data, indent=2) + "\n")
     else:
         raise ConfigError("--out must end in .yaml, .yml or .json", path=str(path))

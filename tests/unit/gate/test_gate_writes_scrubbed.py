@@ -69,3 +69,17 @@ def test_assay_compare_writes_scrubbed_files(tmp_path: Path, monkeypatch: pytest
     result = CliRunner().invoke(compare_command, [str(base), str(cur)])
     assert result.exit_code == 2, result.output
     assert (cur / "comparison.md").is_file() and _leaks(cur) == []
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_proposed_expectations_are_scrubbed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suffix: str
+) -> None:
+    from assay.gate._expect import Expectations, write_expectations
+
+    monkeypatch.setenv("ASSAY_TEST_SERVICE_TOKEN", SECRET)
+    out = tmp_path / f"exp{suffix}"
+    write_expectations(
+        Expectations(benchmark="sim", suite="pr", model=f"m-{SECRET}", limits={"min_passed": 1}), out
+    )
+    assert SECRET not in out.read_text() and MARKER in out.read_text()
