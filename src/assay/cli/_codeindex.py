@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from assay.runs._progress import reporting
 
 _DIR = click.Path(exists=True, file_okay=False, path_type=Path)
 _EMBEDDER = click.option(
@@ -41,23 +41,8 @@ def build_command(
     """Index PATH, or update its index re-embedding only the files that changed."""
     from assay.codeindex import build_index
 
-    console = Console(stderr=True)
-    with Progress(
-        TextColumn("embedding"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
-        task = bar.add_task("embed", total=None)
-        idx, stats = build_index(
-            path,
-            embedder=embedder,
-            index_dir=index_dir,
-            max_file_bytes=max_file_bytes,
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
-        )
+    with reporting():  # a bar on a terminal, plain progress lines otherwise
+        idx, stats = build_index(path, embedder=embedder, index_dir=index_dir, max_file_bytes=max_file_bytes)
     if stats.rebuilt_reason:
         click.echo(f"rebuilt: the stored index could not be used ({stats.rebuilt_reason})", err=True)
     for note in idx.load_report.notes:

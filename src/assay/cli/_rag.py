@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from assay.runs._progress import reporting
+
 _INDEX = click.option(
     "--index",
     "index_dir",
@@ -65,7 +67,8 @@ def index_command(
         chunking=ChunkConfig(max_tokens=chunk_tokens, overlap_tokens=overlap),
         max_documents=max_documents,
     )
-    report = index_paths(idx, list(paths), index_dir)
+    with reporting():
+        report = index_paths(idx, list(paths), index_dir)
     for r in report.results:
         extra = f" DEGRADED: {'; '.join(r.warnings)}" if r.degraded else ""
         evicted = f" (evicted {', '.join(r.evicted)})" if r.evicted else ""

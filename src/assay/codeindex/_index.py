@@ -30,6 +30,7 @@ from assay.codeindex._store import (
 )
 from assay.embed._protocol import Embedder
 from assay.errors import ConfigError, IndexCorruptError
+from assay.runs._progress import phase
 
 __all__ = ["CodeIndex", "SearchHit", "UpdateStats", "assay_home", "default_index_dir"]
 
@@ -278,18 +279,22 @@ class CodeIndex:
         kept = np.flatnonzero(rows >= 0)
         if kept.size:
             vectors[kept] = self.vectors[rows[kept]]
-        for start in range(0, len(to_embed), EMBED_BATCH):
-            batch = to_embed[start : start + EMBED_BATCH]
-            emb = np.asarray(
-                self.embedder.embed([_embed_text(new_chunks[i]) for i in batch]), dtype=np.float32
-            )
-            if emb.shape != (len(batch), self.embedder.dim):
-                raise ConfigError(
-                    f"embedder {self.embedder.id} returned shape {emb.shape} for {len(batch)} texts"
+        with phase(
+            f"embedding code chunks of {Path(self.root).name}", total=len(to_embed), unit="chunks"
+        ) as ph:
+            for start in range(0, len(to_embed), EMBED_BATCH):
+                batch = to_embed[start : start + EMBED_BATCH]
+                emb = np.asarray(
+                    self.embedder.embed([_embed_text(new_chunks[i]) for i in batch]), dtype=np.float32
                 )
-            vectors[batch] = emb
-            if progress is not None:
-                progress(min(start + EMBED_BATCH, len(to_embed)), len(to_embed))
+                if emb.shape != (len(batch), self.embedder.dim):
+                    raise ConfigError(
+                        f"embedder {self.embedder.id} returned shape {emb.shape} for {len(batch)} texts"
+                    )
+                vectors[batch] = emb
+                ph.advance(len(batch))  # also where Ctrl-C stops the build
+                if progress is not None:
+                    progress(min(start + EMBED_BATCH, len(to_embed)), len(to_embed))
         stats.embed_s = time.perf_counter() - t1
         t2 = time.perf_counter()
         unchanged = not to_embed and stats.files_removed == 0 and len(new_chunks) == len(self.chunks)

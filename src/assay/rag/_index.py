@@ -20,6 +20,7 @@ from assay.rag._chunk import Chunk, ChunkConfig, chunk_document
 from assay.rag._extract import SUFFIXES, ExtractedDocument, extract_bytes, kind_of
 from assay.rag._lexical import Bm25, rrf
 from assay.rag._signing import assay_home, install_key, read_signed, write_signed
+from assay.runs._progress import phase
 
 __all__ = [
     "DocumentIndex",
@@ -283,8 +284,11 @@ class DocumentIndex:
     def _embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
-        parts = [np.asarray(self.embedder.embed(texts[i : i + _BATCH]), dtype=np.float32) for i in
-                 range(0, len(texts), _BATCH)]  # fmt: skip
+        parts = []
+        with phase("embedding document chunks", total=len(texts), unit="chunks") as ph:
+            for i in range(0, len(texts), _BATCH):
+                parts.append(np.asarray(self.embedder.embed(texts[i : i + _BATCH]), dtype=np.float32))
+                ph.advance(len(texts[i : i + _BATCH]))  # also where Ctrl-C stops the build
         out = np.concatenate(parts)
         if out.shape != (len(texts), self.embedder.dim):
             raise IndexCorruptError(

@@ -13,15 +13,16 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sized
 from contextlib import contextmanager
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, TextIO, TypeVar
 
 from assay.errors import ConfigError
 from assay.runs._cancel import check_cancelled
 
-__all__ = ["Phase", "phase", "reporting"]
+__all__ = ["Phase", "phase", "reporting", "ticking"]
 
+T = TypeVar("T")
 Mode = Literal["bar", "plain", "off"]
 _MODES = ("auto", "bar", "plain", "off")
 
@@ -203,3 +204,11 @@ def phase(label: str, total: int | None = None, unit: str = "", *, announce: boo
     finally:
         if reporter is not None:
             reporter.close(ph)
+
+
+def ticking(items: Iterable[T], label: str, unit: str = "") -> Iterator[T]:
+    """``for x in ticking(items, label):`` is a phase that ticks after each item (and stops on Ctrl-C)."""
+    with phase(label, total=len(items) if isinstance(items, Sized) else None, unit=unit) as ph:
+        for item in items:
+            yield item
+            ph.advance()

@@ -21,6 +21,7 @@ from assay.evals._base import Case
 from assay.memory import ManualClock, MemoryConfig, init_memory
 from assay.models._types import ChatModel, Message
 from assay.models._usage import Usage
+from assay.runs._progress import ticking
 
 __all__ = ["LMEQuestion", "abstains", "answer_question", "contains_answer", "load_longmemeval"]
 
@@ -155,7 +156,7 @@ async def answer_question(
     )
     usage = Usage()
     try:
-        for ref, when, turns in q.sessions:
+        for ref, when, turns in ticking(q.sessions, f"replaying {q.question_id}", "sessions"):
             clock.set(max(when, clock.now()))
             chat, _ = await memory.start_chat(ref)
             pending_user: str | None = None

@@ -13,6 +13,7 @@ from assay.evals.memory._scenario import Probe, Scenario
 from assay.memory import ManualClock, Memory, ToolCallRecord, init_memory
 from assay.models._types import ChatModel, Message
 from assay.models._usage import Usage
+from assay.runs._progress import ticking
 
 __all__ = ["ProbeVerdict", "ScenarioRun", "check_probe", "simulate"]
 
@@ -117,7 +118,7 @@ async def simulate(
     memory = init_memory(db_path, embedder=embedder, model=model, clock=clock)
     run = ScenarioRun(scenario.id, {})
     try:
-        for chat_spec in scenario.chats:
+        for chat_spec in ticking(scenario.chats, f"replaying {scenario.id}", "chats"):
             clock.set(max(chat_spec.at, clock.now()))
             for ref in chat_spec.reread:
                 reread = await memory.reread(ref)

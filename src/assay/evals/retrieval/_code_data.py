@@ -19,7 +19,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tarfile
 import tempfile
@@ -30,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError, DataIntegrityError, InfraError, MissingDependencyError
+from assay.runs._cancel import run_process
+from assay.runs._progress import ticking
 
 __all__ = [
     "DATA_DIR",
@@ -78,11 +79,9 @@ class Query:
 
 def git(cwd: Path | str, *args: str, check: bool = True, env: dict[str, str] | None = None) -> str:
     full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
-    proc = subprocess.run(
+    proc = run_process(
         ["git", "-c", "core.autocrlf=false", "-c", "advice.detachedHead=false", *args],
         cwd=str(cwd),
-        capture_output=True,
-        text=True,
         env=full_env,
         errors="replace",
     )
@@ -328,7 +327,7 @@ def _fetch_sdist(package: str, release: dict[str, str], dest: Path, offline: boo
     dest.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "--quiet"]
     cmd += ["-d", str(dest), f"{package}=={release['version']}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = run_process(cmd)
     if proc.returncode != 0 or not target.is_file():
         raise InfraError(
             f"pip could not download {package}=={release['version']}: {proc.stderr.strip()[-400:]}"
@@ -374,13 +373,15 @@ def ensure_pr_repo(
             return name, bare, want
         shutil.rmtree(bare)
     sdist_dir = cache / "sdists"
-    sdists = [_fetch_sdist(spec["package"], r, sdist_dir, offline) for r in releases]
+    fetching = ticking(releases, f"fetching {spec['package']} releases", "sdists")
+    sdists = [_fetch_sdist(spec["package"], r, sdist_dir, offline) for r in fetching]
     tmp = Path(tempfile.mkdtemp(prefix=".assemble-", dir=cache))
     try:
         work = tmp / "work"
         work.mkdir()
         git(work, "init", "--quiet", "-b", "main")
-        for r, sdist in zip(releases, sdists, strict=True):
+        history = ticking(list(zip(releases, sdists, strict=True)), f"building the {name} history", "commits")
+        for r, sdist in history:
             _extract_release(sdist, work)
             git(work, "add", "-A", "-f")
             date = f"{r['date']}T12:00:00+0000"

@@ -50,6 +50,7 @@ from assay.evals.serving._workloads import (
     per_category_accuracy,
 )
 from assay.models._usage import Usage
+from assay.runs._progress import phase
 from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
@@ -352,7 +353,8 @@ class ServingBenchmark(Benchmark):
             from assay.models._server import LlamaServer
 
             self._server = LlamaServer(ctx_size=expected or 2048)  # it queues concurrent requests
-            await self._server.astart()
+            with phase("starting the embedded model server"):
+                await self._server.astart()
             base_url = self._server.base_url
             expected = self._server.ctx_size
             self.target = dataclasses.replace(self.target, model=self._server.model)
