@@ -18,6 +18,7 @@ schema 1, or a metric no spec names) is listed, not compared.
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Mapping
 from typing import Literal
@@ -26,7 +27,12 @@ from pydantic import BaseModel
 
 from assay.runs._records import MetricKind, MetricValue
 from assay.stats._noise import FAMILY_ALPHA, NoiseReport
-from assay.stats._tolerance import binomial_tolerance, continuous_tolerance, paired_proportion_tolerance
+from assay.stats._tolerance import (
+    binomial_tolerance,
+    continuous_tolerance,
+    paired_proportion_tolerance,
+    t_quantile,
+)
 
 MetricVerdict = Literal["ok", "regressed", "improved", "not_measured", "not_compared"]
 #: where a tolerance came from (the largest candidate wins)
@@ -59,8 +65,9 @@ class MetricComparison(BaseModel):
 
 
 def metric_alpha(n_gated: int) -> float:
-    """One-sided level of each metric's noise rule: the family-wise 5% over the gated metrics."""
-    return FAMILY_ALPHA / max(n_gated, 1)
+    """One-sided level of each metric's noise rule: the family-wise 5%, two-sided (a metric can be
+    called regressed or improved), split over the gated metrics."""
+    return FAMILY_ALPHA / 2 / max(n_gated, 1)
 
 
 def _case_items(
@@ -105,6 +112,21 @@ def _rule(
     return None  # a count: a tally of the same events, no sampling noise to assume
 
 
+def _noise_tolerance(
+    kind: MetricKind, name: str, noise: NoiseReport | None, alpha: float
+) -> tuple[float, TolSource, str] | None:
+    """The noise file's word on a metric: its run-to-run spread (a proportion or a count), or for a
+    continuous metric the t bound on the difference of two runs from the spread of its N runs."""
+    m = noise.metrics.get(name) if noise is not None else None
+    if m is None:
+        return None
+    runs = len(m.values)
+    if kind == "continuous" and runs >= 2:
+        tol = t_quantile(1 - alpha, runs - 1) * math.sqrt(2) * m.stdev
+        return tol, "noise file", f"t bound from the spread of {runs} noise runs"
+    return m.spread, "noise file", f"run-to-run spread {m.spread:.4g} in the noise file"
+
+
 def compare_metric(
     name: str,
     base: MetricValue | None,
@@ -146,9 +168,9 @@ def compare_metric(
     rule = _rule(kind, name, base, cur, alpha, base_cases, cur_cases)
     if rule is not None:
         candidates.append(rule)
-    spread = noise.metric_spread(name) if noise is not None else None
-    if spread is not None:
-        candidates.append((spread, "noise file", f"run-to-run spread {spread:.4g} in the noise file"))
+    from_noise = _noise_tolerance(kind, name, noise, alpha)
+    if from_noise is not None:
+        candidates.append(from_noise)
     if not candidates and kind == "continuous":
         candidates.append(
             (DEFAULT_RELATIVE * scale, "default", f"default {DEFAULT_RELATIVE:.0%}: no spread was measured")
@@ -156,9 +178,7 @@ def compare_metric(
     if candidates:
         tol, source, detail = max(candidates, key=lambda t: t[0])
         others = [t[0] for t in candidates if t[1] != "noise file"]
-        out.noise_widened = (
-            spread is not None and source == "noise file" and spread > max(others, default=0.0)
-        )
+        out.noise_widened = source == "noise file" and tol > max(others, default=0.0)
         out.tolerance, out.tolerance_source, out.tolerance_detail = tol, source, detail
     if kind == "continuous" and scale > 0:
         out.relative_tolerance = out.tolerance / scale

@@ -48,7 +48,7 @@ def test_no_absolute_allowance_crosses_scales() -> None:
     by = {m.name: m for m in comp.metrics}
     acc, rps = by["accuracy_all"], by["request_throughput"]
     assert acc.verdict == "regressed" and acc.tolerance_source == "binomial"
-    assert acc.tolerance < 0.1  # binomial noise of 200 emails, nowhere near 1.5
+    assert acc.tolerance < 0.15  # binomial noise of 200 emails, nowhere near 1.5
     # one sample a side, nothing declared: a relative default (10%), not an absolute 1.5 req/s
     assert rps.tolerance_source == "default" and rps.relative_tolerance == pytest.approx(0.10)
     assert rps.verdict == "regressed" and comp.exit_code == 2
