@@ -61,7 +61,8 @@ def apply_run_options(
         write_comparison(run_dir, comparison_markdown(comp))
         code = max(code, comp.exit_code)
     elif require_complete:
-        unmeasured = [c.case_id for c in scorecard.cases if c.measured == 0]
+        # a case skipped with a reason is its own outcome, not an unmeasured one
+        unmeasured = [c.case_id for c in scorecard.cases if c.measured == 0 and c.stability != "skipped"]
         if unmeasured or not scorecard.complete:
             shown = ", ".join(unmeasured[:10]) + (" ..." if len(unmeasured) > 10 else "")
             console.print(

@@ -96,3 +96,16 @@ def test_a_run_that_regressed_is_not_saved_as_the_baseline(tmp_path: Path) -> No
     assert code == 2  # the regression's exit code is kept
     assert f"--save-baseline {tmp_path / 'bl'}: not saved: this run regressed" in out.replace("\n", " ")
     assert not (tmp_path / "bl").exists()
+
+
+def test_require_complete_without_compare_treats_a_skip_as_an_outcome(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: a case skipped with a reason counted as unmeasured, so --require-complete always failed it."""
+    monkeypatch.chdir(tmp_path)
+    sc = card({"a": "PP", "b": "SS"}, run_id="r")
+    code, out = run_hook(finished_run(tmp_path, "r", sc), sc, require_complete=True)
+    assert code == 0, out
+    down = card({"a": "PP", "b": "II"}, run_id="d")
+    code, out = run_hook(finished_run(tmp_path, "d", down), down, require_complete=True)
+    assert code == 2 and "not measured: b" in out
