@@ -30,7 +30,7 @@ from assay.gate._expect import (
     measure,
     propose,
 )
-from assay.gate._health import CaseHealth, CategoryHealth, HealthReport, health, health_markdown
+from assay.gate._health import CaseHealth, CategoryHealth, HealthReport, MetricHealth, health, health_markdown
 from assay.gate._hook import apply_run_options
 from assay.gate._load import LoadedRun, load_run
 from assay.gate._noise import noise, run_noise_command
@@ -49,6 +49,7 @@ __all__ = [
     "HealthReport",
     "LoadedRun",
     "MetricComparison",
+    "MetricHealth",
     "apply_run_options",
     "compare",
     "comparison_markdown",

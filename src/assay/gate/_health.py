@@ -3,14 +3,21 @@
 Runs are grouped by subject model and pooled per case. The **strongest** model is the one with the highest
 pooled pass rate. Per case:
 
-* **saturated**: every attempt passed on every model: it no longer separates anything;
+* **saturated**: every attempt passed on every model, each measured at least twice (one attempt cannot
+  say a case is stable): it no longer separates anything;
 * **always-fail**: no attempt passed on the strongest model: broken, or out of reach;
 * **inverted**: a weaker model passes it more often than the strongest (or as often, with a mean score
   higher by more than 0.1): suspect grading;
 * **flaky**: some model both passed and failed it;
-* **not-measured**: no model has a measured attempt.
+* **skipped**: no model has a measured attempt, and the case was skipped (with a reason);
+* **not-measured**: no model has a measured attempt, and it was not (only) skipped.
 
 Per category the strongest model's pass rate is the **headroom** left (1 - pass rate).
+
+Per gated metric, read by its kind (:class:`MetricHealth`): a proportion is **saturated** when every model
+scores its best possible value (1, or 0 when lower is better); a continuous metric or a count has no
+ceiling, so it never is. A metric is **inverted** when a weaker model beats the strongest beyond the
+metric's tolerance, decided by the same rule compare uses (:func:`assay.gate._metrics.compare_metric`).
 """
 
 from __future__ import annotations
@@ -24,12 +31,14 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from assay.errors import ConfigError, NotComparableError
-from assay.runs._records import SCHEMA_VERSION, Scorecard
+from assay.runs._records import SCHEMA_VERSION, MetricKind, Scorecard
 
 from ._load import load_run
+from ._metrics import compare_metric, metric_alpha
 
-Flag = Literal["saturated", "always-fail", "inverted", "flaky", "not-measured"]
-FLAGS: tuple[Flag, ...] = ("saturated", "always-fail", "inverted", "flaky", "not-measured")
+Flag = Literal["saturated", "always-fail", "inverted", "flaky", "skipped", "not-measured"]
+FLAGS: tuple[Flag, ...] = ("saturated", "always-fail", "inverted", "flaky", "skipped", "not-measured")
+MetricFlag = Literal["saturated", "inverted"]
 SCORE_MARGIN = 0.1
 _EPS = 1e-9
 
@@ -37,6 +46,7 @@ _EPS = 1e-9
 class ModelCase(BaseModel):
     measured: int = 0
     passed: int = 0
+    skipped: int = 0
     pass_rate: float | None = None
     score_mean: float | None = None
 
@@ -46,6 +56,15 @@ class CaseHealth(BaseModel):
     category: str
     flags: list[Flag]
     by_model: dict[str, ModelCase]
+
+
+class MetricHealth(BaseModel):
+    name: str
+    kind: MetricKind | None
+    direction: Literal["higher", "lower"]
+    #: the metric's value on each model's first run
+    by_model: dict[str, float | None]
+    flags: list[MetricFlag]
 
 
 class CategoryHealth(BaseModel):
@@ -66,6 +85,7 @@ class HealthReport(BaseModel):
     model_pass_rate: dict[str, float | None]
     cases: list[CaseHealth]
     categories: list[CategoryHealth]
+    metrics: list[MetricHealth] = Field(default_factory=list)
     counts: dict[str, int] = Field(default_factory=dict)
     created_at: datetime
 
@@ -80,12 +100,14 @@ def _model_label(sc: Scorecard) -> str:
 def _pool(cards: Sequence[Scorecard]) -> dict[str, ModelCase]:
     measured: dict[str, int] = defaultdict(int)
     passed: dict[str, int] = defaultdict(int)
+    skipped: dict[str, int] = defaultdict(int)
     score_sum: dict[str, float] = defaultdict(float)
     score_n: dict[str, int] = defaultdict(int)
     for sc in cards:
         for c in sc.cases:
             measured[c.case_id] += c.measured
             passed[c.case_id] += c.passed
+            skipped[c.case_id] += c.counts.get("SKIPPED", 0)
             if c.score_mean is not None and c.measured:
                 score_sum[c.case_id] += c.score_mean * c.measured
                 score_n[c.case_id] += c.measured
@@ -95,6 +117,7 @@ def _pool(cards: Sequence[Scorecard]) -> dict[str, ModelCase]:
         out[cid] = ModelCase(
             measured=m,
             passed=passed[cid],
+            skipped=skipped[cid],
             pass_rate=passed[cid] / m if m else None,
             score_mean=score_sum[cid] / score_n[cid] if score_n[cid] else None,
         )
@@ -105,8 +128,8 @@ def _flags(by_model: dict[str, ModelCase], strongest: str) -> list[Flag]:
     flags: list[Flag] = []
     measured = {m: mc for m, mc in by_model.items() if mc.measured > 0}
     if not measured:
-        return ["not-measured"]
-    if all(mc.passed == mc.measured for mc in measured.values()) and len(measured) == len(by_model):
+        return ["skipped"] if any(mc.skipped for mc in by_model.values()) else ["not-measured"]
+    if all(mc.passed == mc.measured >= 2 for mc in measured.values()) and len(measured) == len(by_model):
         flags.append("saturated")
     top = measured.get(strongest)
     if top is not None and top.passed == 0:
@@ -128,6 +151,34 @@ def _flags(by_model: dict[str, ModelCase], strongest: str) -> list[Flag]:
     if any(0 < mc.passed < mc.measured for mc in measured.values()):
         flags.append("flaky")
     return flags
+
+
+def _metric_health(first: dict[str, Scorecard], models: Sequence[str]) -> list[MetricHealth]:
+    """Each gated metric, flagged by its kind (see the module docstring)."""
+    strongest = first[models[0]]
+    names = [n for n, mv in strongest.summary.metrics.items() if mv.gated]
+    alpha = metric_alpha(len(names))
+    out = []
+    for name in names:
+        ref = strongest.summary.metrics[name]
+        values = {m: (mv.value if (mv := first[m].summary.metrics.get(name)) else None) for m in models}
+        flags: list[MetricFlag] = []
+        best = 1.0 if ref.direction == "higher" else 0.0
+        measured = [v for v in values.values() if v is not None]
+        if ref.kind == "proportion" and measured and all(abs(v - best) < _EPS for v in measured):
+            flags.append("saturated")
+        top_items = {c.case_id: c.metrics for c in strongest.cases}
+        for m in models[1:]:
+            other = first[m].summary.metrics.get(name)
+            items = {c.case_id: c.metrics for c in first[m].cases}
+            verdict = compare_metric(name, ref, other, None, alpha, top_items, items).verdict
+            if other is not None and verdict == "improved":
+                flags.append("inverted")
+                break
+        out.append(
+            MetricHealth(name=name, kind=ref.kind, direction=ref.direction, by_model=values, flags=flags)
+        )
+    return out
 
 
 def health(run_dirs: Sequence[Path | str], out: Path | str | None = None) -> HealthReport:
@@ -193,6 +244,7 @@ def health(run_dirs: Sequence[Path | str], out: Path | str | None = None) -> Hea
         model_pass_rate=rates,
         cases=case_health,
         categories=cats,
+        metrics=_metric_health({m: cards[0] for m, cards in by_model_cards.items()}, models),
         counts={f: sum(f in c.flags for c in case_health) for f in FLAGS},
         created_at=datetime.now(UTC),
     )
@@ -230,6 +282,19 @@ def health_markdown(report: HealthReport) -> str:
         for c in report.categories
     )
     lines.append("")
+    if report.metrics:
+        lines.append("### Gated metrics by kind (each model's first run)")
+        lines.append("")
+        lines.append("| metric | kind | " + " | ".join(report.models) + " | flags |")
+        lines.append("|---|---|" + "---:|" * len(report.models) + "---|")
+        for mh in report.metrics:
+            cells = ["-" if mh.by_model[m] is None else f"{mh.by_model[m]:.4g}" for m in report.models]
+            lines.append(
+                f"| {mh.name} | {mh.kind or '-'} | "
+                + " | ".join(cells)
+                + f" | {', '.join(mh.flags) or '-'} |"
+            )
+        lines.append("")
     flagged = [c for c in report.cases if c.flags]
     lines.append(f"### Flagged cases ({len(flagged)})")
     lines.append("")

@@ -13,6 +13,7 @@ from assay.gate import (
     find_expectations,
     gate,
     health,
+    health_markdown,
     load_expectations,
     load_run,
     measure,
@@ -325,3 +326,32 @@ def test_noise_from_run_dirs_writes_file(tmp_path: Path) -> None:
     assert rep.is_flaky("a") and not rep.is_flaky("b")
     with pytest.raises(ConfigError, match="no such run directory"):
         noise([dirs[0], tmp_path / "missing"])
+
+
+def test_health_reads_skips_single_attempts_and_metric_kinds(tmp_path: Path) -> None:
+    """Before: a skipped case was "not-measured", one passing attempt "saturated", metrics were not read."""
+    specs = [
+        MetricSpec(name="recall", kind="proportion"),
+        MetricSpec(name="latency_ms", kind="continuous", direction="lower", tolerance=0.1),
+    ]
+    strong = SubjectConfig(subject="sim", model="big", judge_model="j")
+    weak = SubjectConfig(subject="sim", model="small", judge_model="j")
+
+    def run(name: str, cfg: SubjectConfig, outcomes: dict[str, str], ms: float) -> Path:
+        metrics = {c: [{"recall": 1.0, "latency_ms": ms}] * len(o) for c, o in outcomes.items() if "P" in o}
+        sc = card(outcomes, run_id=name, config=cfg, metrics=metrics, metric_specs=specs)
+        return write_run(tmp_path, name, sc)
+
+    rep = health(
+        [
+            run("big", strong, {"once": "P", "twice": "PP", "skip": "SS", "down": "II"}, 500.0),
+            run("small", weak, {"once": "P", "twice": "PP", "skip": "SS", "down": "II"}, 100.0),
+        ]
+    )
+    assert rep.flagged("saturated") == ["twice"]  # one attempt a model cannot say the case is stable
+    assert rep.flagged("skipped") == ["skip"] and rep.flagged("not-measured") == ["down"]
+    by = {m.name: m for m in rep.metrics}
+    assert by["recall"].kind == "proportion" and by["recall"].flags == ["saturated"]
+    # a continuous metric has no ceiling; the weaker model is 5x faster: beyond the relative tolerance
+    assert by["latency_ms"].flags == ["inverted"]
+    assert "| latency_ms | continuous |" in health_markdown(rep)
