@@ -14,7 +14,7 @@ from typing import Any
 
 from assay.runs._records import Scorecard
 
-__all__ = ["Plot", "ecdf_plot", "finish", "pass_rate_plot", "save_plots", "subplots"]
+__all__ = ["Plot", "ecdf_plot", "finish", "pass_rate_bars", "pass_rate_plot", "save_plots", "subplots"]
 
 PLOT_DPI = 90
 
@@ -68,31 +68,43 @@ def ecdf_plot(file: str, title: str, series: Mapping[str, Sequence[float]], xlab
     return finish(fig, file, title)
 
 
-def pass_rate_plot(card: Scorecard) -> Plot | None:
-    """Pass rate per category with 95% Wilson intervals; None with fewer than two measured categories."""
+def pass_rate_bars(file: str, title: str, groups: Mapping[str, tuple[int, int]]) -> Plot | None:
+    """Pass rate per group, ``groups[name] = (passed, measured)``, with 95% Wilson intervals and n.
+
+    None with fewer than two measured groups (one bar says no more than the summary line).
+    """
     from assay.stats._intervals import wilson_interval
 
-    cats = {k: v for k, v in card.summary.by_category.items() if v.get("pass_rate") is not None}
-    if len(cats) < 2:
+    groups = {k: v for k, v in groups.items() if v[1] > 0}
+    if len(groups) < 2:
         return None
-    names = list(cats)
+    names = list(groups)
     rates, lows, highs = [], [], []
     for n in names:
-        rate, measured = float(cats[n]["pass_rate"] or 0.0), int(cats[n]["measured"] or 0)
-        lo, hi = wilson_interval(round(rate * measured), measured)
-        rates.append(rate)
-        lows.append(max(0.0, rate - lo))
-        highs.append(max(0.0, hi - rate))
-    title = "pass rate by category (95% Wilson interval)"
+        passed, measured = groups[n]
+        lo, hi = wilson_interval(passed, measured)
+        rates.append(passed / measured)
+        lows.append(max(0.0, rates[-1] - lo))
+        highs.append(max(0.0, hi - rates[-1]))
     fig, ax = subplots(size=(max(5.0, 0.7 * len(names) + 2), 3.4))
     ax.bar(names, rates, yerr=[lows, highs], capsize=4, color="#4c72b0")
     for i, n in enumerate(names):
-        ax.annotate(f"n={int(cats[n]['measured'] or 0)}", (i, 0.02), ha="center", fontsize=7, color="w")
+        ax.annotate(f"n={groups[n][1]}", (i, 0.02), ha="center", fontsize=7, color="w")
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("pass rate")
     ax.set_title(title, fontsize=9)
     ax.tick_params(axis="x", labelrotation=30)
-    return finish(fig, "pass_rate_by_category.png", title)
+    return finish(fig, file, title)
+
+
+def pass_rate_plot(card: Scorecard) -> Plot | None:
+    """Pass rate per category of a pass/fail benchmark (95% Wilson intervals)."""
+    groups = {}
+    for cat, v in card.summary.by_category.items():
+        if v.get("pass_rate") is not None:
+            measured = int(v["measured"] or 0)
+            groups[cat] = (round(float(v["pass_rate"] or 0.0) * measured), measured)
+    return pass_rate_bars("pass_rate_by_category.png", "pass rate by category (95% Wilson interval)", groups)
 
 
 def save_plots(run_dir: Path, plots: Sequence[Plot]) -> list[Plot]:

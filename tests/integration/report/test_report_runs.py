@@ -68,6 +68,9 @@ def test_memory_pr_failing_probes_name_what_failed(tmp_path: Path, monkeypatch: 
         assert f"probe {d['probe']} ({d['kind']})" in line
         for failure in d["failures"]:
             assert failure in line and failure in page
+    raw = (result.run_dir / "report.html").read_text()
+    for alt in ("pass rate by category (95% Wilson interval)", "pass rate by scenario (95% Wilson interval)"):
+        assert f'<img alt="{alt}" src="data:image/png;base64,' in raw
 
 
 def test_serving_outage_report_names_the_error_and_no_missing_file(tmp_path: Path) -> None:

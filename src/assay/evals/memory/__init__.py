@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import statistics
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
 
@@ -20,10 +20,13 @@ from assay.errors import ConfigError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
 from assay.evals.memory._longmemeval import LMEQuestion, answer_question, cases, load_longmemeval
-from assay.evals.memory._report import failure_reason
+from assay.evals.memory._report import failure_reason, scenario_plot
 from assay.evals.memory._scenario import Scenario, load_scenarios
 from assay.evals.memory._simulate import ScenarioRun, simulate
 from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
+
+if TYPE_CHECKING:
+    from assay.report import Plot
 
 __all__ = ["MemoryBenchmark", "default_scenario_dir", "describe_scenarios"]
 
@@ -297,6 +300,10 @@ class MemoryBenchmark(Benchmark):
 
     def failure_reason(self, attempt: Attempt) -> str:
         return failure_reason(attempt) or super().failure_reason(attempt)
+
+    def report_plots(self, scorecard: Scorecard, attempts: list[Attempt], run_dir: Path) -> list[Plot]:
+        plot = scenario_plot(scorecard) if self._suite != "longmemeval" else None
+        return [plot] if plot is not None else []
 
     def report_section(self, scorecard: Scorecard) -> str:
         lines = ["## Memory", ""]

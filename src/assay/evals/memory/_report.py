@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from assay.runs._records import Attempt
+from typing import TYPE_CHECKING
 
-__all__ = ["failure_reason"]
+from assay.runs._records import Attempt, Scorecard
+
+if TYPE_CHECKING:
+    from assay.report import Plot
+
+__all__ = ["failure_reason", "scenario_plot"]
 
 #: characters of the shown context (or answer) quoted in a reason
 SHOWN_CHARS = 240
@@ -38,3 +43,17 @@ def failure_reason(attempt: Attempt) -> str | None:
         )
         return f"{head}{kind}expected {_quote(str(d['gold']), 160)}, got {_quote(str(d.get('answer', '')))}{graded}"
     return None
+
+
+def scenario_plot(card: Scorecard) -> Plot | None:
+    """Pass rate of each scenario's checks (95% Wilson intervals); the per-kind plot is the shared one."""
+    from assay.report._plots import pass_rate_bars
+
+    groups: dict[str, tuple[int, int]] = {}
+    for c in card.cases:
+        sid = c.case_id.partition("/")[0]
+        passed, measured = groups.get(sid, (0, 0))
+        groups[sid] = (passed + c.passed, measured + c.measured)
+    return pass_rate_bars(
+        "memory_pass_rate_by_scenario.png", "pass rate by scenario (95% Wilson interval)", groups
+    )
