@@ -11,8 +11,8 @@ The tolerance of a metric is the largest of
 * the **noise file**: the metric's run-to-run spread over N runs of one configuration.
 
 A continuous metric with no samples, no declared tolerance and no noise file gets a default relative
-tolerance of :data:`DEFAULT_RELATIVE`. The one-sided level of every noise rule is the family-wise 5%
-split over the gated metrics of the comparison. A metric whose kind neither run declares (scorecards of
+tolerance of :data:`DEFAULT_RELATIVE`. The one-sided level of every noise rule is 2.5% (5% two-sided,
+see :func:`metric_alpha`). A metric whose kind neither run declares (scorecards of
 schema 1, or a metric no spec names) is listed, not compared.
 """
 
@@ -65,9 +65,13 @@ class MetricComparison(BaseModel):
 
 
 def metric_alpha(n_gated: int) -> float:
-    """One-sided level of each metric's noise rule: the family-wise 5%, two-sided (a metric can be
-    called regressed or improved), split over the gated metrics."""
-    return FAMILY_ALPHA / 2 / max(n_gated, 1)
+    """One-sided level of each metric's noise rule: 5% two-sided (a metric can be called regressed or
+    improved). It is not split over the gated metrics the way the case floor is split over cases: a
+    benchmark's gated metrics measure overlapping things (recall@5, MRR and R@returned move together), and
+    a Bonferroni split over them would let a deterministic suite lose 7 of 51 queries unflagged.
+    ``n_gated`` is kept so the rule has one place to change."""
+    del n_gated
+    return FAMILY_ALPHA / 2
 
 
 def _case_items(

@@ -220,7 +220,8 @@ def upgrade_scorecard_v1(data: dict[str, Any]) -> dict[str, Any]:
     """Read a schema-1 scorecard as schema 2 wherever its numbers allow; ``schema_version`` stays 1.
 
     A case measured once becomes ``single-pass``/``single-fail`` and a case whose only attempts were
-    skipped becomes ``skipped`` (the counts say so); the run's pass-rate interval is recomputed over cases.
+    skipped becomes ``skipped`` (the counts say so); the run's pass-rate interval is recomputed over cases;
+    a metric the cases carry is marked ``source="cases"`` (schema 1 folded those as their mean over cases).
     Metrics keep ``kind`` None: schema 1 never declared it, so the gate takes the kind from the run it
     is compared with, and compares no metric that neither side declares.
     """
@@ -244,6 +245,13 @@ def upgrade_scorecard_v1(data: dict[str, Any]) -> dict[str, Any]:
         cases.append(case)
     out["cases"] = cases
     summary = dict(data.get("summary") or {})
+    # schema 1 folded every per-case metric into its mean over cases: those can be paired case by case
+    per_case = {name for c in cases for name in (c.get("metrics") or {})}
+    summary["metrics"] = {
+        name: {**mv, "source": "cases"} if name in per_case and isinstance(mv, dict) else mv
+        for name, mv in (summary.get("metrics") or {}).items()
+    }
+    out["summary"] = summary
     if summary.get("measured"):
         low, high = clustered_interval(
             [c.get("passed", 0) for c in cases], [c.get("measured", 0) for c in cases]

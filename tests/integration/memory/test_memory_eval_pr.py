@@ -139,7 +139,10 @@ def test_pr_is_gated_check_by_check_against_the_committed_baseline(
     assert ok.exit_code == 0 and ok.regressions == []
     # a store that forgets to honour forget: the checks that passed in the baseline now fail, one by one
     monkeypatch.setattr(_store.MemoryStore, "forgotten_by", lambda self, text, entity=None: None)
-    broken = run_benchmark("memory", {}, RunOptions(suite="pr", out=tmp_path / "bad", command_line=["test"]))
+    # three iterations: one attempt of a case is only a flip, never a stable-pass -> stable-fail regression
+    broken = run_benchmark(
+        "memory", {}, RunOptions(suite="pr", iterations=3, out=tmp_path / "bad", command_line=["test"])
+    )
     verdict = compare(BASELINE, broken.run_dir)
     assert verdict.exit_code == 2
     assert "work-documents/forget-after-consolidation" in verdict.regressions
