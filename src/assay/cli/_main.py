@@ -90,8 +90,10 @@ def main(argv: list[str] | None = None) -> None:
         rv = cli.main(args=argv, prog_name="assay", standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.Abort:
-        click.echo("aborted", err=True)
+    except click.Abort as exc:
+        # click turns Ctrl-C into Abort too; a declined confirmation is the other way here
+        ctrl_c = isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt)
+        click.echo("interrupted" if ctrl_c else "aborted", err=True)
         sys.exit(ExitCode.INTERRUPTED)
     except click.ClickException as exc:
         exc.show()

@@ -41,6 +41,8 @@ class Phase:
         self._bar_task: Any = None
         self.announce = announce
         self.reported = False
+        #: how it ended: "done", or "stopped" when the work raised (Ctrl-C, an error)
+        self.outcome = "done"
 
     def advance(self, n: int = 1, *, note: str | None = None) -> None:
         """Count ``n`` more items done; raises :class:`~assay.runs._cancel.Cancelled` after Ctrl-C."""
@@ -106,7 +108,7 @@ class _Plain(_Reporter):
             if ph in self.phases:
                 self.phases.remove(ph)
             if ph.reported:
-                self._emit(f"{ph.describe()}, done")
+                self._emit(f"{ph.describe()}, {ph.outcome}")
 
     def stop(self) -> None:
         self.halt.set()
@@ -201,6 +203,9 @@ def phase(label: str, total: int | None = None, unit: str = "", *, announce: boo
         reporter.open(ph)
     try:
         yield ph
+    except BaseException:
+        ph.outcome = "stopped"
+        raise
     finally:
         if reporter is not None:
             reporter.close(ph)

@@ -31,7 +31,7 @@ def _interrupt(toy_env: dict[str, str], tmp_path: Path, knobs: list[str], finish
     out, marker = tmp_path / "run", tmp_path / "marker"
     proc = start_assay(
         ["eval", "toy", "--cases", "12", "-j", "1", "--out", str(out), "--work-marker", str(marker), *knobs],
-        toy_env,
+        dict(toy_env, ASSAY_PROGRESS_INTERVAL="0.2"),
         tmp_path,
         stderr=subprocess.PIPE,
     )
@@ -47,6 +47,7 @@ def _interrupt(toy_env: dict[str, str], tmp_path: Path, knobs: list[str], finish
             proc.kill()
     assert proc.returncode == 130, err
     assert f"resume with: assay eval toy --resume {out}" in err
+    assert err.rstrip().endswith("interrupted") and "aborted" not in err
     assert "Traceback" not in err
     journal = read_journal(out / "results.jsonl")
     assert len(journal) == finished and all(a.status is Status.PASS for a in journal)
@@ -65,8 +66,13 @@ def _interrupt(toy_env: dict[str, str], tmp_path: Path, knobs: list[str], finish
     ],
 )
 def test_ctrl_c_during_threaded_work_stops_within_3s_keeping_finished_attempts(toy_env, tmp_path, knob):
-    took, _ = _interrupt(toy_env, tmp_path, ["--work-after", str(FAST), knob, "60"], FAST)
+    took, err = _interrupt(toy_env, tmp_path, ["--work-after", str(FAST), knob, "60"], FAST)
     assert took < 3.0, f"took {took:.1f}s to stop"
+    if knob == "--thread-work":  # the interrupted phase says it stopped, not that it is done
+        ends = [
+            ln for ln in err.splitlines() if ln.startswith("progress: toy work:") and ln.endswith(", stopped")
+        ]
+        assert ends and not any(ln.endswith(", done") for ln in err.splitlines() if "toy work" in ln), err
     if knob == "--child-work":
         pid = int((tmp_path / "marker").read_text())
         _wait_for(lambda: not _alive(pid), timeout=2)
