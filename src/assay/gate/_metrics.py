@@ -127,8 +127,8 @@ def _noise_tolerance(
     runs = len(m.values)
     if kind == "continuous" and runs >= 2:
         tol = t_quantile(1 - alpha, runs - 1) * math.sqrt(2) * m.stdev
-        return tol, "noise file", f"t bound from the spread of {runs} noise runs"
-    return m.spread, "noise file", f"run-to-run spread {m.spread:.4g} in the noise file"
+        return tol, "noise file", f"noise file: t bound from the spread of {runs} runs"
+    return m.spread, "noise file", f"noise file: run-to-run spread over {runs} runs"
 
 
 def compare_metric(

@@ -52,7 +52,10 @@ def _source(m: MetricComparison) -> str:
     """Where the tolerance came from: the winning rule, and what it saw."""
     if m.tolerance_source == "none":
         return m.tolerance_detail or "-"
-    return f"{m.tolerance_source}: {m.tolerance_detail}" if m.tolerance_detail else m.tolerance_source
+    detail = m.tolerance_detail
+    if not detail or detail.startswith(m.tolerance_source.split()[0]):
+        return detail or m.tolerance_source
+    return f"{m.tolerance_source}: {detail}"
 
 
 def _metric_row(m: MetricComparison) -> list[str]:

@@ -101,3 +101,34 @@ def test_require_complete_skip_rules(tmp_path: Path) -> None:
     assert "c (skipped now: not run)" in out or "INCOMPLETE" in out
     code, out = invoke(["compare", str(base), str(now)])
     assert code == 0 and "c (skipped now: not run)" in out
+
+
+def test_compare_noise_says_whether_it_changed_a_tolerance(tmp_path: Path) -> None:
+    """`assay compare --noise` names the metrics whose tolerance the noise file set, or says it set none;
+    every metric row says where its tolerance came from."""
+    specs = [
+        MetricSpec(name="recall", kind="proportion", tolerance=0.02),
+        MetricSpec(name="p50_ms", kind="continuous", direction="lower", tolerance=0.1, unit="ms"),
+    ]
+    qs = [f"q{i}" for i in range(20)]
+
+    def run(name: str, recall: float) -> Path:
+        metrics = {q: [{"recall": recall, "p50_ms": 100.0}] for q in qs}
+        return write_run(
+            tmp_path, name, card(dict.fromkeys(qs, "P"), run_id=name, metrics=metrics, metric_specs=specs)
+        )
+
+    base, cur = run("base", 0.8), run("cur", 0.7)
+    wobbly = [run(f"n{i}", r) for i, r in enumerate((0.6, 0.8, 0.9))]
+    steady = [run(f"s{i}", 0.8) for i in range(3)]
+    for name, dirs in (("wobbly", wobbly), ("steady", steady)):
+        code, out = invoke(
+            ["eval", "noise", "--from", *map(str, dirs), "--out", str(tmp_path / f"{name}.json")]
+        )
+        assert code == 0, out
+    code, out = invoke(["compare", str(base), str(cur), "--noise", str(tmp_path / "wobbly.json")])
+    assert code == 0, out  # the noise runs moved recall by 0.3: a 0.1 drop is within it
+    assert "noise file widened the tolerance of: recall" in out
+    code, out = invoke(["compare", str(base), str(cur), "--noise", str(tmp_path / "steady.json")])
+    assert code == 2, out  # every query lost 0.1 of recall and the noise runs never moved it
+    assert "noise file changed no metric tolerance" in out
