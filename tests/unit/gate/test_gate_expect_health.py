@@ -355,3 +355,28 @@ def test_health_reads_skips_single_attempts_and_metric_kinds(tmp_path: Path) -> 
     # a continuous metric has no ceiling; the weaker model is 5x faster: beyond the relative tolerance
     assert by["latency_ms"].flags == ["inverted"]
     assert "| latency_ms | continuous |" in health_markdown(rep)
+
+
+def test_propose_widens_each_metric_by_its_kind(tmp_path: Path) -> None:
+    """Before: every metric got max(tolerance, 1.5/n): a throughput of 2000 req/s got a floor of 1998.5,
+    a count of failed documents a ceiling of 1.5/n documents."""
+    from assay.runs._records import Attempt, MetricValue, Status
+    from assay.stats._fold import fold
+    from assay.stats._simulate import _T0
+
+    def run(name: str, rps: float) -> Path:
+        metrics = {
+            "request_throughput": MetricValue(
+                value=rps, n=3, kind="continuous", unit="req/s", samples=[rps] * 3
+            ),
+            "accuracy_all": MetricValue(value=1.0, n=200, kind="proportion"),
+            "docs_failed_to_index": MetricValue(value=0.0, n=40, kind="count", direction="lower"),
+        }
+        meta = simulated_meta(["level"], 1, run_id=name)
+        sc = fold([Attempt(case_id="level", status=Status.PASS, started_at=_T0)], meta, run_metrics=metrics)
+        return write_run(tmp_path, name, sc)
+
+    lim = propose([run("a", 2000.0), run("b", 2100.0)], tmp_path / "e.yaml").limits
+    assert lim["min_request_throughput"] == pytest.approx(2000.0 / 1.35, abs=1e-3)  # relative, not -1.5
+    assert lim["min_accuracy_all"] == pytest.approx(1 - 1 / 200, abs=1e-4)  # one email of 200
+    assert lim["max_docs_failed_to_index"] == 0.0  # a count: no document may newly fail
