@@ -31,7 +31,21 @@ def test_runs_list_never_cuts_a_run_id(toy_env, tmp_path, columns):
         assay(["eval", "toy", "--cases", "3", "--results-dir", str(results)], toy_env, tmp_path).returncode
         == 0
     )
-    ids.append(next(p.name for p in results.iterdir() if p.name.startswith("toy-pr-")))
+    ids.append(next(p.name for p in results.iterdir() if p.name.startswith("toy-pr-")))  # a default id
+    ids.append("retrieval-code-pr-20261201T111846Z")  # an outage: the longest list of statuses
+    args = [
+        "eval",
+        "toy",
+        "--cases",
+        "8",
+        "--fail-every",
+        "2",
+        "--outage-after",
+        "3",
+        "--out",
+        str(results / ids[-1]),
+    ]
+    assert assay(args, toy_env, tmp_path).returncode == 3
     res = assay(["runs", "list", "--dir", str(results)], dict(toy_env, COLUMNS=columns), tmp_path)
     assert res.returncode == 0, res.stderr
     lines = res.stdout.splitlines()
