@@ -205,7 +205,7 @@ class MemoryBenchmark(Benchmark):
         if self._suite == "longmemeval":
             return await self._run_question(case, ctx)
         scenario = self._scenarios[case.input["scenario"]]
-        run = await self._scenario_run(scenario, ctx.iteration)
+        run = await self._scenario_run(scenario, ctx)
         verdict = run.verdicts[case.input["probe"]]
         if verdict.skipped:
             return Outcome.skipped(verdict.skipped)
@@ -237,10 +237,13 @@ class MemoryBenchmark(Benchmark):
             usage=run.usage if verdict.probe_id == first_probe and run.usage.calls else None,
         )
 
-    async def _scenario_run(self, scenario: Scenario, iteration: int) -> ScenarioRun:
+    async def _scenario_run(self, scenario: Scenario, ctx: AttemptContext) -> ScenarioRun:
+        iteration = ctx.iteration
         key = (scenario.id, iteration)
         lock = self._locks.setdefault(key, asyncio.Lock())
-        async with lock:
+        # the probes of one scenario share its simulation: a probe is timed from its turn, so the one that
+        # ran the simulation carries its time and the others only their own check
+        async with ctx.exclusive(lock):
             if key not in self._runs:
                 if self._suite == "pr":
                     from assay.models._scripted import ScriptedModel
