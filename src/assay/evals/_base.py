@@ -78,18 +78,20 @@ class AttemptContext:
     timeout_s: float | None
     started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     t0: float = field(default_factory=time.perf_counter)
-    #: set by the runner: moves the attempt's deadline when the work starts
-    on_work_start: Callable[[], None] | None = None
+    #: set by the runner: sets the attempt's --timeout deadline that many seconds from now (None: none)
+    on_deadline: Callable[[float | None], None] | None = None
 
     def work_started(self) -> None:
         """Restart the attempt's clock (and its --timeout deadline): the work begins now."""
         self.started_at, self.t0 = datetime.now(UTC), time.perf_counter()
-        if self.on_work_start is not None:
-            self.on_work_start()
+        if self.on_deadline is not None:
+            self.on_deadline(self.timeout_s)
 
     @asynccontextmanager
     async def exclusive(self, lock: asyncio.Lock) -> AsyncIterator[None]:
-        """``async with lock``, with the attempt's clock started once the lock is held."""
+        """``async with lock``, with no deadline while waiting and the attempt's clock started once it is held."""
+        if self.on_deadline is not None:
+            self.on_deadline(None)
         async with lock:
             self.work_started()
             yield

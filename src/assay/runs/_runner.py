@@ -125,7 +125,7 @@ class _Run:
             async with asyncio.timeout(timeout) as deadline:
                 if timeout is not None:  # the deadline counts from when the work starts, not the queue
                     loop = asyncio.get_running_loop()
-                    ctx.on_work_start = lambda: deadline.reschedule(loop.time() + timeout)
+                    ctx.on_deadline = lambda s: deadline.reschedule(None if s is None else loop.time() + s)
                 outcome = await self.bench.run_case(case, ctx)
         except InfraError as exc:
             rec = self._record(
