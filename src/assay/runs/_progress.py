@@ -59,10 +59,13 @@ class Phase:
             self._reporter.changed(self)
 
     def describe(self) -> str:
+        elapsed = f"{time.monotonic() - self.started:.0f}s"
+        if self.total is None and not self.done:  # work that is not counted: say it is still going
+            return f"{self.label}, {elapsed}"
         count = f"{self.done}/{self.total}" if self.total is not None else str(self.done)
         unit = f" {self.unit}" if self.unit else ""
         note = f" ({self.note})" if self.note else ""
-        return f"{self.label}: {count}{unit}{note}, {time.monotonic() - self.started:.0f}s"
+        return f"{self.label}: {count}{unit}{note}, {elapsed}"
 
 
 class _Reporter:

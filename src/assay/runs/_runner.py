@@ -319,7 +319,8 @@ async def arun_benchmark(
         try:
             with Journal(journal_path, run.scrubber) as journal:
                 try:
-                    await run.bench.preflight()
+                    with phase(f"{run.meta.run_id}: checking the backend"):
+                        await run.bench.preflight()
                 except InfraError as exc:
                     if opts.resume is None:  # nothing measured: leave nothing behind, say what to fix
                         raise InfraError(
@@ -332,7 +333,8 @@ async def arun_benchmark(
                     specs = []
                 if specs:
                     try:
-                        await run.bench.setup(str(run.run_dir))
+                        with phase(f"{run.meta.run_id}: setting up"):  # a server, an index, a model
+                            await run.bench.setup(str(run.run_dir))
                         with phase(run.meta.run_id, total=len(specs), unit="attempts", announce=True) as bar:
                             counts: dict[str, int] = {}
 

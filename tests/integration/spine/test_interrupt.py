@@ -112,6 +112,21 @@ def test_plain_progress_lines_while_a_long_phase_runs_without_a_terminal(toy_env
     assert lines[-1].startswith("progress: run: 2/2 attempts (PASS=2)") and lines[-1].endswith(", done")
 
 
+def test_a_slow_setup_is_not_silent(toy_env, tmp_path):
+    env = dict(toy_env, ASSAY_PROGRESS_INTERVAL="0.2")
+    res = subprocess.run(
+        [*_cli(), "eval", "toy", "--cases", "1", "--out", str(tmp_path / "run"), "--setup-work", "1"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert res.returncode == 0, res.stderr
+    lines = [ln for ln in res.stderr.splitlines() if ln.startswith("progress: run: setting up")]
+    assert len(lines) >= 3 and lines[-1].endswith(", done"), res.stderr
+
+
 def test_progress_env_vars_are_checked(toy_env, tmp_path):
     for var, value in (("ASSAY_PROGRESS", "loud"), ("ASSAY_PROGRESS_INTERVAL", "0")):
         res = subprocess.run(
