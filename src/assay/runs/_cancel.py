@@ -105,14 +105,14 @@ class _DaemonPool(ThreadPoolExecutor):
         fut: Future[T] = Future()
         with self._lock:
             self._work.put((fut, fn, args, kwargs))
-            if self._idle == 0 and len(self._threads) < self._max:
+            if self._idle > 0:  # an idle worker takes it
+                self._idle -= 1
+            elif len(self._threads) < self._max:
                 t = threading.Thread(
                     target=self._worker, name=f"assay-worker-{len(self._threads)}", daemon=True
                 )
                 self._threads.append(t)
                 t.start()
-            else:
-                self._idle -= 1
         return fut
 
     def _worker(self) -> None:

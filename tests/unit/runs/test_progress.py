@@ -126,3 +126,23 @@ def test_mode_follows_the_terminal_and_the_env(monkeypatch):
     monkeypatch.setenv("ASSAY_PROGRESS", "fancy")
     with pytest.raises(ConfigError, match="ASSAY_PROGRESS must be one of auto, bar, plain, off"):
         _mode(True, Stream(True))
+
+
+def test_the_worker_pool_runs_more_jobs_than_threads_and_reuses_idle_ones():
+    import asyncio
+    import threading
+
+    async def main() -> tuple[list[int], int]:
+        loop = asyncio.get_running_loop()
+        pool = loop._default_executor  # type: ignore[attr-defined]
+        first = await asyncio.gather(
+            *(asyncio.to_thread(lambda i=i: (time.sleep(0.01), i)[1]) for i in range(100))
+        )
+        after_burst = len(pool._threads)
+        for _ in range(20):  # one at a time: an idle worker takes each, no new thread
+            await asyncio.to_thread(threading.get_ident)
+        assert len(pool._threads) == after_burst
+        return first, after_burst
+
+    results, threads = _cancel.run_interruptible(main())
+    assert results == list(range(100)) and threads <= _cancel._DaemonPool()._max
