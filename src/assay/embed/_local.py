@@ -39,6 +39,7 @@ import numpy as np
 
 from assay.embed._protocol import check_texts
 from assay.errors import ConfigError, DataIntegrityError, MissingDependencyError
+from assay.runs._cancel import check_cancelled
 
 __all__ = ["LocalEmbedder", "default_model_path", "tokenizer_path"]
 
@@ -241,6 +242,7 @@ class LocalEmbedder:
             encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=True)
             order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
             for idx in self._batches(order, [len(e.ids) for e in encodings]):
+                check_cancelled()  # Ctrl-C stops a long embed between its batches
                 width = max(len(encodings[i].ids) for i in idx)
                 ids = np.zeros((len(idx), width), dtype=np.int64)
                 mask = np.zeros((len(idx), width), dtype=np.int64)

@@ -131,3 +131,23 @@ def test_concurrent_embedding_from_threads(local: LocalEmbedder) -> None:
         outs = list(pool.map(lambda e: e.embed(texts), others))
     for out in outs:
         np.testing.assert_allclose(out, expected, atol=1e-5)
+
+
+def test_a_long_embed_stops_between_batches_on_ctrl_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    from assay.runs import Cancelled, _cancel
+
+    emb = LocalEmbedder(batch_size=2)
+    real_run, calls = emb._run, []
+
+    def run_then_interrupt(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        calls.append(len(ids))
+        _cancel.request_cancel()  # Ctrl-C arrives while the first batch runs
+        return real_run(ids, mask)
+
+    monkeypatch.setattr(emb, "_run", run_then_interrupt)
+    try:
+        with pytest.raises(Cancelled):
+            emb.embed([f"sentence number {i}" for i in range(40)])
+    finally:
+        _cancel._CANCEL.clear()
+    assert calls == [2]  # one batch of 20, then stopped
