@@ -10,7 +10,8 @@ import pytest
 
 from assay.errors import ConfigError
 from assay.evals.retrieval._rag import default_eval_dir
-from assay.runs import RunOptions, Status, run_benchmark
+from assay.evals.retrieval._rag_scale import tier_verdict
+from assay.runs import RunOptions, Status, read_journal, run_benchmark
 
 EVAL = default_eval_dir()
 #: figures that measure time or memory and so differ between two runs
@@ -90,6 +91,20 @@ def test_scale_tiers_measure_every_tier(tmp_path: Path) -> None:
             assert m[f"scale@{tier}/{name}"].value is not None and m[f"scale@{tier}/{name}"].value >= 0
     assert m["scale@40/chunks"].value > m["scale@5/chunks"].value
     assert "### Scale tiers" in (result.run_dir / "report.md").read_text()
+    # a tier is graded by a stated rule, not passed for carrying numbers
+    tiers = [c for c in result.scorecard.cases if c.case_id.startswith("scale")]
+    assert len(tiers) == 2
+    for att in read_journal(result.run_dir / "results.jsonl"):
+        if att.case_id.startswith("scale"):
+            assert "search p95 beyond the query embedding <= 50 ms (measured" in att.details["rule"]
+
+
+def test_a_scale_tier_fails_when_search_is_slower_than_its_rule() -> None:
+    fast = {"scale@10/sdk_p95_ms": 30.0, "scale@10/query_embed_p50_ms": 12.0}
+    slow = {"scale@10/sdk_p95_ms": 90.0, "scale@10/query_embed_p50_ms": 12.0}
+    assert tier_verdict(10, fast)[0] is True
+    passed, rule = tier_verdict(10, slow)
+    assert passed is False and "measured 78.0 ms" in rule
 
 
 def test_bad_scale_tiers_name_the_flag(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ from assay.evals.retrieval._rag_report import (
     tag_metrics,
     tag_recall_plot,
 )
-from assay.evals.retrieval._rag_scale import measure_tier
+from assay.evals.retrieval._rag_scale import measure_tier, tier_verdict
 from assay.evals.retrieval._rag_score import first_hit_rank, mrr_at_k, ndcg_at_k, rank_metrics, recall_at_k
 from assay.models import ChatModel
 from assay.rag import DocumentIndex, answer, query_documents
@@ -301,7 +301,12 @@ class RagRetrievalBenchmark(Benchmark):
                 int(case.input["tier"]), col.labelled, self._get_embedder(),
                 Path(ctx.run_dir) / "work" / "scale", col.labelled.questions,
             )  # fmt: skip
-            return Outcome(status=Status.PASS, metrics=metrics, details=details)
+            passed, rule = tier_verdict(int(case.input["tier"]), metrics)
+            return Outcome(
+                status=Status.PASS if passed else Status.FAIL,
+                metrics=metrics,
+                details={**details, "rule": rule},
+            )
         raise ConfigError(f"unknown case kind {kind!r}")
 
     async def _question(self, case: Case) -> Outcome:

@@ -76,6 +76,18 @@ def _folder_size(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
+#: a scale tier passes when search answers within this many ms at p95, beyond embedding the query
+SEARCH_P95_LIMIT_MS = 50.0
+
+
+def tier_verdict(tier: int, metrics: dict[str, float]) -> tuple[bool, str]:
+    """The pass rule of a scale tier: (passed, the rule with the measured figure)."""
+    p = f"scale@{tier}/"
+    beyond = metrics[p + "sdk_p95_ms"] - metrics[p + "query_embed_p50_ms"]
+    rule = f"search p95 beyond the query embedding <= {SEARCH_P95_LIMIT_MS:.0f} ms (measured {beyond:.1f} ms)"
+    return beyond <= SEARCH_P95_LIMIT_MS, rule
+
+
 def measure_tier(
     tier: int, dataset: RagDataset, embedder: Embedder, work: Path, questions: list[Question]
 ) -> tuple[dict[str, float], dict[str, object]]:
