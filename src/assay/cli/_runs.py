@@ -108,6 +108,10 @@ def show_run(run_dir: Path) -> None:
 
     card = load_scorecard(run_dir)
     print_summary(RunResult(run_dir, card, 0), Console())
+    meta = load_meta(run_dir)
+    if meta.finished_at is not None and meta.elapsed_s is not None:
+        finished = meta.finished_at.strftime("%Y-%m-%d %H:%M:%S UTC")
+        click.echo(f"finished {finished}, ran {_duration(meta.elapsed_s)}")
     if card.mixed_commits:
         click.echo(f"warning: results come from several commits: {', '.join(c[:12] for c in card.commits)}")
     if not card.complete:

@@ -75,6 +75,8 @@ def test_meta_records_finish_time_and_duration_and_resume_updates_them(toy_env, 
     assert assay(["eval", "toy", "--resume", str(out)], toy_env, tmp_path).returncode == 0
     again = load_meta(out)
     assert again.finished_at > first.finished_at and again.elapsed_s >= first.elapsed_s
+    shown = assay(["runs", "show", str(out)], toy_env, tmp_path).stdout
+    assert f"finished {again.finished_at:%Y-%m-%d %H:%M:%S} UTC, ran " in shown
 
 
 def test_save_baseline_from_one_iteration_is_refused_before_running(toy_env, tmp_path):
