@@ -21,6 +21,8 @@ from assay.stats._simulate import scorecard_from_outcomes as card
 from assay.stats._tolerance import continuous_tolerance, paired_proportion_tolerance, t_quantile
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "baselines"
+#: files in the schema-1 format of earlier releases (a real 1-iteration code-search pr run), kept for readers
+SCHEMA1 = FIXTURES.parent / "schema1"
 
 
 def with_run_metrics(run_id: str, metrics: dict[str, MetricValue]) -> Scorecard:
@@ -153,7 +155,7 @@ def test_run_interval_is_clustered_by_case() -> None:
 
 
 def test_schema_1_scorecard_reads_with_new_labels(tmp_path: Path) -> None:
-    raw = json.loads((FIXTURES / "retrieval-code-pr" / "scorecard.json").read_text())
+    raw = json.loads((SCHEMA1 / "retrieval-code-pr-scorecard.json").read_text())
     assert raw["schema_version"] == 1 and raw["cases"][0]["stability"] == "stable-pass"
     (tmp_path / "scorecard.json").write_text(json.dumps(raw))
     sc = load_run(tmp_path).scorecard

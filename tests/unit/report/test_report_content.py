@@ -19,6 +19,8 @@ from assay.runs import Attempt, MetricValue, RunMeta, Scrubber, Status, SubjectC
 from assay.stats import fold
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "baselines"
+#: files in the schema-1 format of earlier releases (a real 1-iteration code-search pr run), kept for readers
+SCHEMA1 = FIXTURES.parent / "schema1"
 PNG_IMG = re.compile(r'<img alt="([^"]*)" src="data:image/png;base64,([A-Za-z0-9+/=]{200,})">')
 
 
@@ -199,7 +201,7 @@ def test_memory_longmemeval_question_names_expected_and_got(tmp_path: Path) -> N
 
 def _code_attempts() -> list[Attempt]:
     """The committed real pr run; its first query made to fail as the top-5 rule would fail it."""
-    lines = (FIXTURES / "retrieval-code-pr" / "results.jsonl").read_text().splitlines()
+    lines = (SCHEMA1 / "retrieval-code-pr-results.jsonl").read_text().splitlines()
     attempts = [Attempt.model_validate_json(x) for x in lines]
     q = next(a for a in attempts if a.category == "query")
     q.status = Status.FAIL
