@@ -180,6 +180,7 @@ def run_interruptible(main: Coroutine[Any, Any, T]) -> T:
             loop.run_until_complete(loop.shutdown_asyncgens())
             pool.shutdown(wait=True)
         finally:
+            _CANCEL.clear()  # what runs next in this process (a notebook, a test) starts afresh
             if installed:
                 signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
             asyncio.set_event_loop(None)

@@ -146,3 +146,16 @@ def test_the_worker_pool_runs_more_jobs_than_threads_and_reuses_idle_ones():
 
     results, threads = _cancel.run_interruptible(main())
     assert results == list(range(100)) and threads <= _cancel._DaemonPool()._max
+
+
+def test_an_interrupted_run_does_not_leave_later_work_cancelled():
+    import asyncio
+
+    async def interrupted() -> None:
+        _cancel.request_cancel()
+        raise asyncio.CancelledError
+
+    with pytest.raises(asyncio.CancelledError):
+        _cancel.run_interruptible(interrupted())
+    with phase("later", total=1) as ph:  # would raise Cancelled if the flag were left up
+        ph.advance()
