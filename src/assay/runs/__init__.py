@@ -8,7 +8,7 @@ from assay.runs._cancel import Cancelled, check_cancelled, run_process
 from assay.runs._journal import Journal, latest_attempts, read_journal
 from assay.runs._lock import EvalLock
 from assay.runs._paths import assay_home
-from assay.runs._progress import Phase, phase, reporting
+from assay.runs._progress import Phase, phase, reporting, ticking
 from assay.runs._records import (
     FINAL_STATUSES,
     MEASURED_STATUSES,
@@ -57,6 +57,7 @@ __all__ = [
     "reporting",
     "run_benchmark",
     "run_process",
+    "ticking",
 ]
 
 
