@@ -1,0 +1,102 @@
+"""What a harness returns: the answer, the tool record, the transcript, usage, cut-off and the model that ran.
+
+Saved (in an attempt's ``details`` or on its own) as versioned pydantic: ``AGENT_SCHEMA_VERSION`` changes when a
+field changes meaning. Every harness fills the same record, so every benchmark scores every agent the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from assay.models._usage import Usage
+
+AGENT_SCHEMA_VERSION = 1
+
+#: how a tool call is classified, so scorers need not know each agent's tool names
+ToolKind = Literal[
+    "read", "list", "search", "edit", "write", "shell", "test", "documents", "memory", "mcp", "other"
+]
+#: which limit stopped the agent, if any
+CutOff = Literal["wall_clock", "steps", "tokens"]
+#: how much of the record a harness could recover from the agent
+RecordLevel = Literal["full", "answer_only"]
+
+
+class ToolCallRecord(BaseModel):
+    """One tool call the agent made."""
+
+    name: str
+    kind: ToolKind = "other"
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    #: a short summary of the result (capped; never the whole output)
+    result_summary: str = ""
+    #: seconds since the harness started the agent (None where the agent's log has no times)
+    started_s: float | None = None
+    ended_s: float | None = None
+    #: "ok", "error", or the refusal of a guardrail ("refused: <why>")
+    status: str = "ok"
+    #: files the call created or changed, relative to the workdir
+    edited_paths: list[str] = Field(default_factory=list)
+    #: for shell and test calls: the command and its exit code
+    command: str | None = None
+    exit_code: int | None = None
+
+
+class TranscriptEntry(BaseModel):
+    """One message of the conversation as the agent saw it (roles as in OpenAI chat)."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str = ""
+    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
+    tool_call_id: str | None = None
+
+
+class Limits(BaseModel):
+    """The caps every harness is held to. None means no cap."""
+
+    wall_clock_s: float | None = 600.0
+    max_steps: int | None = 50
+    max_tokens: int | None = None
+
+
+class AgentResult(BaseModel):
+    """What one run (or one turn) of an agent under test produced."""
+
+    schema_version: int = AGENT_SCHEMA_VERSION
+    harness: str
+    answer: str = ""
+    tool_record: list[ToolCallRecord] = Field(default_factory=list)
+    record_level: RecordLevel = "full"
+    transcript: list[TranscriptEntry] = Field(default_factory=list)
+    #: tokens and cost with its source (``metered``, ``api_equivalent``, ``harness_counts``); cost None = n/a
+    usage: Usage = Field(default_factory=Usage)
+    #: the limit that stopped the agent (everything it did until then is kept)
+    cut_off: CutOff | None = None
+    #: the model the agent actually ran, read back from the agent or the gateway; None when nothing said
+    model_ran: str | None = None
+    steps: int = 0
+    elapsed_s: float = 0.0
+    exit_code: int | None = None
+    #: the harness's own conversation id (Claude Code's session id, ...), for the next turn
+    session_id: str | None = None
+    #: an infrastructure failure behind the agent (the gateway's upstream down): the run is INFRA_ERROR
+    infra_error: str | None = None
+    #: the agent itself broke (crashed, unparseable output): the run is ERROR
+    error: str | None = None
+
+    @property
+    def edited_paths(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for call in self.tool_record:
+            for p in call.edited_paths:
+                seen.setdefault(p, None)
+        return list(seen)
+
+    def calls(self, kind: ToolKind | None = None, name: str | None = None) -> list[ToolCallRecord]:
+        return [
+            c
+            for c in self.tool_record
+            if (kind is None or c.kind == kind) and (name is None or c.name == name)
+        ]
