@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import ConfigError
+from assay.errors import ConfigError, InfraError
 from assay.evals.serving import ServingBenchmark, read_results
 from assay.evals.serving._workloads import default_data_dir, load_mbox
 from assay.runs import RunOptions, Status, run_benchmark
@@ -107,9 +107,11 @@ def test_unreachable_server_stops_the_run_as_an_outage(tmp_path: Path) -> None:
     from assay.models._server import free_port
 
     model = f"openai-compat/x@http://127.0.0.1:{free_port()}/v1"
-    result = run_benchmark(ServingBenchmark, {"model": model}, RunOptions(out=tmp_path / "run"))
-    assert result.exit_code == 3 and "unreachable" in (result.stopped_reason or "")
-    assert result.scorecard.cases[0].counts == {Status.NOT_RUN.value: 1}
+    # caught by the preflight: an outage (exit 3) before anything ran, so no run directory is left behind
+    with pytest.raises(InfraError, match=r"server unreachable.*no run directory was kept") as caught:
+        run_benchmark(ServingBenchmark, {"model": model}, RunOptions(out=tmp_path / "run"))
+    assert caught.value.exit_code == 3
+    assert not (tmp_path / "run").exists()
 
 
 def test_context_size_mismatch_is_a_usage_error_naming_the_flag(stub_factory, tmp_path: Path, capsys) -> None:

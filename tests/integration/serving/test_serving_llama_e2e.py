@@ -46,7 +46,8 @@ def test_email_triage_against_the_embedded_model(tmp_path: Path) -> None:
     assert len(measured) == 3
     for r in measured:
         assert r["ok"] and r["input_tokens"] > 50 and 1 <= r["output_tokens"] <= 12
-        assert r["token_source"] == "tokenizer (llama-cpp-python)"
+        # assay's llama.cpp server ends each stream with a usage chunk: the server's own count
+        assert r["token_source"] == "server usage"
         assert r["extra"]["email"].startswith("email-") and "answer_text" in r["extra"]
     assert "## Serving speed" in (out / "report.md").read_text()
 
