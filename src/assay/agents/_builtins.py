@@ -1,0 +1,8 @@
+"""The built-in harnesses, registered by name (imported on first use). One line each, append only."""
+
+from __future__ import annotations
+
+from assay.agents._harness import register_harness
+
+register_harness("claude-code", "assay.agents._claude_code:ClaudeCodeHarness")
+register_harness("reference", "assay.agents._reference:ReferenceHarness")

@@ -1,0 +1,148 @@
+"""Run an agent's process for the CLI harnesses: its own process group, output read line by line, a wall clock.
+
+On the cap the whole group is stopped (TERM, then KILL) and what was read until then is kept. The environment
+is built from scratch, never inherited wholesale, so no provider key of the host reaches the agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: host variables an agent process may inherit (locale, temp dir, terminal); nothing that can hold a key
+PASSTHROUGH_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "TERM", "USER", "LOGNAME", "SHELL")
+_STDERR_CAP = 64_000
+
+
+@dataclass
+class ProcResult:
+    exit_code: int | None
+    stdout_lines: list[str] = field(default_factory=list)
+    stderr: str = ""
+    timed_out: bool = False
+    stopped: bool = False
+    elapsed_s: float = 0.0
+
+
+def agent_env(*layers: Mapping[str, str] | None) -> dict[str, str]:
+    """The allowed host variables, then each layer on top (later wins)."""
+    env = {k: os.environ[k] for k in PASSTHROUGH_ENV if k in os.environ}
+    for layer in layers:
+        if layer:
+            env.update(layer)
+    return env
+
+
+def _kill_group(proc: asyncio.subprocess.Process, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)
+
+
+async def run_streaming(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    wall_clock_s: float | None,
+    on_line: Callable[[str], bool | None] | None = None,
+    stdin: bytes | None = None,
+) -> ProcResult:
+    """Run ``argv`` in ``cwd``; call ``on_line`` for each stdout line as it arrives; stop the group on the cap.
+
+    ``on_line`` returning True stops the group too (a harness enforcing a token cap); ``stopped`` says so."""
+    started = time.monotonic()
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=str(cwd),
+        env=dict(env),
+        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+        limit=32 * 1024 * 1024,
+    )
+    result = ProcResult(exit_code=None)
+    err_chunks: list[bytes] = []
+
+    async def read_out() -> None:
+        assert proc.stdout is not None
+        async for raw in proc.stdout:
+            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            result.stdout_lines.append(line)
+            if on_line is not None and on_line(line) and not result.stopped:
+                result.stopped = True
+                _kill_group(proc, signal.SIGTERM)
+
+    async def read_err() -> None:
+        assert proc.stderr is not None
+        size = 0
+        while chunk := await proc.stderr.read(65536):
+            if size < _STDERR_CAP:
+                err_chunks.append(chunk)
+                size += len(chunk)
+
+    async def feed() -> None:
+        if stdin is not None and proc.stdin is not None:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                proc.stdin.write(stdin)
+                await proc.stdin.drain()
+                proc.stdin.close()
+
+    work = asyncio.gather(read_out(), read_err(), feed(), proc.wait())
+    try:
+        await asyncio.wait_for(asyncio.shield(work), timeout=wall_clock_s)
+    except TimeoutError:
+        result.timed_out = True
+    except asyncio.CancelledError:
+        _kill_group(proc, signal.SIGKILL)
+        raise
+    finally:
+        if proc.returncode is None or result.timed_out:
+            _kill_group(proc, signal.SIGTERM)
+            try:
+                await asyncio.wait_for(proc.wait(), timeout=3)
+            except TimeoutError:
+                _kill_group(proc, signal.SIGKILL)
+                await proc.wait()
+            # children that kept the pipes open are gone with the group; drain what is left
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(work, timeout=3)
+        if not work.done():
+            work.cancel()
+            with contextlib.suppress(BaseException):
+                await work
+    result.exit_code = proc.returncode
+    result.stderr = b"".join(err_chunks).decode("utf-8", errors="replace")[-_STDERR_CAP:]
+    result.elapsed_s = time.monotonic() - started
+    return result
+
+
+def summarize(text: str, cap: int = 300) -> str:
+    """A result summary: the text, cut to ``cap`` characters with a marker."""
+    text = text.strip()
+    return text if len(text) <= cap else text[:cap] + f"... [{len(text) - cap} more chars]"
+
+
+def relative_path(path: str, workdir: Path) -> str:
+    """``path`` relative to the workdir where it is inside it; otherwise as given (a scorer sees the escape)."""
+    p = Path(path)
+    if not p.is_absolute():
+        return p.as_posix()
+    for base in (workdir, workdir.resolve()):
+        with contextlib.suppress(ValueError):
+            return p.relative_to(base).as_posix()
+    return p.as_posix()
+
+
+def refuse_fence(fence: bool, harness: str) -> None:
+    """``--fence`` is honoured by the harnesses that wrap their process in bubblewrap; the others refuse it."""
+    if fence:
+        from assay.errors import ConfigError
+
+        raise ConfigError(f"--fence: the {harness} harness cannot run its agent under the fence yet")
