@@ -113,7 +113,33 @@ def print_summary(result: RunResult, console: Console) -> None:
         )
     if len(shown) < len(s.metrics):
         console.print(f"  ... {len(s.metrics) - len(shown)} more metrics in {result.run_dir / 'report.md'}")
+    _print_failures(result, console)
     console.print(f"run directory: {result.run_dir}")
+
+
+_MAX_FAILURES_SHOWN = 5
+
+
+def _print_failures(result: RunResult, console: Console) -> None:
+    """Each failing case with its benchmark's own reason (the first few; report.md has them all)."""
+    if result.benchmark is None:
+        return
+    from assay.report._failures import collect_failures, md_text
+    from assay.runs._journal import latest_attempts, read_journal
+    from assay.runs._rundir import JOURNAL
+
+    attempts = list(latest_attempts(read_journal(result.run_dir / JOURNAL)).values())
+    failed = collect_failures(result.scorecard, attempts, result.benchmark.failure_reason).failed
+    if not failed:
+        return
+    console.print("why cases failed:", markup=False)
+    for case in failed[:_MAX_FAILURES_SHOWN]:
+        reason = case.reasons[0][1] if case.reasons else ""
+        console.print(
+            f"  {case.case_id}: {md_text(reason, 300)}", markup=False, highlight=False, soft_wrap=True
+        )
+    if len(failed) > _MAX_FAILURES_SHOWN:
+        console.print(f"  ... {len(failed) - _MAX_FAILURES_SHOWN} more in {result.run_dir / 'report.md'}")
 
 
 def _rerender_html(result: RunResult) -> None:

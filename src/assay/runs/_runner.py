@@ -63,6 +63,8 @@ class RunResult:
     scorecard: Scorecard
     exit_code: int
     stopped_reason: str | None = None
+    #: the benchmark that ran (its ``failure_reason`` explains failing cases)
+    benchmark: Benchmark | None = None
 
     @property
     def resume_command(self) -> str:
@@ -372,7 +374,7 @@ async def arun_benchmark(
             run.run_dir, run.bench, run.suite, run.meta, run.scrubber, time.monotonic() - t0
         )
     exit_code = (stopped_code or EXIT_NOT_COMPARABLE) if stopped_reason else EXIT_OK
-    return RunResult(run.run_dir, scorecard, exit_code, stopped_reason)
+    return RunResult(run.run_dir, scorecard, exit_code, stopped_reason, benchmark=run.bench)
 
 
 def _discard_unmeasured(run_dir: Path) -> None:
