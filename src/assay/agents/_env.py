@@ -1,0 +1,125 @@
+"""The environment an agent under test runs with: no provider key, the task's toolchain first, the model route.
+
+    env = agent_env(route=spec.route, toolchain=[venv / "bin", gh_dir], extra=spec.env)
+
+Secret names follow the scrubber's one rule (``*_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*PASSWORD*``, see
+:mod:`assay.runs._scrub`), widened by every provider's own prefix (``ANTHROPIC_*``, ``OPENAI_*``, ``AWS_*`` ...):
+a provider variable that is not a key (a base URL, an org id) still points the agent somewhere other than the
+gateway. The route then sets the base URLs to the gateway and a placeholder key clients insist on having.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from assay.agents._harness import Route
+from assay.errors import ConfigError
+from assay.runs._scrub import _SECRET_ENV_NAME
+
+#: variables of these prefixes configure a model provider or cloud account: none reaches an agent
+PROVIDER_PREFIXES: tuple[str, ...] = (
+    "ANTHROPIC_",
+    "OPENAI_",
+    "AZURE_",
+    "AWS_",
+    "GOOGLE_",
+    "GCLOUD_",
+    "GEMINI_",
+    "VERTEX",
+    "MISTRAL_",
+    "COHERE_",
+    "GROQ_",
+    "TOGETHER_",
+    "DEEPSEEK_",
+    "OPENROUTER_",
+    "FIREWORKS_",
+    "PERPLEXITY_",
+    "XAI_",
+    "HF_",
+    "HUGGING",
+    "REPLICATE_",
+    "CLAUDE_CODE_USE_",
+)
+_CREDENTIALISH = re.compile(r"CREDENTIAL|(^|_)AUTH($|_)|APIKEY|API_KEY", re.IGNORECASE)
+#: the host's interpreter setup and proxies: the agent gets the toolchain it is given and loopback as is
+_HOST_ONLY = {"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "VIRTUAL_ENV", "CONDA_PREFIX"}
+_PROXY = re.compile(r"^(https?|all|ftp|no)_proxy$", re.IGNORECASE)
+
+#: what the route puts in the key variables: clients refuse to start without one; the gateway ignores it
+GATEWAY_PLACEHOLDER_KEY = "assay-gateway-holds-the-key"
+
+
+def is_secret_env_name(name: str) -> bool:
+    """True for a variable an agent must never see: a secret by the scrubber's rule, or a provider's setting."""
+    upper = name.upper()
+    return bool(
+        _SECRET_ENV_NAME.search(name) or _CREDENTIALISH.search(name) or upper.startswith(PROVIDER_PREFIXES)
+    )
+
+
+def route_env(route: Route | None) -> dict[str, str]:
+    """The variables that point OpenAI and Anthropic clients at the gateway."""
+    if route is None:
+        return {}
+    env: dict[str, str] = {}
+    if route.openai_base_url:
+        env |= {
+            "OPENAI_BASE_URL": route.openai_base_url,
+            "OPENAI_API_BASE": route.openai_base_url,
+            "OPENAI_API_KEY": GATEWAY_PLACEHOLDER_KEY,
+        }
+    if route.anthropic_base_url:
+        env |= {"ANTHROPIC_BASE_URL": route.anthropic_base_url, "ANTHROPIC_API_KEY": GATEWAY_PLACEHOLDER_KEY}
+    return env
+
+
+def _host_venv_bins(base: Mapping[str, str]) -> set[str]:
+    bins = set()
+    if sys.prefix != sys.base_prefix:
+        bins.add(str(Path(sys.prefix) / "bin"))
+    if base.get("VIRTUAL_ENV"):
+        bins.add(str(Path(base["VIRTUAL_ENV"]) / "bin"))
+    return bins
+
+
+def agent_env(
+    base: Mapping[str, str] | None = None,
+    *,
+    extra: Mapping[str, str] | None = None,
+    toolchain: Iterable[Path | str] = (),
+    route: Route | None = None,
+    home: Path | str | None = None,
+) -> dict[str, str]:
+    """``base`` (default: this process's environment) without secrets, provider settings, the host's venv
+    and proxies; ``toolchain`` folders first on PATH; the route's gateway variables; then ``extra``.
+
+    ``extra`` is the harness's own (``RunSpec.env``): it may set any name, but a value that equals a secret
+    dropped from ``base`` is refused (ConfigError naming the variable), so no key slips back in by copy.
+    """
+    base = os.environ if base is None else base
+    dropped = {k: v for k, v in base.items() if is_secret_env_name(k)}
+    env = {k: v for k, v in base.items() if k not in dropped and k not in _HOST_ONLY and not _PROXY.match(k)}
+    host_bins = _host_venv_bins(base)
+    path = [p for p in base.get("PATH", os.defpath).split(os.pathsep) if p and p not in host_bins]
+    tools = [str(Path(t).absolute()) for t in toolchain]
+    env["PATH"] = os.pathsep.join(dict.fromkeys([*tools, *path]))
+    for tool in tools:
+        venv = Path(tool).parent
+        if (venv / "pyvenv.cfg").is_file():
+            env["VIRTUAL_ENV"] = str(venv)
+            break
+    env |= route_env(route)
+    env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost,::1"
+    if home is not None:
+        env["HOME"] = str(home)
+    secret_values = {v for v in dropped.values() if len(v) >= 8}
+    for key, value in (extra or {}).items():
+        if value in secret_values:
+            source = next(k for k, v in dropped.items() if v == value)
+            raise ConfigError(f"agent environment: {key} would carry the value of {source} (a secret)")
+        env[key] = value
+    return env
