@@ -6,3 +6,4 @@ from assay.agents._harness import register_harness
 
 register_harness("claude-code", "assay.agents._claude_code:ClaudeCodeHarness")
 register_harness("reference", "assay.agents._reference:ReferenceHarness")
+register_harness("python", "assay.agents._python:PythonHarness")

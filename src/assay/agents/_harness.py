@@ -94,7 +94,12 @@ def harness_names() -> list[str]:
 
 
 def get_harness(name: str, **options: Any) -> Harness:
-    """The harness registered as ``name``, built with ``options``; ConfigError naming the known ones."""
+    """The harness registered as ``name``, built with ``options``; ConfigError naming the known ones.
+
+    ``"base:rest"`` (``python:pkg.module:fn``) is harness ``base`` with option ``target="rest"``."""
+    base, sep, rest = name.partition(":")
+    if sep and name not in _REGISTERED and name not in _BUILTINS and rest:
+        return get_harness(base, **{"target": rest, **options})
     if name in _REGISTERED:
         return _REGISTERED[name](**options)
     target = _BUILTINS.get(name)

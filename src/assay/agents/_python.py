@@ -1,0 +1,179 @@
+"""The ``python`` harness: an agent that is a Python callable, ``python:pkg.module:fn`` (sync or async).
+
+The callable is given, by keyword, whichever of these its signature names (all of them with ``**kwargs``):
+``prompt``, ``history``, ``workdir``, ``route``, ``limits``, ``session_id``, ``spec``. It returns the answer as a
+``str`` (the record is then "answer only"), or a dict / :class:`AgentResult` with ``answer`` and, optionally,
+``tool_record`` (a list of :class:`ToolCallRecord`-shaped dicts; ``tool_calls`` is accepted as a synonym),
+``usage``, ``transcript``, ``session_id``, ``model_ran``.
+
+It runs in this process: an async callable is cancelled at the wall clock; a sync one runs in a worker thread
+that cannot be stopped, so at the cap its result is abandoned (``cut_off="wall_clock"``) and the thread left to end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from importlib import import_module
+from typing import Any
+
+from pydantic import ValidationError
+
+from assay.agents._cliproc import refuse_fence
+from assay.agents._harness import Harness, RunSpec
+from assay.agents._record import AgentResult
+from assay.errors import ConfigError
+
+_ARGS = ("prompt", "history", "workdir", "route", "limits", "session_id", "spec")
+
+
+def load_callable(target: str) -> Callable[..., Any]:
+    """``pkg.module:fn`` (or ``pkg.module:Class.method``) imported; ConfigError naming the target otherwise."""
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise ConfigError(f"python harness target {target!r}: expected 'pkg.module:function'")
+    try:
+        obj: Any = import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"python harness target {target!r}: cannot import {module_name!r}: {exc}") from exc
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ConfigError(f"python harness target {target!r}: {module_name!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise ConfigError(f"python harness target {target!r}: {attr!r} is not callable")
+    return obj
+
+
+def _kwargs_for(fn: Callable[..., Any], values: dict[str, Any]) -> dict[str, Any]:
+    params = inspect.signature(fn).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return values
+    missing = [n for n, p in params.items() if p.default is inspect.Parameter.empty and n not in values]
+    missing = [n for n in missing if params[n].kind not in (inspect.Parameter.VAR_POSITIONAL,)]
+    if missing:
+        raise ConfigError(
+            f"python harness: the agent asks for {missing}, which it is never given (given: {list(_ARGS)})"
+        )
+    return {k: v for k, v in values.items() if k in params}
+
+
+def to_result(value: Any, harness: str) -> AgentResult:
+    """What the callable returned as a record; ValueError when it is none of the accepted shapes."""
+    if isinstance(value, AgentResult):
+        return value.model_copy(update={"harness": harness})
+    if isinstance(value, str):
+        return AgentResult(harness=harness, answer=value, record_level="answer_only")
+    if isinstance(value, dict):
+        data = dict(value)
+        if "tool_calls" in data and "tool_record" not in data:
+            data["tool_record"] = data.pop("tool_calls")
+        data.setdefault("record_level", "full" if "tool_record" in data else "answer_only")
+        data["harness"] = harness
+        try:
+            return AgentResult.model_validate(data)
+        except ValidationError as exc:
+            raise ValueError(f"the agent returned a dict that is not an AgentResult: {exc}") from exc
+    raise ValueError(f"the agent returned {type(value).__name__}; expected str, dict or AgentResult")
+
+
+def _in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> asyncio.Future[Any]:
+    """Run a sync agent in a daemon thread (an abandoned one never holds up the event loop's shutdown)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(value: Any, exc: BaseException | None) -> None:
+        if future.done():
+            return
+        if exc is not None:
+            future.set_exception(exc)
+        else:
+            future.set_result(value)
+
+    def work() -> None:
+        try:
+            value, exc = fn(**kwargs), None
+        except BaseException as e:  # handed to the awaiting side
+            value, exc = None, e
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
+            loop.call_soon_threadsafe(settle, value, exc)
+
+    threading.Thread(target=work, name="assay-python-agent", daemon=True).start()
+    return future
+
+
+class PythonHarness(Harness):
+    """Options: ``target`` (``pkg.module:fn``), or ``fn`` (the callable itself)."""
+
+    name = "python"
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        unknown = set(options) - {"target", "fn", "model"}
+        if unknown:
+            raise ConfigError(
+                f"python harness: unknown option(s) {sorted(unknown)} (known: fn, model, target)"
+            )
+        fn = options.get("fn")
+        if fn is None:
+            target = options.get("target")
+            if not target:
+                raise ConfigError("python harness: give the agent as python:pkg.module:function")
+            fn = load_callable(str(target))
+        if not callable(fn):
+            raise ConfigError(f"python harness: fn={fn!r} is not callable")
+        self.fn: Callable[..., Any] = fn
+
+    async def run(self, prompt: str, spec: RunSpec) -> AgentResult:
+        refuse_fence(spec.fence, self.name)
+        values = {
+            "prompt": prompt,
+            "history": list(spec.history),
+            "workdir": spec.workdir,
+            "route": spec.route,
+            "limits": spec.limits,
+            "session_id": spec.session_id,
+            "spec": spec,
+        }
+        kwargs = _kwargs_for(self.fn, values)
+        started = time.monotonic()
+        cap = spec.limits.wall_clock_s
+        if inspect.iscoroutinefunction(self.fn):
+            call = self.fn(**kwargs)
+        else:
+            call = _in_daemon_thread(self.fn, kwargs)
+        try:
+            value = await asyncio.wait_for(call, timeout=cap)
+            if inspect.isawaitable(value):  # a sync function that returned a coroutine
+                value = await asyncio.wait_for(value, timeout=cap)
+        except TimeoutError:
+            return AgentResult(
+                harness=self.name,
+                cut_off="wall_clock",
+                record_level="answer_only",
+                elapsed_s=time.monotonic() - started,
+                session_id=spec.session_id,
+            )
+        except Exception as exc:
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            return AgentResult(
+                harness=self.name,
+                error=f"{type(exc).__name__}: {exc} (at {where.filename}:{where.lineno})",
+                record_level="answer_only",
+                elapsed_s=time.monotonic() - started,
+            )
+        try:
+            result = to_result(value, self.name)
+        except ValueError as exc:
+            return AgentResult(harness=self.name, error=str(exc), elapsed_s=time.monotonic() - started)
+        result.elapsed_s = result.elapsed_s or time.monotonic() - started
+        if result.steps == 0:
+            result.steps = len(result.tool_record)
+        if result.session_id is None:
+            result.session_id = spec.session_id
+        return result
