@@ -42,6 +42,8 @@ class ToolCallRecord(BaseModel):
     #: for shell and test calls: the command and its exit code
     command: str | None = None
     exit_code: int | None = None
+    #: for test calls whose summary was parsed: counts by outcome (``passed``, ``failed``, ``errors``, ...)
+    test_counts: dict[str, int] | None = None
 
 
 class TranscriptEntry(BaseModel):

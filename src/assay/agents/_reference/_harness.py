@@ -1,0 +1,236 @@
+"""The ``reference`` harness: assay's own tool-calling agent over any ``assay.models`` chat model.
+
+    harness = ReferenceHarness(model="local/smollm2")
+    result = await harness.run("Make the failing test pass", RunSpec(workdir=Path("work")))
+
+The loop: one model call with the profile's tools, then each tool call it asked for, results appended, until the
+model answers without a tool call or a limit (wall clock, steps, tokens) cuts it off; a cut-off run keeps all it
+did. With ``RunSpec.route`` set the agent talks to the gateway (``openai-compat/{route.model}@{openai_base_url}``)
+instead of its own model. A model outage is ``infra_error``, any other model failure ``error``; neither raises.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+import uuid
+from typing import Any
+
+from assay.agents._harness import Harness, Route, RunSpec
+from assay.agents._record import AgentResult, CutOff, ToolCallRecord, TranscriptEntry
+from assay.agents._reference._profile import Profile, load_profile
+from assay.agents._reference._tools import TOOLS, ToolContext, ToolOutcome, check_arguments
+from assay.agents._workdir import PathRefused, Workdir
+from assay.errors import ConfigError, InfraError
+from assay.models import ChatModel, Message, Tool, ToolCall, Usage, get_model
+
+__all__ = ["ReferenceHarness"]
+
+#: characters of a tool's result kept in the record (the model sees up to ``output_cap``)
+SUMMARY_CAP = 300
+
+
+class ReferenceHarness(Harness):
+    """assay's own agent. Options:
+
+    ``model``            an ``assay.models`` spec (``local/smollm2``) or a ChatModel; unused when a route is given
+    ``profile``          a profile folder (default: the built-in one)
+    ``tools``            names of the profile's tools to offer (default: every tool the profile describes)
+    ``model_args``       keyword options for ``get_model`` (``max_retries``, ``ctx_size``, ...)
+    ``generate_options`` options of every model call (``temperature``, ``max_tokens``, ``tool_choice``)
+    ``output_cap``       characters of a tool result the model is shown (8000)
+    ``shell_timeout_s``, ``test_timeout_s``  caps of one command / one test run (60, 300)
+    ``python``           the interpreter run_tests uses (default: this one)
+    """
+
+    name = "reference"
+
+    def __init__(
+        self,
+        *,
+        model: str | ChatModel | None = None,
+        profile: str | os.PathLike[str] | None = None,
+        tools: list[str] | None = None,
+        model_args: dict[str, Any] | None = None,
+        generate_options: dict[str, Any] | None = None,
+        output_cap: int = 8000,
+        shell_timeout_s: float = 60.0,
+        test_timeout_s: float = 300.0,
+        python: str | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(**options)
+        if options:
+            raise ConfigError(f"reference harness: unknown option(s) {', '.join(sorted(options))}")
+        self.model = model
+        self.profile: Profile = load_profile(profile, set(TOOLS), tools)
+        self.model_args = dict(model_args or {})
+        self.generate_options = dict(generate_options or {})
+        self.output_cap = output_cap
+        self.shell_timeout_s = shell_timeout_s
+        self.test_timeout_s = test_timeout_s
+        self.python = python or sys.executable
+        self.tools = [Tool(n, d, TOOLS[n].parameters) for n, d in self.profile.tools.items()]
+        self._models: dict[str, ChatModel] = {}
+        self._sessions: dict[str, list[Message]] = {}
+
+    # -- the model -----------------------------------------------------------------------------------------
+    def _model_for(self, route: Route | None) -> ChatModel:
+        if route is not None:
+            if not route.openai_base_url:
+                raise ConfigError(
+                    "reference harness: the route has no openai_base_url (the gateway's /v1 URL)"
+                )
+            spec = f"openai-compat/{route.model}@{route.openai_base_url}"
+        elif isinstance(self.model, str):
+            spec = self.model
+        elif self.model is not None:
+            return self.model
+        else:
+            raise ConfigError("reference harness: no model (pass --model provider/model, e.g. local/smollm2)")
+        if spec not in self._models:
+            self._models[spec] = get_model(spec, **self.model_args)
+        return self._models[spec]
+
+    async def close(self) -> None:
+        for model in self._models.values():
+            http = getattr(model, "http", None)
+            if http is not None and hasattr(http, "aclose"):
+                await http.aclose()
+        self._models.clear()
+
+    # -- one run or turn -----------------------------------------------------------------------------------
+    async def run(self, prompt: str, spec: RunSpec) -> AgentResult:
+        t0 = time.monotonic()
+        limits = spec.limits
+        deadline = None if limits.wall_clock_s is None else t0 + limits.wall_clock_s
+        workdir = Workdir(spec.workdir)
+        model = self._model_for(spec.route)
+        session_id, messages = self._session(spec.session_id)
+        messages.append(Message("user", prompt))
+        ctx = ToolContext(
+            workdir=workdir,
+            env={**os.environ, **spec.env},
+            deadline=deadline,
+            output_cap=self.output_cap,
+            shell_timeout_s=self.shell_timeout_s,
+            test_timeout_s=self.test_timeout_s,
+            python=self.python,
+        )
+        result = AgentResult(harness=self.name, session_id=session_id)
+        usage = Usage()
+        cut_off: CutOff | None = None
+        while True:
+            if limits.max_steps is not None and result.steps >= limits.max_steps:
+                cut_off = "steps"
+                break
+            if limits.max_tokens is not None and usage.total_tokens >= limits.max_tokens:
+                cut_off = "tokens"
+                break
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                cut_off = "wall_clock"
+                break
+            try:
+                out = await asyncio.wait_for(
+                    model.generate(messages, tools=self.tools, **self.generate_options), timeout=remaining
+                )
+            except TimeoutError:
+                cut_off = "wall_clock"
+                break
+            except InfraError as exc:
+                result.infra_error = str(exc)
+                break
+            except Exception as exc:  # the model broke on this request: the agent's failure, recorded
+                result.error = f"{type(exc).__name__}: {exc}"
+                break
+            result.steps += 1
+            usage = usage + out.usage
+            result.model_ran = out.model or result.model_ran
+            messages.append(Message("assistant", out.text, tool_calls=list(out.tool_calls)))
+            if not out.tool_calls:
+                result.answer = out.text
+                break
+            if limits.max_tokens is not None and usage.total_tokens >= limits.max_tokens:
+                self._not_run(messages, out.tool_calls, "the token budget ran out")
+                cut_off = "tokens"
+                break
+            for i, call in enumerate(out.tool_calls):
+                if deadline is not None and time.monotonic() >= deadline:
+                    self._not_run(messages, out.tool_calls[i:], "the wall clock ran out")
+                    break
+                record, text = await self._call_tool(ctx, call, t0)
+                result.tool_record.append(record)
+                messages.append(Message("tool", text, tool_call_id=call.id, name=call.name))
+        result.cut_off = cut_off
+        if usage.total_tokens == 0:  # nothing counted: the cost is unknown, never $0
+            usage = usage.model_copy(update={"cost_usd": None})
+        result.usage = usage
+        result.transcript = [_entry(m) for m in messages]
+        result.elapsed_s = time.monotonic() - t0
+        return result
+
+    def _session(self, session_id: str | None) -> tuple[str, list[Message]]:
+        if session_id is None:
+            new_id = uuid.uuid4().hex
+            self._sessions[new_id] = [Message("system", self.profile.system_prompt())]
+            return new_id, self._sessions[new_id]
+        if session_id not in self._sessions:
+            raise ConfigError(f"reference harness: no session {session_id!r} (sessions live in one harness)")
+        return session_id, self._sessions[session_id]
+
+    @staticmethod
+    def _not_run(messages: list[Message], calls: list[ToolCall], why: str) -> None:
+        # every tool call gets an answer, so the conversation stays valid for a next turn
+        for call in calls:
+            messages.append(Message("tool", f"not run: {why}", tool_call_id=call.id, name=call.name))
+
+    async def _call_tool(self, ctx: ToolContext, call: ToolCall, t0: float) -> tuple[ToolCallRecord, str]:
+        started = time.monotonic() - t0
+        spec = TOOLS.get(call.name) if call.name in self.profile.tools else None
+        outcome: ToolOutcome
+        if spec is None:
+            offered = ", ".join(self.profile.tools)
+            outcome = ToolOutcome(f"unknown tool {call.name!r} (tools: {offered})", status="error")
+        elif call.raw_arguments is not None:
+            outcome = ToolOutcome(
+                f"the arguments were not a JSON object: {call.raw_arguments[:200]!r}", status="error"
+            )
+        else:
+            try:
+                args = check_arguments(spec, call.arguments)
+                outcome = await spec.fn(ctx, **args)
+            except PathRefused as exc:
+                outcome = ToolOutcome(str(exc), status=str(exc))
+            except (ValueError, OSError) as exc:
+                outcome = ToolOutcome(f"error: {exc}", status="error")
+        record = ToolCallRecord(
+            name=call.name,
+            kind=spec.kind if spec is not None else "other",
+            arguments=dict(call.arguments),
+            result_summary=_summary(outcome.summary if outcome.summary is not None else outcome.text),
+            started_s=round(started, 6),
+            ended_s=round(time.monotonic() - t0, 6),
+            status=outcome.status,
+            edited_paths=outcome.edited_paths,
+            command=outcome.command,
+            exit_code=outcome.exit_code,
+            test_counts=outcome.test_counts,
+        )
+        return record, outcome.text
+
+
+def _summary(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= SUMMARY_CAP else flat[: SUMMARY_CAP - 1] + "…"
+
+
+def _entry(m: Message) -> TranscriptEntry:
+    return TranscriptEntry(
+        role=m.role,
+        content=m.content,
+        tool_calls=[{"id": c.id, "name": c.name, "arguments": c.arguments} for c in m.tool_calls],
+        tool_call_id=m.tool_call_id,
+    )
