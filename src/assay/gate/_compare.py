@@ -35,6 +35,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
+from assay.errors import ExitCode
 from assay.runs._records import SCHEMA_VERSION, CaseSummary, Scorecard, Stability, SubjectConfig
 from assay.stats._noise import NoiseReport, load_noise
 from assay.stats._passk import suite_pass_hat_k
@@ -62,7 +63,7 @@ SCORE_TOLERANCE = 0.1
 #: a case is time-regressed when its mean attempt time grew by this factor and this many seconds
 TIME_FACTOR = 1.5
 TIME_MIN_S = 1.0
-EXIT_OK, EXIT_REGRESSION, EXIT_NOT_COMPARABLE = 0, 2, 3
+EXIT_OK, EXIT_REGRESSION, EXIT_NOT_COMPARABLE = ExitCode.OK, ExitCode.REGRESSION, ExitCode.NOT_COMPARABLE
 _EPS = 1e-9
 
 #: (label, getter) of what must match for two runs to be comparable
