@@ -1,0 +1,323 @@
+"""The fence: run an agent's process under bubblewrap, seeing only what its task needs.
+
+    with GatewayRelay(gateway_port) as relay:
+        argv = fenced_command(["claude", "-p", prompt], workdir, allow_port=gateway_port, relay=relay,
+                              env=agent_env(route=route), binds_ro=[toolchain])
+        subprocess.run(argv)
+
+Inside, the sandbox is built from an empty root: the workdir read-write at its own path; the system read-only
+(``/usr``, the ``/bin``/``/lib`` links, a short list of ``/etc`` files, the interpreter that runs the relay); a
+fresh ``/tmp``, ``/proc`` and a minimal ``/dev``; a fresh HOME. Everything else (answer keys, other tasks'
+workdirs, earlier results, the project and its venv) is absent because it is never bound; ``hide`` covers what
+lies *inside* a bound folder. No capabilities, no nested user namespaces, a network namespace with loopback only:
+the one allowed port is the gateway's, reached through :mod:`assay.agents._fence_relay` (a Unix socket bound in,
+a listener on ``127.0.0.1:PORT`` inside). The environment is exactly ``env`` (``--clearenv``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from assay.agents import _fence_relay
+from assay.agents._fence_relay import UnixToTcpRelay
+from assay.agents._harness import Route, RunSpec
+from assay.errors import ConfigError
+
+#: where the fence's own files appear inside the sandbox
+INSIDE_DIR = "/run/assay-fence"
+#: HOME inside the sandbox when the caller gives none (a fresh tmpfs)
+INSIDE_HOME = "/home/agent"
+_ETC = (
+    "passwd", "group", "nsswitch.conf", "hosts", "host.conf", "gai.conf", "localtime", "timezone",
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "ssl", "ca-certificates", "os-release",
+    "mime.types", "protocols", "services", "debian_version", "gitconfig", "inputrc", "magic",
+)  # fmt: skip
+_ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+
+
+def _bwrap(path: str | None = None) -> str | None:
+    return shutil.which("bwrap", path=path)
+
+
+@lru_cache(maxsize=8)
+def _probe(bwrap: str) -> str | None:
+    cmd = [bwrap, *_isolation(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap ({bwrap}) did not run: {exc}"
+    if done.returncode != 0:
+        why = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        return f"bubblewrap cannot create namespaces here: {why}"
+    return None
+
+
+def fence_available(path: str | None = None) -> str | None:
+    """None when the fence works here, else the one-line reason (``path``: the PATH to find bwrap on)."""
+    if not sys.platform.startswith("linux"):
+        return f"the fence needs Linux (bubblewrap); this is {sys.platform}"
+    bwrap = _bwrap(path)
+    if bwrap is None:
+        return "bubblewrap is not installed (no bwrap on PATH; Debian/Ubuntu: apt-get install bubblewrap)"
+    return _probe(bwrap)
+
+
+def require_fence(path: str | None = None) -> str:
+    """The bwrap binary, or ConfigError with the one line saying why ``--fence`` cannot be honoured."""
+    reason = fence_available(path)
+    if reason is not None:
+        raise ConfigError(f"--fence: {reason}")
+    bwrap = _bwrap(path)
+    assert bwrap is not None
+    return bwrap
+
+
+def _isolation() -> list[str]:
+    return [
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--cap-drop",
+        "ALL",
+        "--die-with-parent",
+        "--new-session",
+    ]
+
+
+def _interpreter() -> tuple[str, Path | None]:
+    """The Python that runs the inside relay, and its prefix when that must be bound (not under /usr).
+
+    The prefix is this Python's installation, not a venv: a bare task venv made from it needs it too."""
+    exe = Path(os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable))
+    prefix = Path(sys.base_prefix).resolve()
+    return str(exe), None if prefix.is_relative_to("/usr") else prefix
+
+
+def _system_binds() -> list[str]:
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in _ROOT_LINKS:
+        p = Path("/", name)
+        if p.is_symlink():
+            args += ["--symlink", os.readlink(p), str(p)]
+        elif p.is_dir():
+            args += ["--ro-bind", str(p), str(p)]
+    for name in _ETC:
+        p = Path("/etc", name)
+        if p.exists():
+            args += ["--ro-bind", str(p), str(p)]
+    for p in sorted(Path("/etc").glob("python3*")):
+        args += ["--ro-bind", str(p), str(p)]
+    for p in sorted(Path("/usr/local/lib").glob("python3*/*-packages")):  # pip's, not the distro's
+        args += ["--tmpfs", str(p)]
+    return args
+
+
+def _under(path: Path, roots: Iterable[Path]) -> bool:
+    return any(path == r or path.is_relative_to(r) for r in roots)
+
+
+def fenced_command(
+    argv: Sequence[str],
+    workdir: Path | str,
+    *,
+    allow_port: int | Iterable[int] | None = None,
+    relay: GatewayRelay | Mapping[int, Path] | None = None,
+    hide: Iterable[Path | str] = (),
+    binds_ro: Iterable[Path | str] = (),
+    binds_rw: Iterable[Path | str] = (),
+    env: Mapping[str, str] | None = None,
+    home: Path | str | None = None,
+    bwrap: str | None = None,
+) -> list[str]:
+    """The argv that runs ``argv`` fenced in ``workdir`` (see the module doc).
+
+    ``allow_port``: the gateway port(s) reachable inside, through ``relay`` (a started :class:`GatewayRelay`,
+    or port -> Unix socket); without one, a relay shared by this process is started for each port.
+    ``binds_ro``/``binds_rw``: extra paths bound at their own path (the toolchain, the ``gh`` stand-in's log).
+    ``hide``: paths inside a bound folder that must be absent (an empty tmpfs or /dev/null over them).
+    ``home``: a folder bound read-write as HOME (kept between turns); None gives a fresh, empty one.
+    ``env``: the whole environment inside (build it with :func:`assay.agents._env.agent_env`); HOME and TMPDIR
+    are set by the fence."""
+    bwrap = bwrap or require_fence()
+    workdir = Path(workdir).resolve()
+    if not workdir.is_dir():
+        raise ConfigError(f"--workdir {workdir}: not a folder")
+    ports = [allow_port] if isinstance(allow_port, int) else list(allow_port or [])
+    sockets = _sockets_for(ports, relay)
+    args = [bwrap, *_isolation(), *_system_binds(), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
+    exe, prefix = _interpreter()
+    bound = [Path("/usr"), workdir]
+    if prefix is not None:
+        args += ["--ro-bind", str(prefix), str(prefix)]
+        for kind in ("purelib", "platlib"):  # the host's global site-packages stays out
+            lib = Path(sysconfig.get_path(kind, vars={"base": str(prefix), "platbase": str(prefix)}))
+            if lib.is_dir() and str(lib) not in args:
+                args += ["--tmpfs", str(lib)]
+        bound.append(prefix)
+    for p in binds_ro:
+        rp = Path(p).resolve()
+        if not rp.exists():
+            raise ConfigError(f"fence: read-only bind {p}: no such path")
+        args += ["--ro-bind", str(rp), str(rp)]
+        bound.append(rp)
+    for p in binds_rw:
+        rp = Path(p).resolve()
+        if not rp.exists():
+            raise ConfigError(f"fence: read-write bind {p}: no such path")
+        args += ["--bind", str(rp), str(rp)]
+        bound.append(rp)
+    args += ["--bind", str(workdir), str(workdir)]
+    if home is not None:
+        home_in = str(Path(home).resolve())
+        args += ["--bind", home_in, home_in]
+    else:
+        home_in = INSIDE_HOME
+        args += ["--tmpfs", INSIDE_HOME]
+    for p in hide:
+        rp = Path(p).resolve()
+        if not rp.exists() or not _under(rp, bound):
+            continue  # never bound: already absent
+        args += ["--tmpfs", str(rp)] if rp.is_dir() else ["--ro-bind", "/dev/null", str(rp)]
+    inside_env = dict(env if env is not None else {"PATH": "/usr/local/bin:/usr/bin:/bin"})
+    inside_env |= {"HOME": home_in, "TMPDIR": "/tmp"}
+    args += ["--clearenv"]
+    for key, value in inside_env.items():
+        args += ["--setenv", key, value]
+    args += ["--chdir", str(workdir)]
+    if not sockets:
+        return [*args, "--", *argv]
+    relay_py = str(Path(_fence_relay.__file__).resolve())
+    args += ["--ro-bind", relay_py, f"{INSIDE_DIR}/relay.py"]
+    listens: list[str] = []
+    for port, sock in sockets.items():
+        inside_sock = f"{INSIDE_DIR}/{port}.sock"
+        args += ["--bind", str(sock), inside_sock]
+        listens += ["--listen", f"{port}={inside_sock}"]
+    return [*args, "--", exe, "-I", "-S", f"{INSIDE_DIR}/relay.py", *listens, "--", *argv]
+
+
+class GatewayRelay:
+    """The outside half of the fence's network: a Unix socket per allowed port, piped to ``127.0.0.1:port``.
+
+    A context manager (``with GatewayRelay(port) as relay``); :meth:`socket` names the socket to bind."""
+
+    def __init__(self, ports: int | Iterable[int], host: str = "127.0.0.1") -> None:
+        self.ports = [ports] if isinstance(ports, int) else list(ports)
+        self.host = host
+        self._dir: Path | None = None
+        self._relays: dict[int, UnixToTcpRelay] = {}
+
+    def start(self) -> GatewayRelay:
+        self._dir = Path(tempfile.mkdtemp(prefix="assay-fence-"))
+        try:
+            for port in self.ports:
+                relay = UnixToTcpRelay(port, self._dir / f"{port}.sock", self.host)
+                self._relays[port] = relay.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        for relay in self._relays.values():
+            relay.stop()
+        self._relays.clear()
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+
+    def socket(self, port: int) -> Path:
+        if port not in self._relays:
+            raise ConfigError(f"fence: port {port} is not relayed (relayed: {sorted(self._relays)})")
+        return self._relays[port].socket_path
+
+    def __enter__(self) -> GatewayRelay:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+_SHARED: dict[int, GatewayRelay] = {}
+
+
+def shared_relay(port: int) -> GatewayRelay:
+    """A relay for ``port`` that lives as long as this process (started on first use)."""
+    if port not in _SHARED:
+        _SHARED[port] = GatewayRelay(port).start()
+        if len(_SHARED) == 1:
+            atexit.register(lambda: [r.stop() for r in _SHARED.values()])
+    return _SHARED[port]
+
+
+def _sockets_for(ports: list[int], relay: GatewayRelay | Mapping[int, Path] | None) -> dict[int, Path]:
+    sockets: dict[int, Path] = {}
+    for port in ports:
+        if isinstance(relay, GatewayRelay):
+            sockets[port] = relay.socket(port)
+        elif relay is not None:
+            if port not in relay:
+                raise ConfigError(f"fence: no relay socket for port {port}")
+            sockets[port] = Path(relay[port])
+        else:
+            sockets[port] = shared_relay(port).socket(port)
+    return sockets
+
+
+def route_ports(route: Route | None) -> list[int]:
+    """The loopback ports of the route's gateway URLs (ConfigError for a URL that is not on loopback)."""
+    ports: list[int] = []
+    for url in (route.openai_base_url, route.anthropic_base_url) if route else ():
+        if not url:
+            continue
+        parts = urlsplit(url)
+        if parts.hostname not in ("127.0.0.1", "localhost") or parts.port is None:
+            raise ConfigError(f"--fence: the model route {url} is not a loopback gateway (127.0.0.1:PORT)")
+        if parts.port not in ports:
+            ports.append(parts.port)
+    return ports
+
+
+def fence_argv(
+    spec: RunSpec,
+    argv: Sequence[str],
+    route: Route | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    toolchain: Iterable[Path | str] = (),
+    hide: Iterable[Path | str] = (),
+    binds_rw: Iterable[Path | str] = (),
+    home: Path | str | None = None,
+) -> list[str]:
+    """For harnesses that run a subprocess: ``argv`` unchanged when ``spec.fence`` is off, else fenced.
+
+    The route's gateway port(s) are the only network; ``toolchain`` folders are bound read-only (put them on
+    PATH through ``env``); ``home`` keeps HOME between turns (Claude Code's sessions live there). Refuses
+    with ConfigError (one line) where bubblewrap cannot run."""
+    if not spec.fence:
+        return list(argv)
+    route = route or spec.route
+    from assay.agents._env import agent_env
+
+    if env is None:
+        env = agent_env(route=route, toolchain=toolchain, extra=spec.env)
+    return fenced_command(
+        argv,
+        spec.workdir,
+        allow_port=route_ports(route),
+        hide=hide,
+        binds_ro=toolchain,
+        binds_rw=binds_rw,
+        env=env,
+        home=home,
+    )

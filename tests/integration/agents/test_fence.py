@@ -1,0 +1,239 @@
+"""The fence with the real bubblewrap: what a fenced agent process can and cannot see, write and reach.
+
+Each test also runs the same probe unfenced where that shows the probe itself works (so a pass means the fence
+held, not that the probe was broken)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from assay.agents._env import agent_env
+from assay.agents._fence import (
+    GatewayRelay,
+    fence_argv,
+    fence_available,
+    fenced_command,
+    require_fence,
+    route_ports,
+)
+from assay.agents._gh import install_gh, read_gh_log
+from assay.agents._harness import Route, RunSpec
+from assay.errors import ConfigError
+
+GH_FIXTURES = Path(__file__).parents[2] / "fixtures" / "agents" / "gh"
+ANSWER = "the-gold-answer-42"
+
+
+def _run(argv: list[str], **kw) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, capture_output=True, text=True, timeout=30, **kw)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _bwrap_works() -> None:
+    # not a skip: a machine where the fence cannot run fails these tests with the reason
+    reason = fence_available()
+    assert reason is None, reason
+
+
+@pytest.fixture
+def task(tmp_path: Path) -> dict[str, Path]:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "main.py").write_text("print('hello')\n")
+    answers = tmp_path / "answers"
+    answers.mkdir()
+    (answers / "expected.txt").write_text(ANSWER)
+    other = tmp_path / "other-task"
+    other.mkdir()
+    (other / "notes.txt").write_text("another task's work")
+    return {"work": work, "answer": answers / "expected.txt", "other": other / "notes.txt", "root": tmp_path}
+
+
+def _listener(tag: bytes) -> Iterator[int]:
+    srv = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        srv.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                conn.sendall(tag + b":" + conn.recv(100))
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    yield srv.getsockname()[1]
+    stop.set()
+    t.join()
+    srv.close()
+
+
+@pytest.fixture
+def gateway_port() -> Iterator[int]:
+    yield from _listener(b"gateway")
+
+
+@pytest.fixture
+def other_port() -> Iterator[int]:
+    yield from _listener(b"other")
+
+
+def test_cannot_read_the_answer_key_or_another_tasks_workdir(task) -> None:
+    probe = f"cat {task['answer']}; cat {task['other']}; ls {task['root']}"
+    unfenced = _run(["sh", "-c", probe])
+    assert ANSWER in unfenced.stdout  # the probe reads it when nothing stops it
+    fenced = _run(fenced_command(["sh", "-c", probe], task["work"], env=agent_env()))
+    assert ANSWER not in fenced.stdout and "another task" not in fenced.stdout
+    assert "No such file or directory" in fenced.stderr
+    # only the workdir is there, from its parent down
+    assert fenced.stdout.split() == ["work"]
+    code = f"print(open({str(task['answer'])!r}).read())"
+    py = _run(fenced_command(["python3", "-c", code], task["work"], env=agent_env()))
+    assert py.returncode == 1 and "FileNotFoundError" in py.stderr and ANSWER not in py.stdout
+
+
+def test_hidden_paths_inside_the_workdir_are_absent(task) -> None:
+    work = task["work"]
+    (work / "solution").mkdir()
+    (work / "solution" / "patch.diff").write_text(ANSWER)
+    (work / "probe.txt").write_text(ANSWER)
+    argv = ["sh", "-c", "ls solution; cat solution/patch.diff probe.txt main.py"]
+    done = _run(fenced_command(argv, work, hide=[work / "solution", work / "probe.txt"], env=agent_env()))
+    assert ANSWER not in done.stdout
+    assert "print('hello')" in done.stdout  # the rest of the workdir is intact
+    assert (work / "probe.txt").read_text() == ANSWER  # hiding changes nothing outside
+
+
+def test_writes_land_in_the_workdir_only(task) -> None:
+    work, root = task["work"], task["root"]
+    probe = (
+        "echo made > new.txt && echo ok-workdir; "
+        f"echo x > {root}/escaped.txt; "
+        "echo x > /usr/escaped.txt || echo no-usr; "
+        "echo x > /etc/passwd || echo no-etc; "
+        "echo x > /tmp/scratch.txt && echo ok-tmp"
+    )
+    done = _run(fenced_command(["sh", "-c", probe], work, env=agent_env()))
+    assert done.stdout.split() == ["ok-workdir", "no-usr", "no-etc", "ok-tmp"], done.stderr
+    assert (work / "new.txt").read_text() == "made\n"
+    # the workdir's parents inside are the sandbox's own empty tmpfs: a write there never reaches the host
+    assert not (root / "escaped.txt").exists()
+    assert not Path("/tmp/scratch.txt").exists()  # the fenced /tmp is its own
+
+
+def test_no_provider_key_even_when_the_harness_has_them(task, monkeypatch) -> None:
+    planted = {
+        "ANTHROPIC_API_KEY": "sk-ant-fence-planted-0123456789abcdef",
+        "OPENAI_API_KEY": "sk-fence-planted-0123456789abcdefgh",
+        "MY_SERVICE_TOKEN": "tok-fence-planted-0123456789",
+    }
+    for k, v in planted.items():
+        monkeypatch.setenv(k, v)
+    argv = fenced_command(["env"], task["work"], env=agent_env())
+    # bwrap itself is started with the harness's full environment: --clearenv keeps it out of the sandbox
+    done = _run(argv, env=os.environ.copy())
+    assert done.returncode == 0
+    for k, v in planted.items():
+        assert k not in done.stdout and v not in done.stdout
+    assert "HOME=/home/agent" in done.stdout.splitlines()
+
+
+def test_only_the_gateway_port_answers(task, gateway_port, other_port) -> None:
+    code = (
+        "import socket, json\nout = {}\n"
+        f"for p in ({gateway_port}, {other_port}):\n"
+        "    try:\n"
+        "        s = socket.create_connection(('127.0.0.1', p), timeout=5); s.sendall(b'ping')\n"
+        "        out[p] = s.recv(100).decode()\n"
+        "    except OSError as e:\n"
+        "        out[p] = type(e).__name__\n"
+        "print(json.dumps(out))"
+    )
+    unfenced = json.loads(_run([sys.executable, "-c", code]).stdout)
+    assert unfenced == {str(gateway_port): "gateway:ping", str(other_port): "other:ping"}
+    with GatewayRelay(gateway_port) as relay:
+        argv = fenced_command(["python3", "-c", code], task["work"], allow_port=gateway_port, relay=relay)
+        done = _run(argv)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {
+        str(gateway_port): "gateway:ping",
+        str(other_port): "ConnectionRefusedError",
+    }
+    # no allowed port: nothing answers at all
+    closed = _run(fenced_command(["python3", "-c", code], task["work"]))
+    assert set(json.loads(closed.stdout).values()) == {"ConnectionRefusedError"}
+
+
+def test_fence_argv_for_a_harness_uses_the_routes_port_and_keeps_the_exit_code(task, gateway_port) -> None:
+    route = Route(model="m", openai_base_url=f"http://127.0.0.1:{gateway_port}/v1")
+    off = RunSpec(workdir=task["work"], route=route)
+    assert fence_argv(off, ["agent", "--go"]) == ["agent", "--go"]
+    spec = RunSpec(workdir=task["work"], route=route, fence=True, env={"AGENT_MODE": "eval"})
+    code = (
+        "import os, socket, urllib.parse as u\n"
+        "url = u.urlsplit(os.environ['OPENAI_BASE_URL'])\n"
+        "s = socket.create_connection((url.hostname, url.port), timeout=5); s.sendall(b'hi')\n"
+        "print(s.recv(100).decode(), os.environ['AGENT_MODE']); raise SystemExit(3)"
+    )
+    argv = fence_argv(spec, ["python3", "-c", code])
+    assert argv[0].endswith("bwrap")
+    done = _run(argv)
+    assert done.returncode == 3, done.stderr
+    assert done.stdout.split() == ["gateway:hi", "eval"]
+
+
+def test_gh_stand_in_works_inside_the_fence_and_logs_there(task) -> None:
+    tools = task["root"] / "toolchain"
+    gh = install_gh(tools, GH_FIXTURES, task["root"] / "gh-log" / "calls.jsonl")
+    env = agent_env(toolchain=[gh.bin_dir])
+    argv = fenced_command(
+        ["sh", "-c", "gh issue view 12 --json title; gh issue close 12"],
+        task["work"],
+        binds_ro=gh.binds_ro,
+        binds_rw=gh.binds_rw,
+        env=env,
+    )
+    done = _run(argv)
+    assert json.loads(done.stdout) == {"title": "parse_date accepts 2023-02-30"}
+    assert "writes are refused" in done.stderr and done.returncode == 1
+    assert [(c.argv[1:3], c.refused) for c in read_gh_log(gh.log)] == [
+        (["issue", "view"], False),
+        (["issue", "close"], True),
+    ]
+
+
+def test_host_venv_and_project_are_absent(task) -> None:
+    code = (
+        "import importlib.util, os, sys\n"
+        "print(importlib.util.find_spec('assay') is None, importlib.util.find_spec('pydantic') is None)\n"
+        f"print(os.path.exists({sys.prefix!r}), os.path.exists({str(Path(__file__).parents[3])!r}))"
+    )
+    done = _run(fenced_command(["python3", "-c", code], task["work"], env=agent_env()))
+    assert done.stdout.split() == ["True", "True", "False", "False"], done.stderr
+
+
+def test_fence_unavailable_without_bwrap_is_one_line(tmp_path: Path) -> None:
+    reason = fence_available(path=str(tmp_path))
+    assert reason is not None and "bubblewrap is not installed" in reason and "\n" not in reason
+    with pytest.raises(ConfigError, match=r"^--fence: bubblewrap is not installed"):
+        require_fence(path=str(tmp_path))
+
+
+def test_route_must_be_a_loopback_gateway() -> None:
+    assert route_ports(
+        Route(model="m", openai_base_url="http://127.0.0.1:81/v1", anthropic_base_url="http://localhost:81")
+    ) == [81]
+    with pytest.raises(ConfigError, match="not a loopback gateway"):
+        route_ports(Route(model="m", openai_base_url="https://api.example.invalid/v1"))
