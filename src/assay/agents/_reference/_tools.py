@@ -247,7 +247,9 @@ def parse_pytest_summary(output: str) -> tuple[dict[str, int], str]:
     """Counts from pytest's last summary line (``2 failed, 3 passed in 0.1s``) and that line; ({}, "") if none."""
     for line in reversed(output.strip().splitlines()):
         found = _COUNT.findall(line)
-        if found and (" in " in line or "no tests ran" in line):
+        if not found and "no tests ran" in line:
+            return {"passed": 0, "failed": 0}, line.strip("= ").strip()
+        if found and " in " in line:
             counts: dict[str, int] = {"passed": 0, "failed": 0}
             for n, word in found:
                 key = {"error": "errors", "warning": "warnings"}.get(word, word)
