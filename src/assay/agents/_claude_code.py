@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.agents._cliproc import agent_env, refuse_fence, relative_path, run_streaming, summarize
+from assay.agents._cliproc import refuse_fence, relative_path, run_streaming, summarize
+from assay.agents._env import agent_env
 from assay.agents._harness import Harness, RunSpec
 from assay.agents._record import AgentResult, ToolCallRecord, ToolKind, TranscriptEntry
 from assay.errors import ConfigError
@@ -315,14 +316,9 @@ class ClaudeCodeHarness(Harness):
             self._home = tempfile.TemporaryDirectory(prefix="assay-claude-home-")
         assert spec.route is not None and spec.route.anthropic_base_url
         env = agent_env(
-            spec.env,
-            {
-                "HOME": self._home.name,
-                "ANTHROPIC_BASE_URL": spec.route.anthropic_base_url,
-                "ANTHROPIC_API_KEY": "dummy",
-                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                "DISABLE_AUTOUPDATER": "1",
-            },
+            route=spec.route,
+            home=self._home.name,
+            extra={**spec.env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"},
         )
         started = time.monotonic()
         times: list[float] = []

@@ -1,7 +1,7 @@
 """Run an agent's process for the CLI harnesses: its own process group, output read line by line, a wall clock.
 
 On the cap the whole group is stopped (TERM, then KILL) and what was read until then is kept. The environment
-is built from scratch, never inherited wholesale, so no provider key of the host reaches the agent.
+comes from :func:`assay.agents._env.agent_env` (no provider key, the route to the gateway).
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-#: host variables an agent process may inherit (locale, temp dir, terminal); nothing that can hold a key
-PASSTHROUGH_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "TERM", "USER", "LOGNAME", "SHELL")
 _STDERR_CAP = 64_000
 
 
@@ -28,15 +26,6 @@ class ProcResult:
     timed_out: bool = False
     stopped: bool = False
     elapsed_s: float = 0.0
-
-
-def agent_env(*layers: Mapping[str, str] | None) -> dict[str, str]:
-    """The allowed host variables, then each layer on top (later wins)."""
-    env = {k: os.environ[k] for k in PASSTHROUGH_ENV if k in os.environ}
-    for layer in layers:
-        if layer:
-            env.update(layer)
-    return env
 
 
 def _kill_group(proc: asyncio.subprocess.Process, sig: int) -> None:

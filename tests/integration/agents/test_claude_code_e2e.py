@@ -10,6 +10,7 @@ from cliagents_loopback import AnthropicLoopback
 
 from assay.agents import Limits, Route, RunSpec, get_harness
 from assay.agents._claude_code import find_claude
+from assay.agents._env import GATEWAY_PLACEHOLDER_KEY
 from assay.errors import ConfigError
 
 pytestmark = pytest.mark.slow
@@ -55,7 +56,7 @@ async def test_two_turns_edit_and_resume(tmp_path: Path, monkeypatch: pytest.Mon
             assert one.usage.input_tokens > 0 and one.usage.cost_source == "api_equivalent"
             assert one.model_ran == "loopback-model" and one.session_id
             assert all(t.started_s is not None and t.ended_s is not None for t in one.tool_record)
-            assert {h.get("x-api-key") for h in srv.headers} == {"dummy"}
+            assert {h.get("x-api-key") for h in srv.headers} == {GATEWAY_PLACEHOLDER_KEY}
 
             spec.session_id = one.session_id
             two = await harness.run("what is in a.py?", spec)
