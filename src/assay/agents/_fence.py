@@ -126,6 +126,19 @@ def _under(path: Path, roots: Iterable[Path]) -> bool:
     return any(path == r or path.is_relative_to(r) for r in roots)
 
 
+def _check_workdir(workdir: Path) -> None:
+    """A workdir that would bind the host's shared folders (or the venv running assay) defeats the fence."""
+    shared = {Path(p) for p in ("/", "/tmp", "/var/tmp", "/home", "/root", "/usr", "/etc", "/var", "/run")}
+    shared.add(Path.home().resolve())
+    if workdir in shared:
+        raise ConfigError(f"--workdir {workdir}: too wide to fence (a task needs a folder of its own)")
+    venv = Path(sys.prefix).resolve()
+    if venv == workdir or venv.is_relative_to(workdir):
+        raise ConfigError(
+            f"--workdir {workdir}: contains the Python running assay ({venv}); fence a task folder"
+        )
+
+
 def fenced_command(
     argv: Sequence[str],
     workdir: Path | str,
@@ -152,6 +165,7 @@ def fenced_command(
     workdir = Path(workdir).resolve()
     if not workdir.is_dir():
         raise ConfigError(f"--workdir {workdir}: not a folder")
+    _check_workdir(workdir)
     ports = [allow_port] if isinstance(allow_port, int) else list(allow_port or [])
     sockets = _sockets_for(ports, relay)
     args = [bwrap, *_isolation(), *_system_binds(), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]

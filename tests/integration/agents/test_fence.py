@@ -5,13 +5,16 @@ held, not that the probe was broken)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -237,3 +240,67 @@ def test_route_must_be_a_loopback_gateway() -> None:
     ) == [81]
     with pytest.raises(ConfigError, match="not a loopback gateway"):
         route_ports(Route(model="m", openai_base_url="https://api.example.invalid/v1"))
+
+
+class _Echo(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: several requests on one relayed connection
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        out = hashlib.sha256(body).hexdigest().encode() + b" " + str(len(body)).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_http_through_the_relay_keeps_bodies_whole_and_connections_alive(task) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    code = (
+        "import hashlib, http.client, os\n"
+        f"c = http.client.HTTPConnection('127.0.0.1', {port}, timeout=10)\n"
+        "for size in (10, 3_000_000):\n"
+        "    body = os.urandom(size)\n"
+        "    c.request('POST', '/v1/chat/completions', body=body)\n"
+        "    r = c.getresponse().read().decode()\n"
+        "    print(r == f'{hashlib.sha256(body).hexdigest()} {size}')\n"
+    )
+    try:
+        with GatewayRelay(port) as relay:
+            done = _run(fenced_command(["python3", "-c", code], task["work"], allow_port=port, relay=relay))
+    finally:
+        server.shutdown()
+    assert done.stdout.split() == ["True", "True"], done.stderr
+
+
+def test_killing_the_fence_ends_everything_inside(task) -> None:
+    # what a harness's time cap does: kill bwrap; a background child of the agent must not live on
+    beat = task["work"] / "beat.txt"
+    argv = fenced_command(
+        ["sh", "-c", "(while :; do date +%s%N >> beat.txt; sleep 0.05; done) & wait"], task["work"]
+    )
+    proc = subprocess.Popen(argv)
+    deadline = time.monotonic() + 10
+    while (not beat.exists() or beat.read_text().count("\n") < 3) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert beat.read_text().count("\n") >= 3
+    proc.kill()
+    proc.wait(timeout=10)
+    time.sleep(0.3)
+    lines = beat.read_text().count("\n")
+    time.sleep(0.5)
+    assert beat.read_text().count("\n") == lines
+
+
+@pytest.mark.parametrize("where", ["/tmp", "/", "venv-parent"])
+def test_a_workdir_that_would_bind_shared_folders_is_refused(where: str) -> None:
+    path = Path(sys.prefix).parent if where == "venv-parent" else Path(where)
+    with pytest.raises(
+        ConfigError, match=r"^--workdir .*(too wide to fence|contains the Python running assay)"
+    ):
+        fenced_command(["true"], path)
