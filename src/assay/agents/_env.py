@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -123,3 +124,16 @@ def agent_env(
             raise ConfigError(f"agent environment: {key} would carry the value of {source} (a secret)")
         env[key] = value
     return env
+
+
+def bare_venv(path: Path | str, *, with_pip: bool = False) -> Path:
+    """A venv with nothing installed, made from this machine's Python (not from the venv running assay):
+    the toolchain a task that asks for one gets. Returns its ``bin`` folder (put it first with ``toolchain``)."""
+    path = Path(path)
+    python = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
+    cmd = [python, "-I", "-m", "venv", *([] if with_pip else ["--without-pip"]), str(path)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        why = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        raise ConfigError(f"toolchain venv {path}: could not be made ({why})")
+    return path / "bin"

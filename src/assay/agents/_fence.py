@@ -302,6 +302,11 @@ def route_ports(route: Route | None) -> list[int]:
     return ports
 
 
+def _venv_root(path: Path) -> Path:
+    """A venv's ``bin`` folder needs its venv bound (``pyvenv.cfg`` and ``lib`` are beside it)."""
+    return path.parent if (path.parent / "pyvenv.cfg").is_file() else path
+
+
 def fence_argv(
     spec: RunSpec,
     argv: Sequence[str],
@@ -310,19 +315,22 @@ def fence_argv(
     env: Mapping[str, str] | None = None,
     toolchain: Iterable[Path | str] = (),
     hide: Iterable[Path | str] = (),
+    binds_ro: Iterable[Path | str] = (),
     binds_rw: Iterable[Path | str] = (),
     home: Path | str | None = None,
 ) -> list[str]:
     """For harnesses that run a subprocess: ``argv`` unchanged when ``spec.fence`` is off, else fenced.
 
-    The route's gateway port(s) are the only network; ``toolchain`` folders are bound read-only (put them on
-    PATH through ``env``); ``home`` keeps HOME between turns (Claude Code's sessions live there). Refuses
-    with ConfigError (one line) where bubblewrap cannot run."""
+    The route's gateway port(s) are the only network; ``toolchain`` folders are bound read-only and, when
+    ``env`` is not given, put first on PATH; ``binds_ro``/``binds_rw`` bind more (the agent's own install, the
+    ``gh`` stand-in's fixtures and log); ``home`` keeps HOME between turns (Claude Code's sessions live there:
+    without it HOME is fresh on every call). Refuses with ConfigError (one line) where bubblewrap cannot run."""
     if not spec.fence:
         return list(argv)
     route = route or spec.route
     from assay.agents._env import agent_env
 
+    toolchain = list(toolchain)
     if env is None:
         env = agent_env(route=route, toolchain=toolchain, extra=spec.env)
     return fenced_command(
@@ -330,7 +338,7 @@ def fence_argv(
         spec.workdir,
         allow_port=route_ports(route),
         hide=hide,
-        binds_ro=toolchain,
+        binds_ro=[*(_venv_root(Path(t)) for t in toolchain), *binds_ro],
         binds_rw=binds_rw,
         env=env,
         home=home,

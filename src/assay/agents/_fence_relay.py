@@ -5,7 +5,7 @@ Outside (:class:`UnixToTcpRelay`, in a thread of the harness): a Unix socket in 
 connection to it is piped to ``127.0.0.1:PORT`` (the gateway).
 
 Inside (``python3 -I -S relay.py --listen PORT=SOCKET ... -- COMMAND...``, started by bubblewrap in a network
-namespace with nothing but loopback): listen on ``127.0.0.1:PORT``, pipe every connection to the Unix socket bound
+namespace with nothing but loopback): listen on ``127.0.0.1:PORT`` (and ``[::1]:PORT``), pipe every connection to the Unix socket bound
 into the sandbox, run COMMAND, and exit with its status. The agent sees the gateway at its usual URL and no
 other port answers.
 """
@@ -115,6 +115,8 @@ async def _inside(listens: list[tuple[int, str]], command: list[str]) -> int:
             return await asyncio.open_unix_connection(sock)
 
         await asyncio.start_server(lambda r, w, c=connect: _splice(r, w, c), "127.0.0.1", port)
+        with contextlib.suppress(OSError):  # "localhost" may resolve to ::1 first (Node does)
+            await asyncio.start_server(lambda r, w, c=connect: _splice(r, w, c), "::1", port)
     try:
         proc = await asyncio.create_subprocess_exec(*command)
     except OSError as exc:

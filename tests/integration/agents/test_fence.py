@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import socket
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.agents._env import agent_env
+from assay.agents._env import agent_env, bare_venv
 from assay.agents._fence import (
     GatewayRelay,
     fence_argv,
@@ -304,3 +305,27 @@ def test_a_workdir_that_would_bind_shared_folders_is_refused(where: str) -> None
         ConfigError, match=r"^--workdir .*(too wide to fence|contains the Python running assay)"
     ):
         fenced_command(["true"], path)
+
+
+def test_a_bare_task_venv_and_gh_are_the_whole_toolchain(task) -> None:
+    venv_bin = bare_venv(task["root"] / "task-venv")
+    gh = install_gh(task["root"] / "gh-bin", GH_FIXTURES, task["root"] / "gh.jsonl")
+    spec = RunSpec(workdir=task["work"], fence=True)
+    code = (
+        "import importlib.util, sys; "
+        "print(sys.prefix, importlib.util.find_spec('pydantic') is None, importlib.util.find_spec('pip') is None)"
+    )
+    argv = fence_argv(
+        spec,
+        ["sh", "-c", f"command -v python; python -c {shlex.quote(code)}; gh pr list"],
+        toolchain=[venv_bin, gh.bin_dir],
+        binds_ro=[gh.fixtures],
+        binds_rw=gh.binds_rw,
+    )
+    done = _run(argv)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == str(venv_bin / "python")  # the task's venv is first on PATH
+    assert lines[1] == f"{venv_bin.parent} True True"  # and has nothing in it
+    assert lines[2].startswith("15\tReject impossible dates")
+    assert [c.argv for c in read_gh_log(gh.log)] == [["gh", "pr", "list"]]
