@@ -247,11 +247,14 @@ def run(argv: list[str], fixtures: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``--fixtures DIR --log FILE -- GH ARGS...`` (what the shim runs)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    split = argv.index("--") if "--" in argv else len(argv)
-    own, gh_args = argv[:split], argv[split + 1 :]
-    opts = dict(zip(own[::2], own[1::2], strict=False))
+    """``[--fixtures DIR] [--log FILE] [--] GH ARGS...`` (what the shim runs); without the options, the
+    ``ASSAY_GH_FIXTURES`` and ``ASSAY_GH_LOG`` variables (``python -m assay.agents._gh issue view 12``)."""
+    gh_args = list(sys.argv[1:] if argv is None else argv)
+    opts: dict[str, str] = {}
+    while gh_args[:1] in (["--fixtures"], ["--log"]) and len(gh_args) >= 2:
+        opts[gh_args[0]], gh_args = gh_args[1], gh_args[2:]
+    if gh_args[:1] == ["--"]:
+        gh_args = gh_args[1:]
     fixtures = Path(opts.get("--fixtures") or os.environ.get("ASSAY_GH_FIXTURES", ""))
     log = opts.get("--log") or os.environ.get("ASSAY_GH_LOG")
     started = time.time()

@@ -329,3 +329,12 @@ def test_a_bare_task_venv_and_gh_are_the_whole_toolchain(task) -> None:
     assert lines[1] == f"{venv_bin.parent} True True"  # and has nothing in it
     assert lines[2].startswith("15\tReject impossible dates")
     assert [c.argv for c in read_gh_log(gh.log)] == [["gh", "pr", "list"]]
+
+
+def test_fence_unavailable_when_bwrap_cannot_make_namespaces(tmp_path: Path) -> None:
+    # a bwrap that fails the way it does in a container without user namespaces
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    reason = fence_available(path=str(tmp_path))
+    assert reason == "bubblewrap cannot create namespaces here: bwrap: No permissions to create new namespace"

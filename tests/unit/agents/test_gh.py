@@ -6,6 +6,7 @@ import itertools
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -135,3 +136,18 @@ def test_shim_runs_without_assay_importable(gh, tmp_path: Path) -> None:
 def test_install_refuses_a_missing_fixtures_folder(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"gh fixtures .*nope: not a folder"):
         install_gh(tmp_path / "bin", tmp_path / "nope", tmp_path / "gh.jsonl")
+
+
+def test_module_entry_reads_fixtures_and_log_from_the_environment(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    env = {**os.environ, "ASSAY_GH_FIXTURES": str(FIXTURES), "ASSAY_GH_LOG": str(log)}
+    done = subprocess.run(
+        [sys.executable, "-m", "assay.agents._gh", "issue", "list", "--state", "closed"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "7\tREADME typo\tdocs\tCLOSED\n"
+    assert [c.argv for c in read_gh_log(log)] == [["gh", "issue", "list", "--state", "closed"]]
