@@ -16,8 +16,11 @@ import os
 import sys
 import time
 import uuid
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from assay.agents._env import agent_env
 from assay.agents._harness import Harness, Route, RunSpec
 from assay.agents._record import AgentResult, CutOff, ToolCallRecord, TranscriptEntry
 from assay.agents._reference._profile import Profile, load_profile
@@ -43,6 +46,12 @@ class ReferenceHarness(Harness):
     ``output_cap``       characters of a tool result the model is shown (8000)
     ``shell_timeout_s``, ``test_timeout_s``  caps of one command / one test run (60, 300)
     ``python``           the interpreter run_tests uses (default: this one)
+    ``toolchain``        folders put first on PATH of the agent's commands (and bound read-only into the fence)
+
+    The agent's commands get :func:`~assay.agents._env.agent_env` (no provider key, no host venv on PATH) with
+    the workdir as cwd and HOME. With ``RunSpec.fence`` they run under bubblewrap (the file tools stay in this
+    process, held to the workdir by :class:`~assay.agents._workdir.Workdir`); where bubblewrap cannot run, the
+    run is refused with a ConfigError.
     """
 
     name = "reference"
@@ -59,6 +68,7 @@ class ReferenceHarness(Harness):
         shell_timeout_s: float = 60.0,
         test_timeout_s: float = 300.0,
         python: str | None = None,
+        toolchain: list[str | os.PathLike[str]] | None = None,
         **options: Any,
     ) -> None:
         super().__init__(**options)
@@ -72,6 +82,7 @@ class ReferenceHarness(Harness):
         self.shell_timeout_s = shell_timeout_s
         self.test_timeout_s = test_timeout_s
         self.python = python or sys.executable
+        self.toolchain = [Path(t) for t in toolchain or []]
         self.tools = [Tool(n, d, TOOLS[n].parameters) for n, d in self.profile.tools.items()]
         self._models: dict[str, ChatModel] = {}
         self._sessions: dict[str, list[Message]] = {}
@@ -94,6 +105,19 @@ class ReferenceHarness(Harness):
             self._models[spec] = get_model(spec, **self.model_args)
         return self._models[spec]
 
+    def _fence(self, spec: RunSpec, workdir: Workdir) -> Callable[[list[str], dict[str, str]], list[str]]:
+        from assay.agents._fence import fence_argv, require_fence
+
+        require_fence()  # refused here, once, rather than on every command
+
+        def wrap(argv: list[str], env: dict[str, str]) -> list[str]:
+            # the commands need no network: the model is called from this process, not from inside
+            return fence_argv(
+                spec, argv, Route(model=""), env=env, toolchain=self.toolchain, home=workdir.root
+            )
+
+        return wrap
+
     async def close(self) -> None:
         for model in self._models.values():
             http = getattr(model, "http", None)
@@ -112,12 +136,13 @@ class ReferenceHarness(Harness):
         messages.append(Message("user", prompt))
         ctx = ToolContext(
             workdir=workdir,
-            env={**os.environ, **spec.env},
+            env=agent_env(extra=spec.env, toolchain=self.toolchain, route=spec.route),
             deadline=deadline,
             output_cap=self.output_cap,
             shell_timeout_s=self.shell_timeout_s,
             test_timeout_s=self.test_timeout_s,
             python=self.python,
+            wrap=self._fence(spec, workdir) if spec.fence else None,
         )
         result = AgentResult(harness=self.name, session_id=session_id)
         usage = Usage()

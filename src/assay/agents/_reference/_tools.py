@@ -41,6 +41,8 @@ class ToolContext:
     shell_timeout_s: float = 60.0
     test_timeout_s: float = 300.0
     python: str = sys.executable
+    #: turns a command's argv and environment into the argv to run (the fence); None runs it as is
+    wrap: Callable[[list[str], dict[str, str]], list[str]] | None = None
 
     def time_left(self, cap: float) -> float:
         if self.deadline is None:
@@ -192,6 +194,8 @@ async def _run(
     ctx: ToolContext, argv: list[str], timeout_s: float, env: dict[str, str]
 ) -> tuple[int | None, str]:
     """Run ``argv`` in the workdir in its own process group; (exit code or None on timeout, merged output)."""
+    if ctx.wrap is not None:
+        argv = ctx.wrap(argv, env)
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=ctx.workdir.root,
