@@ -15,6 +15,7 @@ COMMANDS: dict[str, str] = {
     "rag": "assay.cli._rag:rag_group",
     "code-index": "assay.cli._codeindex:code_index_group",
     "memory": "assay.cli._memory:memory_group",
+    "agent": "assay.cli._agent:agent_group",
 }
 
 #: extra subcommands of `assay eval` that are not benchmarks
@@ -35,6 +36,7 @@ SHORT_HELP: dict[str, str] = {
     "rag": "Index documents, search them, ask questions (the RAG SDK).",
     "code-index": "Build and search a code index.",
     "memory": "Show, search and forget what the memory store holds.",
+    "agent": "Run an agent under test in a workdir (run PROMPT, chat).",
 }
 
 #: one-line help of the built-in benchmarks for `assay eval --help`
