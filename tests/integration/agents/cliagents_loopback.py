@@ -198,7 +198,7 @@ class OpenAILoopback(_Loopback):
         if "tool" in step:
             message: dict[str, Any] = {
                 "role": "assistant",
-                "content": None,
+                "content": step.get("say"),
                 "tool_calls": [
                     {
                         "id": f"call_{n:03d}",

@@ -1,0 +1,227 @@
+"""The ``command`` harness: any CLI agent from a template, ``"aider --yes --message {prompt}"``.
+
+The template is split like a shell line, then each word filled in (so a prompt is always one argument, never
+shell syntax): ``{prompt}``, ``{workdir}``, ``{model}``, ``{openai_base_url}``, ``{anthropic_base_url}``,
+``{output_dir}`` (a fresh folder for the agent's logs, read by the parser), ``{max_steps}`` (0 when unlimited).
+A template without ``{prompt}`` gets the prompt on stdin. The agent runs in the workdir with the shared agent
+environment (no provider key; ``OPENAI_BASE_URL``/``OPENAI_API_BASE`` and a placeholder key on the route), as a
+process group stopped at the wall clock. Its exit code is kept. A ``parser`` (see
+:mod:`assay.agents._transcripts`) reads its log into the tool record; without one the record is "answer only"
+and the answer is its stdout.
+
+Presets (``agent="mini-swe-agent"``) carry a template, a parser and the project-local install.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import string
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assay.agents._cliproc import refuse_fence, run_streaming, summarize
+from assay.agents._env import agent_env
+from assay.agents._harness import Harness, RunSpec
+from assay.agents._record import AgentResult
+from assay.agents._transcripts import TranscriptInput, get_parser
+from assay.errors import ConfigError
+
+PLACEHOLDERS = (
+    "prompt",
+    "workdir",
+    "model",
+    "openai_base_url",
+    "anthropic_base_url",
+    "output_dir",
+    "max_steps",
+)
+_ANSWER_CAP = 20_000
+_REPO_ROOT = Path(__file__).resolve().parents[3]
+
+
+@dataclass(frozen=True)
+class Preset:
+    template: str
+    parser: str
+    #: the project-local venv the program is installed in (relative to the checkout or the cwd)
+    venv: str
+    install: str
+    env: dict[str, str] = field(default_factory=dict)
+
+
+PRESETS: dict[str, Preset] = {
+    "mini-swe-agent": Preset(
+        template=(
+            "mini --model openai/{model} --task {prompt} --yolo --exit-immediately -o {output_dir}/trajectory.json"
+            " -c mini.yaml -c agent.step_limit={max_steps} -c agent.cost_limit=0"
+        ),
+        parser="mini-swe-agent",
+        venv=".cache/venvs/mini-swe-agent",
+        install="python3 -m venv .cache/venvs/mini-swe-agent && .cache/venvs/mini-swe-agent/bin/pip install mini-swe-agent==2.4.6",
+        # offline: litellm's bundled price list, no setup wizard, no cost lookups for a local model
+        env={
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "MSWEA_CONFIGURED": "true",
+            "MSWEA_COST_TRACKING": "ignore_errors",
+        },
+    ),
+}
+
+
+def check_template(template: str) -> list[str]:
+    """The template's words; ConfigError naming an unknown placeholder or an unparseable line."""
+    try:
+        words = shlex.split(template)
+    except ValueError as exc:
+        raise ConfigError(f"command harness template {template!r}: {exc}") from exc
+    if not words:
+        raise ConfigError("command harness: the template is empty")
+    for word in words:
+        try:
+            fields = [f for _, f, _, _ in string.Formatter().parse(word) if f is not None]
+        except ValueError as exc:
+            raise ConfigError(
+                f"command harness template {template!r}: {exc} (write a literal brace as {{{{)"
+            ) from exc
+        for name in fields:
+            if name not in PLACEHOLDERS:
+                raise ConfigError(
+                    f"command harness template {template!r}: unknown placeholder {{{name}}} "
+                    f"(known: {', '.join('{' + p + '}' for p in PLACEHOLDERS)})"
+                )
+    return words
+
+
+class CommandHarness(Harness):
+    """Options: ``template`` (or ``target``, as in ``command:TEMPLATE``), ``agent`` (a preset), ``parser``."""
+
+    name = "command"
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        known = {"template", "target", "agent", "parser", "model"}
+        unknown = set(options) - known
+        if unknown:
+            raise ConfigError(
+                f"command harness: unknown option(s) {sorted(unknown)} (known: {sorted(known)})"
+            )
+        self.preset: Preset | None = None
+        if options.get("agent"):
+            if options["agent"] not in PRESETS:
+                raise ConfigError(
+                    f"command harness agent={options['agent']!r}: unknown (known: {', '.join(PRESETS)})"
+                )
+            self.preset = PRESETS[options["agent"]]
+        template = (
+            options.get("template")
+            or options.get("target")
+            or (self.preset.template if self.preset else None)
+        )
+        if template is None:
+            raise ConfigError(
+                'command harness: give a template, e.g. command:"aider --yes --message {prompt}"'
+            )
+        self.template = str(template)
+        self.words = check_template(self.template)
+        parser = options.get("parser") or (self.preset.parser if self.preset else None)
+        self.parser = get_parser(parser) if parser else None
+
+    def program(self, env: dict[str, str]) -> str:
+        """The program to run, absolute; ConfigError naming how to install it."""
+        name = self.words[0]
+        if self.preset is not None:
+            for root in (Path.cwd(), _REPO_ROOT):
+                candidate = root / self.preset.venv / "bin" / name
+                if candidate.is_file():
+                    return str(candidate)
+            found = shutil.which(name, path=env.get("PATH"))
+            if found:
+                return found
+            raise ConfigError(
+                f"command harness: {name!r} is not installed (install it: {self.preset.install})"
+            )
+        if "/" in name:
+            if not Path(name).is_file():
+                raise ConfigError(f"command harness template {self.template!r}: no such program {name!r}")
+            return name
+        found = shutil.which(name, path=env.get("PATH"))
+        if not found:
+            raise ConfigError(
+                f"command harness template {self.template!r}: {name!r} is not on the agent's PATH"
+            )
+        return found
+
+    def argv(self, prompt: str, spec: RunSpec, output_dir: Path, program: str) -> list[str]:
+        route = spec.route
+        values = {
+            "prompt": prompt,
+            "workdir": str(spec.workdir),
+            "model": route.model if route else (self.options.get("model") or ""),
+            "openai_base_url": (route.openai_base_url if route else None) or "",
+            "anthropic_base_url": (route.anthropic_base_url if route else None) or "",
+            "output_dir": str(output_dir),
+            "max_steps": str(spec.limits.max_steps or 0),
+        }
+        for needed in ("model", "openai_base_url", "anthropic_base_url"):
+            if f"{{{needed}}}" in self.template and not values[needed]:
+                raise ConfigError(
+                    f"command harness template {self.template!r}: the run's route gives no {needed}"
+                )
+        return [program, *(w.format_map(values) for w in self.words[1:])]
+
+    async def run(self, prompt: str, spec: RunSpec) -> AgentResult:
+        refuse_fence(spec.fence, self.name)
+        if not spec.workdir.is_dir():
+            raise ConfigError(f"--workdir {spec.workdir}: not a directory")
+        with tempfile.TemporaryDirectory(prefix="assay-command-") as tmp:
+            output_dir, home = Path(tmp) / "out", Path(tmp) / "home"
+            output_dir.mkdir()
+            home.mkdir()
+            env = agent_env(
+                route=spec.route, home=home, extra={**(self.preset.env if self.preset else {}), **spec.env}
+            )
+            argv = self.argv(prompt, spec, output_dir, self.program(env))
+            via_stdin = "{prompt}" not in self.template
+            started_at = time.time()
+            proc = await run_streaming(
+                argv,
+                cwd=spec.workdir,
+                env=env,
+                wall_clock_s=spec.limits.wall_clock_s,
+                stdin=prompt.encode() if via_stdin else None,
+            )
+            result = AgentResult(harness=self.name, exit_code=proc.exit_code, elapsed_s=proc.elapsed_s)
+            if self.parser is None:
+                result.record_level = "answer_only"
+                result.answer = "\n".join(proc.stdout_lines)[-_ANSWER_CAP:].strip()
+            else:
+                inp = TranscriptInput(
+                    stdout=proc.stdout_lines,
+                    stderr=proc.stderr,
+                    workdir=spec.workdir,
+                    output_dir=output_dir,
+                    exit_code=proc.exit_code,
+                    started_at=started_at,
+                )
+                parsed = self.parser(inp)
+                result.answer = parsed.answer
+                result.tool_record = parsed.tool_record
+                result.transcript = parsed.transcript
+                result.usage = parsed.usage
+                result.model_ran = parsed.model_ran
+                result.steps = parsed.steps
+                result.cut_off = parsed.cut_off
+                result.error = parsed.error
+        if proc.timed_out:
+            result.cut_off = "wall_clock"
+            result.error = None
+        elif proc.exit_code not in (0, None) and result.error is None and result.cut_off is None:
+            tail = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else ""
+            result.error = f"{Path(argv[0]).name} exited {proc.exit_code}" + (
+                f": {summarize(tail, 300)}" if tail else ""
+            )
+        return result

@@ -1,0 +1,169 @@
+"""Transcript parsers for the ``command`` harness: what a CLI agent left behind, read into the tool record.
+
+A parser gets the run's stdout, its output folder (``{output_dir}`` in the template) and the workdir, and
+returns what it could recover. Registered by name; the ``command`` harness names one (or a preset does).
+
+Built in: ``mini-swe-agent`` (its trajectory JSON, ``-o {output_dir}/trajectory.json``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assay.agents._cliproc import summarize
+from assay.agents._record import CutOff, ToolCallRecord, TranscriptEntry
+from assay.errors import ConfigError
+from assay.models._usage import Usage
+
+
+@dataclass
+class TranscriptInput:
+    stdout: list[str]
+    stderr: str
+    workdir: Path
+    output_dir: Path
+    exit_code: int | None
+    #: wall-clock time (epoch seconds) the harness started the agent, to make log times relative
+    started_at: float
+
+
+@dataclass
+class ParsedTranscript:
+    answer: str = ""
+    tool_record: list[ToolCallRecord] = field(default_factory=list)
+    transcript: list[TranscriptEntry] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    model_ran: str | None = None
+    steps: int = 0
+    cut_off: CutOff | None = None
+    #: the agent's own failure as its log tells it
+    error: str | None = None
+
+
+TranscriptParser = Callable[[TranscriptInput], ParsedTranscript]
+_PARSERS: dict[str, TranscriptParser] = {}
+
+
+def register_parser(name: str, parser: TranscriptParser) -> None:
+    _PARSERS[name] = parser
+
+
+def get_parser(name: str) -> TranscriptParser:
+    if name not in _PARSERS:
+        raise ConfigError(f"command harness parser={name!r}: unknown (known: {', '.join(sorted(_PARSERS))})")
+    return _PARSERS[name]
+
+
+def parser_names() -> list[str]:
+    return sorted(_PARSERS)
+
+
+# -- mini-swe-agent ---------------------------------------------------------------------------------------------
+MINI_SUBMIT = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+#: mini-swe-agent's exit statuses that mean a limit stopped it
+_MINI_LIMITS: dict[str, CutOff] = {"LimitsExceeded": "steps", "TimeoutError": "wall_clock"}
+
+
+def _rel_time(ts: Any, started_at: float) -> float | None:
+    return round(float(ts) - started_at, 3) if isinstance(ts, int | float) else None
+
+
+def parse_mini_swe_agent(inp: TranscriptInput) -> ParsedTranscript:
+    """mini-swe-agent's trajectory (format ``mini-swe-agent-1.x``): messages with the raw responses and outputs."""
+    path = inp.output_dir / "trajectory.json"
+    if not path.is_file():
+        return ParsedTranscript(error=f"mini-swe-agent wrote no trajectory at {path.name}")
+    try:
+        data = json.loads(path.read_text())
+        messages = list(data["messages"])
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        return ParsedTranscript(error=f"mini-swe-agent trajectory unreadable: {exc}")
+    out = ParsedTranscript()
+    pending: dict[str, ToolCallRecord] = {}
+    last_time: float | None = None
+    for msg in messages:
+        if not isinstance(msg, dict):
+            continue
+        role, extra = msg.get("role"), msg.get("extra") or {}
+        content = msg.get("content")
+        text = content if isinstance(content, str) and content != "None" else ""
+        if role in ("system", "user"):
+            out.transcript.append(TranscriptEntry(role=role, content=text))
+        elif role == "assistant":
+            _mini_assistant(msg, extra, text, out, pending, inp.started_at, last_time)
+        elif role == "tool":
+            call = pending.pop(str(msg.get("tool_call_id")), None)
+            out.transcript.append(
+                TranscriptEntry(role="tool", content=text, tool_call_id=msg.get("tool_call_id"))
+            )
+            last_time = _rel_time(extra.get("timestamp"), inp.started_at)
+            if call is not None:
+                code = extra.get("returncode")
+                call.exit_code = code if isinstance(code, int) and code >= 0 else None
+                call.ended_s = last_time
+                call.result_summary = summarize(str(extra.get("raw_output", text)))
+                if extra.get("exception_info"):
+                    call.result_summary = summarize(f"{extra['exception_info']}: {call.result_summary}")
+                call.status = "ok" if call.name == "submit" or code == 0 else "error"
+        elif role == "exit":
+            status = extra.get("exit_status") or (data.get("info") or {}).get("exit_status")
+            out.cut_off = _MINI_LIMITS.get(str(status))
+            if status not in ("Submitted", None) and out.cut_off is None:
+                out.error = f"mini-swe-agent exited: {status}"
+            submission = extra.get("submission") or (data.get("info") or {}).get("submission")
+            if submission:
+                out.answer = str(submission)
+    out.steps = sum(1 for e in out.transcript if e.role == "assistant")
+    return out
+
+
+def _mini_assistant(
+    msg: dict[str, Any],
+    extra: dict[str, Any],
+    text: str,
+    out: ParsedTranscript,
+    pending: dict[str, ToolCallRecord],
+    started_at: float,
+    last_time: float | None,
+) -> None:
+    response = extra.get("response") or {}
+    usage = response.get("usage") or {}
+    if usage:
+        out.usage.input_tokens += int(usage.get("prompt_tokens") or 0)
+        out.usage.output_tokens += int(usage.get("completion_tokens") or 0)
+        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
+        out.usage.cache_read_tokens += int(cached or 0)
+        out.usage.calls += 1
+        out.usage.cost_source = "harness_counts"
+    out.model_ran = response.get("model") or out.model_ran
+    calls = msg.get("tool_calls") or []
+    out.transcript.append(TranscriptEntry(role="assistant", content=text, tool_calls=calls))
+    if text:
+        out.answer = text
+    # mini-swe-agent stamps the reply only; a call starts when the previous output was returned
+    started = _rel_time(extra.get("timestamp"), started_at) or last_time
+    for call in calls:
+        try:
+            args = json.loads((call.get("function") or {}).get("arguments") or "{}")
+        except json.JSONDecodeError:
+            args = {"raw": (call.get("function") or {}).get("arguments")}
+        command = str(args.get("command", ""))
+        submit = command.strip().startswith("echo ") and command.strip().endswith(MINI_SUBMIT)
+        record = ToolCallRecord(
+            name="submit" if submit else str((call.get("function") or {}).get("name", "bash")),
+            kind="other" if submit else "shell",
+            arguments=args,
+            command=command or None,
+            started_s=started,
+            status="error",
+            result_summary="no output: the agent was stopped",
+        )
+        pending[str(call.get("id"))] = record
+        out.tool_record.append(record)
+
+
+register_parser("mini-swe-agent", parse_mini_swe_agent)

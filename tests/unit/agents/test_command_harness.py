@@ -1,0 +1,130 @@
+"""The ``command`` harness on real small programs: templates, environment, exit codes, the wall clock."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from assay.agents import Limits, Route, RunSpec, get_harness
+from assay.agents._command import CommandHarness
+from assay.agents._env import GATEWAY_PLACEHOLDER_KEY
+from assay.errors import ConfigError
+
+PY = sys.executable
+DUMP = "import json, os, sys; print(json.dumps({'argv': sys.argv[1:], 'stdin': sys.stdin.read(), 'cwd': os.getcwd(), 'env': dict(os.environ)}))\n"
+ROUTE = Route(model="m-7", openai_base_url="http://127.0.0.1:9/v1", anthropic_base_url="http://127.0.0.1:9")
+
+
+@pytest.fixture
+def dump(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A program that prints what it was given (kept outside the workdir)."""
+    path = tmp_path_factory.mktemp("prog") / "dump.py"
+    path.write_text(DUMP)
+    return f"{PY} {path}"
+
+
+async def _dump(tmp_path: Path, template: str, prompt: str = "fix it") -> tuple[dict, object]:
+    r = await get_harness("command", template=template).run(prompt, RunSpec(workdir=tmp_path, route=ROUTE))
+    return json.loads(r.answer), r
+
+
+async def test_placeholders_fill_whole_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dump: str
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-host-secret-value")
+    prompt = 'it\'s {not} a "placeholder"; rm -rf /'
+    data, r = await _dump(
+        tmp_path, f"{dump} --message {{prompt}} --model={{model}} {{openai_base_url}}", prompt
+    )
+    assert data["argv"] == ["--message", prompt, "--model=m-7", "http://127.0.0.1:9/v1"]
+    assert data["cwd"] == str(tmp_path) and data["stdin"] == ""
+    env = data["env"]
+    assert env["OPENAI_BASE_URL"] == env["OPENAI_API_BASE"] == "http://127.0.0.1:9/v1"
+    assert env["OPENAI_API_KEY"] == GATEWAY_PLACEHOLDER_KEY
+    assert "sk-host-secret-value" not in json.dumps(env)
+    assert r.record_level == "answer_only" and r.exit_code == 0 and r.error is None
+    assert r.usage.cost_usd is None and r.usage.total_tokens == 0
+
+
+async def test_prompt_on_stdin_without_placeholder(tmp_path: Path, dump: str) -> None:
+    data, _ = await _dump(tmp_path, f"{dump} {{workdir}}")
+    assert data["stdin"] == "fix it" and data["argv"] == [str(tmp_path)]
+
+
+async def test_exit_code_is_kept_and_is_an_error(tmp_path: Path) -> None:
+    code = "import sys; print('partial'); sys.stderr.write('boom\\n'); sys.exit(4)"
+    r = await get_harness(f'command:{PY} -c "{code}"').run("x", RunSpec(workdir=tmp_path))
+    assert r.exit_code == 4 and r.answer == "partial"
+    assert r.error == f"{Path(PY).name} exited 4: boom"
+
+
+async def test_wall_clock_kills_the_whole_group(tmp_path: Path) -> None:
+    code = (
+        "import subprocess, sys, time; p = subprocess.Popen(['sleep', '60']); "
+        "open('child.pid', 'w').write(str(p.pid)); print('started', flush=True); time.sleep(60)"
+    )
+    started = time.monotonic()
+    r = await get_harness("command", template=f'{PY} -c "{code}"').run(
+        "x", RunSpec(workdir=tmp_path, limits=Limits(wall_clock_s=1.5))
+    )
+    assert r.cut_off == "wall_clock" and r.error is None and r.answer == "started"
+    assert time.monotonic() - started < 8
+    child = int((tmp_path / "child.pid").read_text())
+    time.sleep(0.2)
+    assert _gone(child)  # the grandchild went with the group
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state in ("Z", "X")  # killed, waiting for init to reap it
+
+
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        ("aider --msg {prompt} {temperature}", r"unknown placeholder \{temperature\}"),
+        ("aider 'unclosed", "No closing quotation"),
+        ("  ", "the template is empty"),
+        ("echo {", "write a literal brace"),
+    ],
+)
+def test_bad_templates(template: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        CommandHarness(template=template)
+
+
+async def test_missing_program_and_route(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="'no-such-agent-xyz' is not on the agent's PATH"):
+        await get_harness("command", template="no-such-agent-xyz {prompt}").run(
+            "x", RunSpec(workdir=tmp_path)
+        )
+    with pytest.raises(ConfigError, match="the run's route gives no model"):
+        await get_harness("command", template="echo {model}").run("x", RunSpec(workdir=tmp_path))
+    with pytest.raises(ConfigError, match="--fence"):
+        await get_harness("command", template="echo hi").run("x", RunSpec(workdir=tmp_path, fence=True))
+
+
+def test_bad_options() -> None:
+    with pytest.raises(ConfigError, match="agent='nope': unknown"):
+        CommandHarness(agent="nope")
+    with pytest.raises(ConfigError, match="give a template"):
+        CommandHarness()
+    with pytest.raises(ConfigError, match="unknown option"):
+        CommandHarness(template="echo", colour=1)
+    with pytest.raises(ConfigError, match="parser='nope'"):
+        CommandHarness(template="echo", parser="nope")
+
+
+def test_preset_not_installed_names_the_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    h = CommandHarness(agent="mini-swe-agent")
+    monkeypatch.setattr("assay.agents._command._REPO_ROOT", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match=r"pip install mini-swe-agent==2\.4\.6"):
+        h.program({"PATH": str(tmp_path)})
