@@ -16,6 +16,7 @@ COMMANDS: dict[str, str] = {
     "code-index": "assay.cli._codeindex:code_index_group",
     "memory": "assay.cli._memory:memory_group",
     "agent": "assay.cli._agent:agent_group",
+    "gateway": "assay.cli._gateway:gateway_command",
 }
 
 #: extra subcommands of `assay eval` that are not benchmarks
@@ -37,6 +38,7 @@ SHORT_HELP: dict[str, str] = {
     "code-index": "Build and search a code index.",
     "memory": "Show, search and forget what the memory store holds.",
     "agent": "Run an agent under test in a workdir (run PROMPT, chat).",
+    "gateway": "Serve a model to agents on loopback (OpenAI and Anthropic APIs).",
 }
 
 #: one-line help of the built-in benchmarks for `assay eval --help`
