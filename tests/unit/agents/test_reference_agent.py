@@ -396,3 +396,30 @@ async def test_no_model_and_no_route_is_a_config_error(project: Path) -> None:
         await ReferenceHarness().run("hi", RunSpec(workdir=project))
     with pytest.raises(ConfigError, match="--workdir"):
         await ReferenceHarness(model="scripted/x.yaml").run("hi", RunSpec(workdir=project / "nope"))
+
+
+async def test_search_code_finds_code_and_follows_the_agents_edits(project: Path) -> None:
+    model = ScriptedModel(
+        [
+            _call("search_code", query="add", k=2),
+            _call(
+                "write_file",
+                path="geometry.py",
+                content="def rectangle_area(width, height):\n    return width * height\n",
+            ),
+            _call("search_code", query="rectangle_area", k=1),
+            {"text": "found it"},
+        ]
+    )
+    harness = ReferenceHarness(model=model, code_embedder="hash")
+    result = await harness.run("where is area computed?", RunSpec(workdir=project))
+    first, _, second = result.tool_record
+    assert first.kind == "search" and first.status == "ok" and first.result_summary.startswith("calc.py:1")
+    assert second.status == "ok" and second.result_summary == "geometry.py:1"
+    shown = [e.content for e in result.transcript if e.role == "tool"][2]
+    assert shown.startswith("geometry.py:1-2 rectangle_area (function)\ndef rectangle_area(width, height):")
+    assert sorted(p.name for p in project.iterdir()) == ["calc.py", "geometry.py", "test_calc.py"]
+    index_dir = harness.code_search._dir if harness.code_search else None
+    assert index_dir is not None and index_dir.is_dir()
+    await harness.close()
+    assert not index_dir.exists()

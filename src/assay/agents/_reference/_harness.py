@@ -24,6 +24,7 @@ from assay.agents._env import agent_env
 from assay.agents._harness import Harness, Route, RunSpec
 from assay.agents._record import AgentResult, CutOff, ToolCallRecord, TranscriptEntry
 from assay.agents._reference._profile import Profile, load_profile
+from assay.agents._reference._search import CodeSearch
 from assay.agents._reference._tools import TOOLS, ToolContext, ToolOutcome, check_arguments
 from assay.agents._workdir import PathRefused, Workdir
 from assay.errors import ConfigError, InfraError
@@ -46,6 +47,7 @@ class ReferenceHarness(Harness):
     ``output_cap``       characters of a tool result the model is shown (8000)
     ``shell_timeout_s``, ``test_timeout_s``  caps of one command / one test run (60, 300)
     ``python``           the interpreter run_tests uses (default: this one)
+    ``code_embedder``    the embedder of search_code's index (an ``assay.embed`` spec; default: assay's default)
     ``toolchain``        folders put first on PATH of the agent's commands (and bound read-only into the fence)
 
     The agent's commands get :func:`~assay.agents._env.agent_env` (no provider key, no host venv on PATH) with
@@ -69,6 +71,7 @@ class ReferenceHarness(Harness):
         test_timeout_s: float = 300.0,
         python: str | None = None,
         toolchain: list[str | os.PathLike[str]] | None = None,
+        code_embedder: Any = None,
         **options: Any,
     ) -> None:
         super().__init__(**options)
@@ -85,6 +88,7 @@ class ReferenceHarness(Harness):
         self.toolchain = [Path(t) for t in toolchain or []]
         self.tools = [Tool(n, d, TOOLS[n].parameters) for n, d in self.profile.tools.items()]
         self._models: dict[str, ChatModel] = {}
+        self.code_search = CodeSearch(code_embedder) if "search_code" in self.profile.tools else None
         self._sessions: dict[str, list[Message]] = {}
 
     # -- the model -----------------------------------------------------------------------------------------
@@ -119,6 +123,8 @@ class ReferenceHarness(Harness):
         return wrap
 
     async def close(self) -> None:
+        if self.code_search is not None:
+            self.code_search.close()
         for model in self._models.values():
             http = getattr(model, "http", None)
             if http is not None and hasattr(http, "aclose"):
@@ -143,6 +149,7 @@ class ReferenceHarness(Harness):
             test_timeout_s=self.test_timeout_s,
             python=self.python,
             wrap=self._fence(spec, workdir) if spec.fence else None,
+            code_search=self.code_search,
         )
         result = AgentResult(harness=self.name, session_id=session_id)
         usage = Usage()

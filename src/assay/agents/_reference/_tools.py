@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.agents._record import ToolKind
+from assay.agents._reference._search import CodeSearch
 from assay.agents._workdir import Workdir, changed_paths, snapshot
 
 __all__ = ["TOOLS", "ToolContext", "ToolOutcome", "ToolSpec", "check_arguments", "parse_pytest_summary"]
@@ -43,6 +44,8 @@ class ToolContext:
     python: str = sys.executable
     #: turns a command's argv and environment into the argv to run (the fence); None runs it as is
     wrap: Callable[[list[str], dict[str, str]], list[str]] | None = None
+    #: the workdir's code index (search_code); None: the tool is not available
+    code_search: CodeSearch | None = None
 
     def time_left(self, cap: float) -> float:
         if self.deadline is None:
@@ -187,6 +190,22 @@ async def edit_file(ctx: ToolContext, path: str, old: str, new: str) -> ToolOutc
     return ToolOutcome(f"edited {rel}: replaced 1 occurrence", edited_paths=[rel])
 
 
+async def search_code(ctx: ToolContext, query: str, k: int = 5) -> ToolOutcome:
+    if ctx.code_search is None:
+        return ToolOutcome("code search is not available in this run", status="error")
+    if not query.strip():
+        return ToolOutcome("the query is empty", status="error")
+    hits = await asyncio.to_thread(ctx.code_search.search, ctx.workdir.root, query, max(1, min(k, 20)))
+    blocks = []
+    for hit in hits:
+        head = "\n".join(hit.text.splitlines()[:12])
+        blocks.append(f"{hit.path}:{hit.start_line}-{hit.end_line} {hit.symbol} ({hit.kind})\n{head}")
+    return ToolOutcome(
+        _cap("\n\n".join(blocks), ctx.output_cap) if blocks else "no matches",
+        summary=" ".join(f"{h.path}:{h.start_line}" for h in hits) or "no matches",
+    )
+
+
 # -- commands ------------------------------------------------------------------------------------------------
 
 
@@ -317,6 +336,16 @@ TOOLS: dict[str, ToolSpec] = {
                 glob={"type": "string", "description": "only files matching this pattern, e.g. *.py"},
             ),
             grep,
+        ),
+        ToolSpec(
+            "search_code",
+            "search",
+            _schema(
+                ["query"],
+                query={"type": "string", "description": "what the code does, or names in it"},
+                k={"type": "integer", "description": "how many pieces of code (default 5)"},
+            ),
+            search_code,
         ),
         ToolSpec(
             "write_file",
