@@ -274,15 +274,25 @@ def _finish_usage(out: ParsedStream, message_usage: dict[str, dict[str, Any]]) -
     out.usage = total
 
 
+def _is_infra(res: dict[str, Any]) -> bool:
+    """An API failure behind the agent (down, overloaded, refusing the key, out of quota), not its own mistake
+    (a 400 for a request it built badly)."""
+    status = res.get("api_error_status")
+    if isinstance(status, int):
+        return status >= 500 or status in (401, 403, 429)
+    return str(res.get("result", "")).startswith("API Error")
+
+
 class ClaudeCodeHarness(Harness):
     """Claude Code in print mode. Options: ``claude_bin``, ``permission_mode`` (default ``acceptEdits``),
-    ``allowed_tools`` (default: the file, search and shell tools), ``extra_args``."""
+    ``allowed_tools`` (default: the file, search and shell tools), ``max_retries`` (of a failed API call;
+    default 0: the gateway already answers an outage as one), ``extra_args``."""
 
     name = "claude-code"
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        known = {"claude_bin", "permission_mode", "allowed_tools", "extra_args", "model"}
+        known = {"claude_bin", "permission_mode", "allowed_tools", "max_retries", "extra_args", "model"}
         unknown = set(options) - known
         if unknown:
             raise ConfigError(
@@ -318,7 +328,12 @@ class ClaudeCodeHarness(Harness):
         env = agent_env(
             route=spec.route,
             home=self._home.name,
-            extra={**spec.env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"},
+            extra={
+                "CLAUDE_CODE_MAX_RETRIES": str(int(self.options.get("max_retries", 0))),
+                **spec.env,
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "DISABLE_AUTOUPDATER": "1",
+            },
         )
         started = time.monotonic()
         times: list[float] = []
@@ -374,9 +389,7 @@ class ClaudeCodeHarness(Harness):
             result.cut_off = "tokens"
         elif res.get("subtype") == "error_max_turns":
             result.cut_off = "steps"
-        elif res.get("is_error") and (
-            res.get("api_error_status") or str(res.get("result", "")).startswith("API Error")
-        ):
+        elif res.get("is_error") and _is_infra(res):
             result.infra_error = (
                 f"claude-code: the model endpoint failed: {summarize(str(res.get('result', '')), 500)}"
             )
