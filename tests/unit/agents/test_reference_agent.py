@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 
 from assay.agents import AgentResult, Limits, Route, RunSpec, get_harness
 from assay.agents._reference import DEFAULT_PROFILE, ReferenceHarness
+from assay.embed import HashEmbedder
 from assay.errors import ConfigError
 from assay.models._scripted import ScriptedModel
 
@@ -423,3 +425,23 @@ async def test_search_code_finds_code_and_follows_the_agents_edits(project: Path
     assert index_dir is not None and index_dir.is_dir()
     await harness.close()
     assert not index_dir.exists()
+
+
+class _SlowEmbedder(HashEmbedder):
+    def embed(self, texts: Any) -> Any:
+        time.sleep(1.5)
+        return super().embed(texts)
+
+
+async def test_wall_clock_cuts_off_a_slow_tool_in_this_process(project: Path) -> None:
+    model = ScriptedModel([_call("list_files"), _call("search_code", query="add")])
+    harness = ReferenceHarness(model=model, code_embedder=_SlowEmbedder())
+    spec = RunSpec(workdir=project, limits=Limits(wall_clock_s=0.5))
+    result = await harness.run("go", spec)
+    assert result.cut_off == "wall_clock" and result.elapsed_s < 1.4  # 0.5 s + the 0.5 s grace
+    assert [(c.name, c.status) for c in result.tool_record] == [
+        ("list_files", "ok"),
+        ("search_code", "timeout"),
+    ]
+    assert result.tool_record[1].result_summary == "stopped: the wall clock ran out"
+    await harness.close()  # waits for the search still in its thread, then removes the index

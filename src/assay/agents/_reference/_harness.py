@@ -34,6 +34,8 @@ __all__ = ["ReferenceHarness"]
 
 #: characters of a tool's result kept in the record (the model sees up to ``output_cap``)
 SUMMARY_CAP = 300
+#: how long past the run's deadline a tool may take to stop by itself before it is cancelled
+TOOL_GRACE_S = 0.5
 
 
 class ReferenceHarness(Harness):
@@ -231,13 +233,19 @@ class ReferenceHarness(Harness):
                 f"the arguments were not a JSON object: {call.raw_arguments[:200]!r}", status="error"
             )
         else:
+            # commands stop themselves at the deadline (and say so); the grace lets them, in-process tools not
+            left = None if ctx.deadline is None else max(0.0, ctx.deadline - time.monotonic()) + TOOL_GRACE_S
             try:
                 args = check_arguments(spec, call.arguments)
-                outcome = await spec.fn(ctx, **args)
+                outcome = await asyncio.wait_for(spec.fn(ctx, **args), timeout=left)
             except PathRefused as exc:
                 outcome = ToolOutcome(str(exc), status=str(exc))
+            except TimeoutError:  # the run's wall clock ran out inside the tool
+                outcome = ToolOutcome("stopped: the wall clock ran out", status="timeout")
             except (ValueError, OSError) as exc:
                 outcome = ToolOutcome(f"error: {exc}", status="error")
+            except Exception as exc:  # a broken tool is the call's error, never the run's end
+                outcome = ToolOutcome(f"error: {type(exc).__name__}: {exc}", status="error")
         record = ToolCallRecord(
             name=call.name,
             kind=spec.kind if spec is not None else "other",
