@@ -108,7 +108,10 @@ class ReferenceHarness(Harness):
         else:
             raise ConfigError("reference harness: no model (pass --model provider/model, e.g. local/smollm2)")
         if spec not in self._models:
-            self._models[spec] = get_model(spec, **self.model_args)
+            args = dict(self.model_args)
+            if route is not None:  # the gateway retries its upstream; an outage it reports is final
+                args.setdefault("max_retries", 0)
+            self._models[spec] = get_model(spec, **args)
         return self._models[spec]
 
     def _fence(self, spec: RunSpec, workdir: Workdir) -> Callable[[list[str], dict[str, str]], list[str]]:

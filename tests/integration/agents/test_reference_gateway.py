@@ -1,0 +1,77 @@
+"""The reference agent through the real model gateway (loopback, scripted upstream): the exact record, the
+tokens the gateway counted, the upstream read back, and an upstream outage recorded as infra_error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assay.agents import Limits, RunSpec
+from assay.agents._gateway import Gateway
+from assay.agents._reference import ReferenceHarness
+from assay.models._scripted import ScriptedModel
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "greet.py").write_text("def greet():\n    return 'helo'\n")
+    return work
+
+
+async def test_through_the_gateway(project: Path) -> None:
+    upstream = ScriptedModel(
+        [
+            {
+                "tool_calls": [{"name": "read_file", "arguments": {"path": "greet.py"}}],
+                "usage": {"input_tokens": 300, "output_tokens": 20},
+            },
+            {
+                "tool_calls": [
+                    {"name": "edit_file", "arguments": {"path": "greet.py", "old": "helo", "new": "hello"}}
+                ],
+                "usage": {"input_tokens": 340, "output_tokens": 30},
+            },
+            {"text": "Fixed the typo.", "usage": {"input_tokens": 380, "output_tokens": 5}},
+        ]
+    )
+    async with Gateway(upstream) as gateway:
+        run = Gateway.new_run_id()
+        route = gateway.route(run=run)
+        harness = ReferenceHarness()
+        result = await harness.run("fix the typo", RunSpec(workdir=project, route=route))
+        await harness.close()
+        counted = gateway.usage(run=run)
+    assert result.infra_error is None and result.error is None, result.infra_error or result.error
+    assert result.answer == "Fixed the typo."
+    assert [(c.name, c.status, c.edited_paths) for c in result.tool_record] == [
+        ("read_file", "ok", []),
+        ("edit_file", "ok", ["greet.py"]),
+    ]
+    assert (project / "greet.py").read_text() == "def greet():\n    return 'hello'\n"
+    # the agent's own count is the gateway's: three calls, every token
+    assert (result.usage.input_tokens, result.usage.output_tokens, result.usage.calls) == (1020, 55, 3)
+    assert (counted.usage.input_tokens, counted.usage.output_tokens, counted.calls) == (1020, 55, 3)
+    assert result.model_ran == counted.model_ran == "scripted/inline"  # read back from the gateway's answers
+    # the upstream saw the tool results the agent appended
+    assert [m.role for m in upstream.calls[2]["messages"]][-2:] == ["assistant", "tool"]
+
+
+async def test_an_upstream_outage_behind_the_gateway_is_infra_error(project: Path) -> None:
+    upstream = ScriptedModel(
+        [
+            {"tool_calls": [{"name": "list_files", "arguments": {}}]},
+            {"error": "infra", "message": "upstream unreachable"},
+        ]
+    )
+    async with Gateway(upstream) as gateway:
+        harness = ReferenceHarness()
+        spec = RunSpec(workdir=project, route=gateway.route(), limits=Limits(wall_clock_s=30))
+        result = await harness.run("go", spec)
+        await harness.close()
+    assert result.infra_error is not None and "upstream unreachable" in result.infra_error
+    assert result.error is None and result.cut_off is None
+    assert [c.name for c in result.tool_record] == ["list_files"]  # what it did before the outage is kept
+    assert result.elapsed_s < 10
