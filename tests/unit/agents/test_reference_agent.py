@@ -19,6 +19,7 @@ from assay.agents._reference import DEFAULT_PROFILE, ReferenceHarness
 from assay.embed import HashEmbedder
 from assay.errors import ConfigError
 from assay.models._scripted import ScriptedModel
+from assay.rag import DocumentIndex
 
 CALC = "def add(a, b):\n    return a - b\n"
 TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n"
@@ -127,7 +128,8 @@ async def test_multi_step_edit_has_exactly_the_expected_record(project: Path) ->
     seen = model.calls[3]["messages"][-1]
     assert seen.role == "tool" and seen.content == CALC
     offered = {t.name: t for t in model.calls[0]["tools"]}
-    assert set(offered) == {p.stem for p in (DEFAULT_PROFILE / "tools").glob("*.md")}
+    # every tool the profile describes, but query_documents only when there are documents
+    assert set(offered) == {p.stem for p in (DEFAULT_PROFILE / "tools").glob("*.md")} - {"query_documents"}
     assert (
         offered["edit_file"].description == (DEFAULT_PROFILE / "tools" / "edit_file.md").read_text().strip()
     )
@@ -445,3 +447,25 @@ async def test_wall_clock_cuts_off_a_slow_tool_in_this_process(project: Path) ->
     ]
     assert result.tool_record[1].result_summary == "stopped: the wall clock ran out"
     await harness.close()  # waits for the search still in its thread, then removes the index
+
+
+async def test_query_documents_searches_the_documents_given(project: Path) -> None:
+    documents = DocumentIndex(HashEmbedder())
+    documents.index_text("handbook", "Vacation policy. Every employee gets 25 vacation days a year. " * 3)
+    documents.index_text("menu", "The canteen serves soup on Mondays and fish on Fridays. " * 3)
+    model = ScriptedModel(
+        [_call("query_documents", query='"vacation days"', max_chunks=1), {"text": "25 days"}]
+    )
+    harness = ReferenceHarness(model=model, documents=documents)
+    result = await harness.run("how many vacation days?", RunSpec(workdir=project))
+    [call] = result.tool_record
+    assert (call.name, call.kind, call.status, call.result_summary) == (
+        "query_documents",
+        "documents",
+        "ok",
+        "handbook#1",
+    )
+    assert "25 vacation days" in next(e.content for e in result.transcript if e.role == "tool")
+    assert "query_documents" in {t.name for t in model.calls[0]["tools"]}
+    with pytest.raises(ConfigError, match="query_documents tool needs documents="):
+        ReferenceHarness(tools=["read_file", "query_documents"])

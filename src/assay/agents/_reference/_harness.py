@@ -17,6 +17,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,8 @@ class ReferenceHarness(Harness):
     ``shell_timeout_s``, ``test_timeout_s``  caps of one command / one test run (60, 300)
     ``python``           the interpreter run_tests uses (default: this one)
     ``code_embedder``    the embedder of search_code's index (an ``assay.embed`` spec; default: assay's default)
+    ``documents``        an ``assay.rag.DocumentIndex`` (or its saved folder) for query_documents, which is
+                         offered only when there are documents
     ``toolchain``        folders put first on PATH of the agent's commands (and bound read-only into the fence)
 
     The agent's commands get :func:`~assay.agents._env.agent_env` (no provider key, no host venv on PATH) with
@@ -74,6 +77,7 @@ class ReferenceHarness(Harness):
         python: str | None = None,
         toolchain: list[str | os.PathLike[str]] | None = None,
         code_embedder: Any = None,
+        documents: Any = None,
         **options: Any,
     ) -> None:
         super().__init__(**options)
@@ -81,6 +85,20 @@ class ReferenceHarness(Harness):
             raise ConfigError(f"reference harness: unknown option(s) {', '.join(sorted(options))}")
         self.model = model
         self.profile: Profile = load_profile(profile, set(TOOLS), tools)
+        if documents is None and "query_documents" in self.profile.tools:
+            if tools is not None:
+                raise ConfigError(
+                    "reference harness: the query_documents tool needs documents= (a document index)"
+                )
+            # a tool with nothing to search is not offered
+            self.profile = replace(
+                self.profile, tools={n: d for n, d in self.profile.tools.items() if n != "query_documents"}
+            )
+        if isinstance(documents, str | os.PathLike):
+            from assay.rag import open_index
+
+            documents = open_index(Path(documents))
+        self.documents = documents
         self.model_args = dict(model_args or {})
         self.generate_options = dict(generate_options or {})
         self.output_cap = output_cap
@@ -155,6 +173,7 @@ class ReferenceHarness(Harness):
             python=self.python,
             wrap=self._fence(spec, workdir) if spec.fence else None,
             code_search=self.code_search,
+            documents=self.documents,
         )
         result = AgentResult(harness=self.name, session_id=session_id)
         usage = Usage()

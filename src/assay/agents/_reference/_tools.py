@@ -46,6 +46,8 @@ class ToolContext:
     wrap: Callable[[list[str], dict[str, str]], list[str]] | None = None
     #: the workdir's code index (search_code); None: the tool is not available
     code_search: CodeSearch | None = None
+    #: the documents query_documents searches (an ``assay.rag.DocumentIndex``); None: not available
+    documents: Any = None
 
     def time_left(self, cap: float) -> float:
         if self.deadline is None:
@@ -206,6 +208,20 @@ async def search_code(ctx: ToolContext, query: str, k: int = 5) -> ToolOutcome:
     )
 
 
+async def query_documents(ctx: ToolContext, query: str, max_chunks: int = 8) -> ToolOutcome:
+    from assay.rag import query_documents as search_documents
+
+    if ctx.documents is None:
+        return ToolOutcome("no documents are indexed for this run", status="error")
+    if not query.strip():
+        return ToolOutcome("the query is empty", status="error")
+    found = await asyncio.to_thread(
+        search_documents, ctx.documents, query, max_chunks=max(1, min(max_chunks, 20))
+    )
+    where = " ".join(f"{h.chunk.doc_id}#{h.chunk.page}" for h in found.hits) or "no passages"
+    return ToolOutcome(_cap(found.text, ctx.output_cap), summary=where)
+
+
 # -- commands ------------------------------------------------------------------------------------------------
 
 
@@ -346,6 +362,16 @@ TOOLS: dict[str, ToolSpec] = {
                 k={"type": "integer", "description": "how many pieces of code (default 5)"},
             ),
             search_code,
+        ),
+        ToolSpec(
+            "query_documents",
+            "documents",
+            _schema(
+                ["query"],
+                query={"type": "string", "description": "what to look for; exact phrases in double quotes"},
+                max_chunks={"type": "integer", "description": "how many passages at most (default 8)"},
+            ),
+            query_documents,
         ),
         ToolSpec(
             "write_file",
