@@ -92,6 +92,11 @@ def parse_mini_swe_agent(inp: TranscriptInput) -> ParsedTranscript:
         content = msg.get("content")
         text = content if isinstance(content, str) and content != "None" else ""
         if role in ("system", "user"):
+            if isinstance(extra.get("response"), dict):
+                # a reply mini-swe-agent could not act on (no tool call): kept on the error message it sent back
+                _count_response(extra["response"], out)
+                reply = ((extra["response"].get("choices") or [{}])[0].get("message") or {}).get("content")
+                out.transcript.append(TranscriptEntry(role="assistant", content=str(reply or "")))
             out.transcript.append(TranscriptEntry(role=role, content=text))
         elif role == "assistant":
             _mini_assistant(msg, extra, text, out, pending, inp.started_at, last_time)
@@ -121,16 +126,7 @@ def parse_mini_swe_agent(inp: TranscriptInput) -> ParsedTranscript:
     return out
 
 
-def _mini_assistant(
-    msg: dict[str, Any],
-    extra: dict[str, Any],
-    text: str,
-    out: ParsedTranscript,
-    pending: dict[str, ToolCallRecord],
-    started_at: float,
-    last_time: float | None,
-) -> None:
-    response = extra.get("response") or {}
+def _count_response(response: dict[str, Any], out: ParsedTranscript) -> None:
     usage = response.get("usage") or {}
     if usage:
         out.usage.input_tokens += int(usage.get("prompt_tokens") or 0)
@@ -140,6 +136,18 @@ def _mini_assistant(
         out.usage.calls += 1
         out.usage.cost_source = "harness_counts"
     out.model_ran = response.get("model") or out.model_ran
+
+
+def _mini_assistant(
+    msg: dict[str, Any],
+    extra: dict[str, Any],
+    text: str,
+    out: ParsedTranscript,
+    pending: dict[str, ToolCallRecord],
+    started_at: float,
+    last_time: float | None,
+) -> None:
+    _count_response(extra.get("response") or {}, out)
     calls = msg.get("tool_calls") or []
     out.transcript.append(TranscriptEntry(role="assistant", content=text, tool_calls=calls))
     if text:
