@@ -498,15 +498,20 @@ class CodeRetrievalBenchmark(Benchmark):
         queries = [a for a in attempts if a.category == "query" and a.status in (Status.PASS, Status.FAIL)]
         if not queries:
             return {}
-        wins = sum(
-            a.metrics.get("file_recall@5", 0) > a.metrics.get("grep_file_recall@5", 0) for a in queries
-        )
-        losses = sum(
-            a.metrics.get("file_recall@5", 0) < a.metrics.get("grep_file_recall@5", 0) for a in queries
-        )
+        # per query (its mean over iterations), so the count does not grow with --iterations
+        per_query: dict[str, list[tuple[float, float]]] = {}
+        for a in queries:
+            pair = (a.metrics.get("file_recall@5", 0.0), a.metrics.get("grep_file_recall@5", 0.0))
+            per_query.setdefault(a.case_id, []).append(pair)
+        means = [(sum(p[0] for p in v) / len(v), sum(p[1] for p in v) / len(v)) for v in per_query.values()]
+        wins = sum(sem > grep for sem, grep in means)
+        losses = sum(sem < grep for sem, grep in means)
+        n = len(means)
         return {
-            "semantic_wins@5": MetricValue(value=float(wins), n=len(queries), gated=False),
-            "grep_wins@5": MetricValue(value=float(losses), n=len(queries), gated=False, direction="lower"),
+            "semantic_wins@5": MetricValue(value=float(wins), n=n, kind="count", gated=False),
+            "grep_wins@5": MetricValue(
+                value=float(losses), n=n, kind="count", gated=False, direction="lower"
+            ),
         }
 
     def report_section(self, scorecard: Scorecard) -> str:
