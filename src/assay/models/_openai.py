@@ -97,8 +97,7 @@ def message_payload(m: Message) -> dict[str, Any]:
             }
             for tc in m.tool_calls
         ]
-        if not m.content:
-            d["content"] = None
+        # "" rather than null: llama-cpp-python's server answers HTTP 500 to a null content (OpenAI takes both)
     if m.tool_call_id is not None:
         d["tool_call_id"] = m.tool_call_id
     if m.name is not None:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from assay.models import LlamaServer, Message, Tool, get_model
+from assay.models import LlamaServer, Message, Tool, ToolCall, get_model
 from assay.models._openai import OpenAICompatModel
 
 pytestmark = pytest.mark.local_model
@@ -140,3 +140,16 @@ async def test_concurrent_requests_queue_instead_of_cutting_each_other(model: Op
     """llama-cpp-python by default aborts the request in flight when another arrives; assay's server queues."""
     outs = await asyncio.gather(*(model.generate(GREETING, max_tokens=12, stream=True) for _ in range(3)))
     assert all(o.text.strip() and o.finish_reason in ("stop", "length") for o in outs)
+
+
+async def test_a_tool_result_turn_is_accepted(model: OpenAICompatModel) -> None:
+    """The second call of any tool loop: an assistant turn with tool calls and no text, then the tool's result
+    (llama-cpp-python's server answered HTTP 500 when that turn's content was null)."""
+    call = ToolCall(id="call_0", name="get_weather", arguments={"city": "Paris"})
+    messages = [
+        Message("user", "What is the weather in Paris?"),
+        Message("assistant", "", tool_calls=[call]),
+        Message("tool", "sunny, 21 C", tool_call_id="call_0", name="get_weather"),
+    ]
+    out = await model.generate(messages, tools=[WEATHER], max_tokens=16)
+    assert out.usage.input_tokens > 0 and (out.text or out.tool_calls)

@@ -75,7 +75,7 @@ async def test_tool_call_request_shape_and_parsing(fake_server: FakeServer) -> N
     assert body["tool_choice"] == {"type": "function", "function": {"name": "get_weather"}}
     assert body["messages"][1] == {
         "role": "assistant",
-        "content": None,
+        "content": "",
         "tool_calls": [
             {
                 "id": "call_0",
