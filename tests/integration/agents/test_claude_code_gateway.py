@@ -63,14 +63,17 @@ async def test_scripted_upstream_exact_record_and_tokens(tmp_path: Path) -> None
 async def test_upstream_outage_is_infra_error(tmp_path: Path) -> None:
     harness = get_harness("claude-code")
     try:
-        with Gateway(ScriptedModel({"replies": [{"error": "infra"}]})) as gw:
+        with Gateway(ScriptedModel({"replies": [{"error": "infra"}], "loop": True})) as gw:
             r = await harness.run("hi", RunSpec(workdir=tmp_path, route=gw.route("claude-sonnet-4-5")))
-            calls = gw.calls()
+            # model calls only (Claude Code also probes the root URL once)
+            calls = [c for c in gw.calls() if c.endpoint.endswith("/messages")]
     finally:
         await harness.close()
     assert r.infra_error is not None and "503" in r.infra_error
     assert r.error is None and r.tool_record == []
-    assert len(calls) == 1  # no retries: the gateway already said the upstream is down
+    assert [c.status for c in calls] == [
+        "infra_error"
+    ]  # no retries: the gateway already said the upstream is down
 
 
 @pytest.mark.local_model
