@@ -4,6 +4,9 @@ Claude Code reaches its model only through ``route.anthropic_base_url`` (the gat
 the workdir with a fresh HOME of its own (kept for the harness's life so ``--resume SESSION`` finds the session),
 and is stopped as a process group at the wall clock, keeping every event read until then.
 
+With ``RunSpec.fence`` it runs under bubblewrap (:mod:`assay.agents._fence`): the workdir, its HOME and its own
+install bound, the gateway's port its only network.
+
 The binary: ``$ASSAY_CLAUDE_BIN``, else the project-local npm prefix ``.cache/npm`` (what ``.ci/run`` installs),
 else ``claude`` on PATH.
 """
@@ -20,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.agents._cliproc import refuse_fence, relative_path, run_streaming, summarize
+from assay.agents._cliproc import relative_path, run_streaming, summarize
 from assay.agents._env import agent_env
 from assay.agents._harness import Harness, RunSpec
 from assay.agents._record import AgentResult, ToolCallRecord, ToolKind, TranscriptEntry
@@ -318,8 +321,10 @@ class ClaudeCodeHarness(Harness):
         return argv + [str(a) for a in self.options.get("extra_args", ())]
 
     async def run(self, prompt: str, spec: RunSpec) -> AgentResult:
-        refuse_fence(spec.fence, self.name)
-        argv = self.argv(prompt, spec, find_claude(self.options.get("claude_bin")))
+        binary = find_claude(self.options.get("claude_bin"))
+        if spec.fence:  # inside, the binary is seen at its real path, its own folder bound read-only
+            binary = str(Path(binary).resolve())
+        argv = self.argv(prompt, spec, binary)
         if not spec.workdir.is_dir():
             raise ConfigError(f"--workdir {spec.workdir}: not a directory")
         if self._home is None:
@@ -335,6 +340,10 @@ class ClaudeCodeHarness(Harness):
                 "DISABLE_AUTOUPDATER": "1",
             },
         )
+        if spec.fence:
+            from assay.agents._fence import fence_argv
+
+            argv = fence_argv(spec, argv, env=env, binds_ro=[Path(binary).parent], home=self._home.name)
         started = time.monotonic()
         times: list[float] = []
         tokens = [0]

@@ -130,8 +130,8 @@ def relative_path(path: str, workdir: Path) -> str:
 
 
 def refuse_fence(fence: bool, harness: str) -> None:
-    """``--fence`` is honoured by the harnesses that wrap their process in bubblewrap; the others refuse it."""
+    """``--fence`` wraps an agent's process in bubblewrap; a harness with no process of its own refuses it."""
     if fence:
         from assay.errors import ConfigError
 
-        raise ConfigError(f"--fence: the {harness} harness cannot run its agent under the fence yet")
+        raise ConfigError(f"--fence: the {harness} harness runs no agent process of its own to fence")

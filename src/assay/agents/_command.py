@@ -9,6 +9,9 @@ process group stopped at the wall clock. Its exit code is kept. A ``parser`` (se
 :mod:`assay.agents._transcripts`) reads its log into the tool record; without one the record is "answer only"
 and the answer is its stdout.
 
+With ``RunSpec.fence`` it runs under bubblewrap (:mod:`assay.agents._fence`): the workdir and the output folder
+read-write, the program's own install read-only, the gateway's port its only network.
+
 Presets (``agent="mini-swe-agent"``) carry a template, a parser and the project-local install.
 """
 
@@ -23,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.agents._cliproc import refuse_fence, run_streaming, summarize
+from assay.agents._cliproc import run_streaming, summarize
 from assay.agents._env import agent_env
 from assay.agents._harness import Harness, RunSpec
 from assay.agents._record import AgentResult
@@ -94,6 +97,12 @@ def check_template(template: str) -> list[str]:
                     f"(known: {', '.join('{' + p + '}' for p in PLACEHOLDERS)})"
                 )
     return words
+
+
+def _install_root(program: str) -> Path:
+    """What to bind for a program under the fence: its venv, or its own folder (``/usr`` is bound anyway)."""
+    folder = Path(program).parent
+    return folder.parent if (folder.parent / "pyvenv.cfg").is_file() else folder
 
 
 class CommandHarness(Harness):
@@ -174,7 +183,6 @@ class CommandHarness(Harness):
         return [program, *(w.format_map(values) for w in self.words[1:])]
 
     async def run(self, prompt: str, spec: RunSpec) -> AgentResult:
-        refuse_fence(spec.fence, self.name)
         if not spec.workdir.is_dir():
             raise ConfigError(f"--workdir {spec.workdir}: not a directory")
         with tempfile.TemporaryDirectory(prefix="assay-command-") as tmp:
@@ -184,7 +192,14 @@ class CommandHarness(Harness):
             env = agent_env(
                 route=spec.route, home=home, extra={**(self.preset.env if self.preset else {}), **spec.env}
             )
-            argv = self.argv(prompt, spec, output_dir, self.program(env))
+            program = self.program(env)
+            argv = self.argv(prompt, spec, output_dir, program)
+            if spec.fence:
+                from assay.agents._fence import fence_argv
+
+                argv = fence_argv(
+                    spec, argv, env=env, binds_ro=[_install_root(program)], binds_rw=[output_dir], home=home
+                )
             via_stdin = "{prompt}" not in self.template
             started_at = time.time()
             proc = await run_streaming(

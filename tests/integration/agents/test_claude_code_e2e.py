@@ -91,3 +91,25 @@ def _sleepers() -> bool:
     import subprocess
 
     return subprocess.run(["pgrep", "-f", "^sleep 60$"], capture_output=True).returncode == 0
+
+
+async def test_fenced_run_reaches_only_its_route(tmp_path_factory: pytest.TempPathFactory) -> None:
+    workdir, answers = tmp_path_factory.mktemp("work"), tmp_path_factory.mktemp("answers")
+    (answers / "key.txt").write_text("the answer key")
+    script = [
+        {"tool": "Write", "input": {"file_path": str(workdir / "c.txt"), "content": "c\n"}},
+        {"tool": "Bash", "input": {"command": f"cat {answers / 'key.txt'}", "description": "peek"}},
+        {"text": "done"},
+    ]
+    harness = get_harness("claude-code")
+    try:
+        with AnthropicLoopback(script) as srv:
+            spec = RunSpec(workdir=workdir, route=_route(srv), fence=True, limits=Limits(wall_clock_s=60))
+            r = await harness.run("write c.txt", spec)
+    finally:
+        await harness.close()
+    assert r.error is None and r.answer == "done", r
+    assert (workdir / "c.txt").read_text() == "c\n" and r.edited_paths == ["c.txt"]
+    peek = r.tool_record[1]
+    assert peek.status == "error" and peek.exit_code == 1 and "No such file" in peek.result_summary
+    assert "the answer key" not in peek.result_summary

@@ -107,8 +107,6 @@ async def test_missing_program_and_route(tmp_path: Path) -> None:
         )
     with pytest.raises(ConfigError, match="the run's route gives no model"):
         await get_harness("command", template="echo {model}").run("x", RunSpec(workdir=tmp_path))
-    with pytest.raises(ConfigError, match="--fence"):
-        await get_harness("command", template="echo hi").run("x", RunSpec(workdir=tmp_path, fence=True))
 
 
 def test_bad_options() -> None:
@@ -128,3 +126,16 @@ def test_preset_not_installed_names_the_install(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ConfigError, match=r"pip install mini-swe-agent==2\.4\.6"):
         h.program({"PATH": str(tmp_path)})
+
+
+async def test_fenced_run_sees_only_its_workdir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    workdir, answers = tmp_path_factory.mktemp("work"), tmp_path_factory.mktemp("answers")
+    (answers / "key.txt").write_text("the answer key")
+    script = f'echo made > made.txt; cat {answers / "key.txt"}; echo "key=$OPENAI_API_KEY"; exit 5'
+    route = Route(model="m", openai_base_url="http://127.0.0.1:59999/v1")  # inside, no port under 1024 binds
+    r = await get_harness("command", template="sh -c {prompt}").run(
+        script, RunSpec(workdir=workdir, route=route, fence=True)
+    )
+    assert (workdir / "made.txt").read_text() == "made\n"
+    assert "the answer key" not in r.answer and r.answer == f"key={GATEWAY_PLACEHOLDER_KEY}"
+    assert r.exit_code == 5 and r.error is not None and "No such file" in r.error
