@@ -244,3 +244,40 @@ def test_the_loopback_hop_costs_no_nagle_delay() -> None:
             assert c.get(f"{gw.openai_base_url}/models").status_code == 200
             times.append(time.perf_counter() - t0)
     assert sorted(times)[3] < 0.02
+
+
+def test_base_url_probe_answers_and_is_not_a_call() -> None:
+    with Gateway(scripted({"text": "x"})) as gw:
+        route = gw.route(run="probe")
+        probes = [httpx.head(gw.url), httpx.head(route.anthropic_base_url), httpx.get(gw.url)]
+        assert gw.calls() == []
+    assert [p.status_code for p in probes] == [200, 200, 200]
+    assert probes[2].json() == {"gateway": "assay", "upstream": "scripted/inline"}
+
+
+def test_a_call_in_flight_when_the_gateway_stops_is_logged_as_cut_short() -> None:
+    import threading
+
+    gw = Gateway(scripted({"text": "late", "delay_s": 5.0})).start()
+    url = f"{gw.openai_base_url}/chat/completions"
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    outcome: list[object] = []
+
+    def ask() -> None:
+        try:
+            outcome.append(httpx.post(url, json=body, timeout=10).status_code)
+        except httpx.HTTPError as exc:
+            outcome.append(type(exc).__name__)
+
+    worker = threading.Thread(target=ask)
+    worker.start()
+    deadline = time.monotonic() + 5
+    while not gw.upstream.calls and time.monotonic() < deadline:  # type: ignore[attr-defined]
+        time.sleep(0.01)
+    t0 = time.monotonic()
+    gw.stop(timeout_s=0.2)
+    worker.join(10)
+    assert time.monotonic() - t0 < 3.0
+    (record,) = gw.calls()
+    assert (record.status, record.http_status) == ("error", 499) and "cancelled" in (record.error or "")
+    assert outcome and outcome[0] != 200  # the agent got no answer: never a made-up one

@@ -8,6 +8,7 @@ Routes (each also under ``/run/RUN_ID``, which tags the calls with that run):
     GET  /v1/models                    the one model served (Anthropic's shape when ``anthropic-version`` is sent)
     GET  /assay/usage                  totals of the calls (``?since=N`` skips the first N of the gateway)
     GET  /assay/calls                  the call records themselves
+    GET  /                             that the gateway is up (clients probe the base URL with HEAD)
 
 An upstream that is unreachable or rejects the gateway (``InfraError``) is answered 503 with the front's error
 body and ``x-assay-infra-error: 1``; every error answer carries ``x-should-retry: false`` (the upstream's own
@@ -16,6 +17,7 @@ retry loop already ran), so an agent stops at once and its harness records INFRA
 
 from __future__ import annotations
 
+import asyncio
 import datetime as _dt
 import json
 import math
@@ -78,6 +80,10 @@ def _classify(exc: BaseException) -> _Failure:
         status = getattr(exc, "status", None)
         return _Failure(
             "refused", status if isinstance(status, int) and 400 <= status < 500 else 400, str(exc)
+        )
+    if isinstance(exc, asyncio.CancelledError):
+        return _Failure(
+            "error", 499, "cancelled before the upstream answered (gateway stopping or client gone)"
         )
     if isinstance(exc, ConfigError):
         return _Failure("error", 500, f"gateway upstream misconfigured: {exc}")
@@ -175,7 +181,7 @@ class _Gateway:
             t_up = time.perf_counter()
             out = await self.upstream.generate(messages, tools, **call.options)
             upstream_ms = (time.perf_counter() - t_up) * 1000.0
-        except Exception as exc:
+        except (Exception, asyncio.CancelledError) as exc:
             failure = _classify(exc)
             self._record(
                 request,
@@ -190,6 +196,8 @@ class _Gateway:
                 error_kind=failure.kind,
                 error=failure.message,
             )
+            if isinstance(exc, asyncio.CancelledError):
+                raise
             return JSONResponse(_error_body(front, failure), failure.http, headers=_error_headers(failure))
         name = self.upstream.name
         if front == "anthropic":
@@ -351,6 +359,10 @@ class _Gateway:
         records = self.log.records(run=run, since=since)
         return JSONResponse({"calls": [r.model_dump(mode="json") for r in records], "total": len(self.log)})
 
+    async def root(self, request: Request) -> Response:
+        """Clients probe the base URL before the first call (Claude Code sends ``HEAD``): the gateway is up."""
+        return JSONResponse({"gateway": "assay", "upstream": self.upstream.name})
+
     async def unknown(self, request: Request) -> Response:
         t0 = time.perf_counter()
         front = "anthropic" if "anthropic-version" in request.headers else "none"
@@ -373,6 +385,7 @@ def build_app(upstream: ChatModel, log: CallLog, *, rewrite_system: bool) -> Sta
     routes = []
     for prefix in ("", "/run/{run}"):
         routes += [
+            Route(prefix or "/", gw.root, methods=["GET", "HEAD"]),
             Route(f"{prefix}/v1/chat/completions", openai_chat, methods=["POST"]),
             Route(f"{prefix}/v1/messages", anthropic_messages, methods=["POST"]),
             Route(f"{prefix}/v1/messages/count_tokens", gw.count_tokens, methods=["POST"]),
