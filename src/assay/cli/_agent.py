@@ -213,3 +213,31 @@ def chat_command(
     code = asyncio.run(go())
     if code:
         sys.exit(code)
+
+
+@agent_group.command(name="serve")
+@click.option("--port", type=click.IntRange(1, 65535), required=True, help="The loopback port to listen on.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="A loopback address.")
+@click.option(
+    "--model",
+    help="The agent's model, provider/model (e.g. local/smollm2); without it each turn must carry a route.",
+)
+@click.option(
+    "--profile",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="A profile folder for the reference agent (system.md, tools/<name>.md, skills/).",
+)
+def serve_command(port: int, host: str, model: str | None, profile: Path | None) -> None:
+    """Serve the reference agent over assay's turn protocol: POST /turn with {prompt, session_id, workdir,
+    limits} answers the turn's record (an AgentResult); send the session_id it returns to go on with the
+    same conversation. Loopback only; Ctrl-C stops it."""
+    from assay.agents._reference._serve import listen, preflight, serve, turn_app
+
+    agent = _harness("reference", model, profile)
+    model_name = preflight(agent)
+    sock = listen(host, port)
+    where = f"[{host}]" if ":" in host else host
+    click.echo(f"serving the reference agent on http://{where}:{port}  (POST /turn; Ctrl-C to stop)")
+    click.echo(f"  model: {model_name or 'none: each turn must carry a route (model + openai_base_url)'}")
+    sys.stdout.flush()
+    serve(turn_app(agent), sock)

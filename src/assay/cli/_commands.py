@@ -37,7 +37,7 @@ SHORT_HELP: dict[str, str] = {
     "rag": "Index documents, search them, ask questions (the RAG SDK).",
     "code-index": "Build and search a code index.",
     "memory": "Show, search and forget what the memory store holds.",
-    "agent": "Run an agent under test in a workdir (run PROMPT, chat).",
+    "agent": "Run an agent under test in a workdir (run PROMPT, chat, serve).",
     "gateway": "Serve a model to agents on loopback (OpenAI and Anthropic APIs).",
 }
 

@@ -228,6 +228,10 @@ class ReferenceHarness(Harness):
         result.elapsed_s = time.monotonic() - t0
         return result
 
+    def has_session(self, session_id: str) -> bool:
+        """Whether this harness holds the conversation ``session_id`` (a turn may continue it)."""
+        return session_id in self._sessions
+
     def _session(self, session_id: str | None) -> tuple[str, list[Message]]:
         if session_id is None:
             new_id = uuid.uuid4().hex

@@ -1,0 +1,188 @@
+"""`assay agent serve` as a user runs it (a real subprocess on a free loopback port, a scripted model): turns
+over POST /turn keep their conversation under the session id, with httpx and with the ``http`` harness; bad
+turns are refused with a clear 4xx; Ctrl-C stops it; a public host or a busy port is refused at start."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from gateway_fakes import closed_port
+
+from assay.agents import AgentResult, Limits, RunSpec
+from assay.agents._http import HttpHarness
+
+SCRIPT = """\
+- tool_calls: [{name: read_file, arguments: {path: notes.txt}}]
+  usage: {input_tokens: 100, output_tokens: 8}
+- text: "The notes say: buy milk."
+  usage: {input_tokens: 130, output_tokens: 6}
+- text: "You asked about the notes."
+  usage: {input_tokens: 150, output_tokens: 5}
+- tool_calls: [{name: list_files, arguments: {}}]
+- text: "Two files."
+- text: "Still two files."
+"""
+
+
+def _cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "assay", "agent", "serve", *args]
+
+
+def _env(home: Path) -> dict[str, str]:
+    return {"PATH": "/usr/bin:/bin", "HOME": str(home), "COLUMNS": "160"}
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.Popen[str]]]:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("buy milk\n")
+    (work / "todo.md").write_text("- nothing\n")
+    script = tmp_path / "script.yaml"
+    script.write_text(SCRIPT)
+    port = closed_port()
+    proc = subprocess.Popen(
+        _cmd("--port", str(port), "--model", f"scripted/{script}"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(tmp_path),
+    )
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    assert first.startswith(f"serving the reference agent on http://127.0.0.1:{port}"), (
+        first + proc.stderr.read()
+    )
+    assert proc.stdout.readline().strip() == f"model: scripted/{script}"
+    try:
+        yield f"http://127.0.0.1:{port}", work, proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+
+def test_two_turns_keep_the_conversation_then_ctrl_c(served: tuple[str, Path, subprocess.Popen[str]]) -> None:
+    url, work, proc = served
+    with httpx.Client(base_url=url, timeout=30) as client:
+        limits = {"wall_clock_s": 20, "max_steps": 5, "max_tokens": None}
+        reply = client.post(
+            "/turn", json={"prompt": "What do my notes say?", "workdir": str(work), "limits": limits}
+        )
+        assert reply.status_code == 200, reply.text
+        one = AgentResult.model_validate(reply.json())
+        assert one.error is None and one.harness == "reference"
+        assert one.answer == "The notes say: buy milk." and one.steps == 2
+        [call] = one.tool_record
+        assert (call.name, call.kind, call.status, call.result_summary) == (
+            "read_file",
+            "read",
+            "ok",
+            "buy milk",
+        )
+        assert (one.usage.input_tokens, one.usage.output_tokens, one.usage.calls) == (230, 14, 2)
+        assert one.session_id
+
+        reply = client.post(
+            "/turn", json={"prompt": "What did I ask?", "workdir": str(work), "session_id": one.session_id}
+        )
+        assert reply.status_code == 200, reply.text
+        two = AgentResult.model_validate(reply.json())
+        assert two.answer == "You asked about the notes." and two.session_id == one.session_id
+        assert two.steps == 1 and two.tool_record == [] and two.usage.input_tokens == 150
+        # the second turn's conversation is the first one's, then the new prompt and its answer
+        assert [(e.role, e.content) for e in two.transcript[:-2]] == [
+            (e.role, e.content) for e in one.transcript
+        ]
+        assert [(e.role, e.content) for e in two.transcript[-2:]] == [
+            ("user", "What did I ask?"),
+            ("assistant", "You asked about the notes."),
+        ]
+
+        # bad turns: a clear 4xx naming what is wrong, and nothing run
+        unknown = client.post("/turn", json={"prompt": "hi", "workdir": str(work), "session_id": "nope"})
+        assert unknown.status_code == 404 and "'nope'" in unknown.json()["error"]
+        relative = client.post("/turn", json={"prompt": "hi", "workdir": "work"})
+        assert relative.status_code == 400 and "workdir 'work'" in relative.json()["error"]
+        history = client.post(
+            "/turn",
+            json={"prompt": "hi", "workdir": str(work), "history": [{"role": "user", "content": "x"}]},
+        )
+        assert history.status_code == 400 and "session_id instead" in history.json()["error"]
+        half_route = client.post("/turn", json={"prompt": "hi", "workdir": str(work), "model": "m"})
+        assert half_route.status_code == 400 and "openai_base_url" in half_route.json()["error"]
+        broken = client.post("/turn", content=b"{not json", headers={"content-type": "application/json"})
+        assert broken.status_code == 422 and broken.json()["error"].startswith("not a TurnRequest")
+        no_prompt = client.post("/turn", json={"workdir": str(work)})
+        assert no_prompt.status_code == 422 and "prompt: Field required" in no_prompt.json()["error"]
+        status = client.get("/").json()
+        assert status == {
+            "agent": "reference",
+            "protocol_version": 1,
+            "turn": "/turn",
+            "fence": False,
+            "turns": 2,
+        }
+
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(15) == 0
+
+
+async def test_the_http_harness_drives_it(served: tuple[str, Path, subprocess.Popen[str]]) -> None:
+    url, work, _ = served
+    harness = HttpHarness(url=url)
+    spec = RunSpec(workdir=work, limits=Limits(wall_clock_s=20, max_steps=5))
+    one = await harness.run("What do my notes say?", spec)
+    assert one.error is None and one.harness == "http" and one.answer == "The notes say: buy milk."
+    assert [(c.name, c.status) for c in one.tool_record] == [("read_file", "ok")]
+    spec.session_id = one.session_id
+    two = await harness.run("And?", spec)
+    assert two.error is None and two.session_id == one.session_id
+    assert two.answer == "You asked about the notes."
+    assert [e.content for e in two.transcript if e.role == "user"] == ["What do my notes say?", "And?"]
+    fresh = await harness.run("List the files.", RunSpec(workdir=work))
+    assert fresh.session_id != one.session_id and fresh.answer == "Two files."
+    assert [(c.name, c.result_summary) for c in fresh.tool_record] == [("list_files", "notes.txt todo.md")]
+    assert [e.role for e in fresh.transcript].count("user") == 1
+    await harness.close()
+
+
+def test_refuses_a_public_host_and_a_busy_port(tmp_path: Path) -> None:
+    done = subprocess.run(
+        _cmd("--port", "8799", "--host", "0.0.0.0"),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=_env(tmp_path),
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        "error: --host '0.0.0.0': the agent runs commands on this machine; serve loopback only"
+    ]
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        started = time.monotonic()
+        done = subprocess.run(
+            _cmd("--port", str(port)), capture_output=True, text=True, timeout=30, env=_env(tmp_path)
+        )
+    assert done.returncode == 1 and time.monotonic() - started < 20
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith(f"error: --port {port}: cannot listen on 127.0.0.1")
+    bad_model = subprocess.run(
+        _cmd("--port", str(closed_port()), "--model", "nosuch/provider"),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=_env(tmp_path),
+    )
+    assert bad_model.returncode != 0 and "nosuch" in bad_model.stderr and bad_model.stdout == ""
