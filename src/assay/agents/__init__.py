@@ -12,16 +12,31 @@ from assay.agents._record import (
     TranscriptEntry,
 )
 
+#: the model gateway's public names, imported on first use (its server needs the ``gateway`` extra)
+_GATEWAY_NAMES = ("CallRecord", "Gateway", "GatewayUsage", "fetch_usage")
+
 __all__ = [
     "AGENT_SCHEMA_VERSION",
     "AgentResult",
+    "CallRecord",
+    "Gateway",
+    "GatewayUsage",
     "Harness",
     "Limits",
     "Route",
     "RunSpec",
     "ToolCallRecord",
     "TranscriptEntry",
+    "fetch_usage",
     "get_harness",
     "harness_names",
     "register_harness",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name in _GATEWAY_NAMES:
+        from assay.agents import _gateway
+
+        return getattr(_gateway, name)
+    raise AttributeError(f"module 'assay.agents' has no attribute {name!r}")

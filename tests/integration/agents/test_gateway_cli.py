@@ -75,3 +75,15 @@ def test_gateway_refuses_bad_setups_with_one_line(tmp_path: Path) -> None:
     assert down.returncode == 3, down.stderr
     (line,) = down.stderr.strip().splitlines()
     assert line.startswith("error: openai-compat: cannot connect to") and "check the URL" in line
+
+
+def test_gateway_is_public_and_loaded_only_when_used() -> None:
+    code = (
+        "import sys, assay.agents as a\n"
+        "before = 'starlette' in sys.modules\n"
+        "from assay.agents import Gateway\n"
+        "from assay.agents._gateway import Gateway as G\n"
+        "print(before, Gateway is G, 'starlette' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True", "True"]

@@ -6,6 +6,11 @@ content_block_start/delta/stop (text_delta, input_json_delta), message_delta (st
 message_stop. Thinking blocks the agent sends back are dropped (they were the model's own); provider-side
 tools without an ``input_schema`` (web search, ...) are left out, since only the agent can run tools here.
 Images and documents are refused with a 400 naming the block.
+
+Passed on: max_tokens, temperature, top_p, top_k, stop_sequences, tool_choice. Not passed on, because they are
+Anthropic's own and an arbitrary upstream has no such thing: ``thinking`` (the upstream answers without
+extended thinking), ``metadata``, ``context_management``, ``cache_control`` marks (token counts are the
+upstream's). ``tool_result.is_error`` becomes an ``[error] `` prefix on the tool message.
 """
 
 from __future__ import annotations
