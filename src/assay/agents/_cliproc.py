@@ -11,9 +11,10 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 _STDERR_CAP = 64_000
 
@@ -41,10 +42,13 @@ async def run_streaming(
     wall_clock_s: float | None,
     on_line: Callable[[str], bool | None] | None = None,
     stdin: bytes | None = None,
+    watch: Callable[[], Awaitable[bool]] | None = None,
+    watch_every_s: float = 0.5,
 ) -> ProcResult:
     """Run ``argv`` in ``cwd``; call ``on_line`` for each stdout line as it arrives; stop the group on the cap.
 
-    ``on_line`` returning True stops the group too (a harness enforcing a token cap); ``stopped`` says so."""
+    ``on_line`` returning True, or ``watch`` (awaited every ``watch_every_s``) returning True, stops the group
+    too (a harness enforcing a token cap); ``stopped`` says so."""
     started = time.monotonic()
     proc = await asyncio.create_subprocess_exec(
         *argv,
@@ -83,7 +87,19 @@ async def run_streaming(
                 await proc.stdin.drain()
                 proc.stdin.close()
 
+    async def watcher() -> None:
+        assert watch is not None
+        while proc.returncode is None:
+            await asyncio.sleep(watch_every_s)
+            if proc.returncode is None and await watch():
+                result.stopped = True
+                _kill_group(proc, signal.SIGTERM)
+                await asyncio.sleep(3)
+                _kill_group(proc, signal.SIGKILL)
+                return
+
     work = asyncio.gather(read_out(), read_err(), feed(), proc.wait())
+    watching = asyncio.create_task(watcher()) if watch is not None else None
     try:
         await asyncio.wait_for(asyncio.shield(work), timeout=wall_clock_s)
     except TimeoutError:
@@ -92,6 +108,8 @@ async def run_streaming(
         _kill_group(proc, signal.SIGKILL)
         raise
     finally:
+        if watching is not None:
+            watching.cancel()
         if proc.returncode is None or result.timed_out:
             _kill_group(proc, signal.SIGTERM)
             try:
@@ -135,3 +153,20 @@ def refuse_fence(fence: bool, harness: str) -> None:
         from assay.errors import ConfigError
 
         raise ConfigError(f"--fence: the {harness} harness runs no agent process of its own to fence")
+
+
+async def gateway_usage(route: Any, since: int = 0) -> Any | None:
+    """What the route's model gateway counted (:class:`~assay.agents._gateway.GatewayUsage`), or None where
+    the route leads to no gateway (a plain server, no route, the gateway extra not installed)."""
+    if route is None:
+        return None
+    try:
+        from assay.agents._gateway import fetch_usage
+    except ImportError:
+        return None
+    from assay.errors import ConfigError, InfraError
+
+    try:
+        return await fetch_usage(route, since=since)
+    except (InfraError, ConfigError, ValueError):
+        return None

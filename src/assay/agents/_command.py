@@ -9,6 +9,12 @@ process group stopped at the wall clock. Its exit code is kept. A ``parser`` (se
 :mod:`assay.agents._transcripts`) reads its log into the tool record; without one the record is "answer only"
 and the answer is its stdout.
 
+Where the route leads to the model gateway, the gateway's count of the run's calls fills the usage and the model
+that ran when the agent's log has none, an upstream outage behind a failed run is its ``infra_error``, and
+``Limits.max_tokens`` is enforced by stopping the agent once the gateway has counted more (give each run its
+own route, ``gateway.route(run=...)``, when runs share a gateway). ``Limits.max_steps`` reaches the agent only
+through ``{max_steps}``.
+
 With ``RunSpec.fence`` it runs under bubblewrap (:mod:`assay.agents._fence`): the workdir and the output folder
 read-write, the program's own install read-only, the gateway's port its only network.
 
@@ -26,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.agents._cliproc import run_streaming, summarize
+from assay.agents._cliproc import gateway_usage, run_streaming, summarize
 from assay.agents._env import agent_env
 from assay.agents._harness import Harness, RunSpec
 from assay.agents._record import AgentResult
@@ -97,6 +103,16 @@ def check_template(template: str) -> list[str]:
                     f"(known: {', '.join('{' + p + '}' for p in PLACEHOLDERS)})"
                 )
     return words
+
+
+def _from_gateway(result: AgentResult, counted: Any, *, failed: bool) -> None:
+    """Fill what the agent's own log could not from the gateway's count of this run's calls."""
+    if result.usage.calls == 0 and counted.calls:
+        result.usage = counted.usage
+    result.model_ran = result.model_ran or counted.model_ran
+    if failed and counted.infra_errors:
+        result.infra_error = counted.last_infra_error or "the model gateway's upstream failed"
+        result.error = None
 
 
 def _install_root(program: str) -> Path:
@@ -201,6 +217,18 @@ class CommandHarness(Harness):
                     spec, argv, env=env, binds_ro=[_install_root(program)], binds_rw=[output_dir], home=home
                 )
             via_stdin = "{prompt}" not in self.template
+            before = await gateway_usage(spec.route)
+            since = before.calls if before is not None else 0
+            cap = spec.limits.max_tokens
+            if cap is not None and before is None:
+                raise ConfigError(
+                    "--max-tokens: the command harness caps tokens through the model gateway; this run's route leads to none"
+                )
+
+            async def over_cap() -> bool:
+                counted = await gateway_usage(spec.route, since)
+                return counted is not None and cap is not None and counted.usage.total_tokens > cap
+
             started_at = time.time()
             proc = await run_streaming(
                 argv,
@@ -208,7 +236,9 @@ class CommandHarness(Harness):
                 env=env,
                 wall_clock_s=spec.limits.wall_clock_s,
                 stdin=prompt.encode() if via_stdin else None,
+                watch=over_cap if cap is not None else None,
             )
+            counted = await gateway_usage(spec.route, since) if before is not None else None
             result = AgentResult(harness=self.name, exit_code=proc.exit_code, elapsed_s=proc.elapsed_s)
             if self.parser is None:
                 result.record_level = "answer_only"
@@ -231,10 +261,17 @@ class CommandHarness(Harness):
                 result.steps = parsed.steps
                 result.cut_off = parsed.cut_off
                 result.error = parsed.error
-        if proc.timed_out:
-            result.cut_off = "wall_clock"
+        if counted is not None:
+            _from_gateway(result, counted, failed=proc.exit_code not in (0, None) or result.error is not None)
+        if proc.timed_out or proc.stopped:
+            result.cut_off = "wall_clock" if proc.timed_out else "tokens"
             result.error = None
-        elif proc.exit_code not in (0, None) and result.error is None and result.cut_off is None:
+        elif (
+            proc.exit_code not in (0, None)
+            and result.error is None
+            and result.cut_off is None
+            and result.infra_error is None
+        ):
             tail = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else ""
             result.error = f"{Path(argv[0]).name} exited {proc.exit_code}" + (
                 f": {summarize(tail, 300)}" if tail else ""
