@@ -67,3 +67,48 @@ def sse(response: httpx.Response) -> list[tuple[str, dict[str, Any]]]:
             assert data["type"] == name
             events.append((name, data))
     return events
+
+
+class CloudStandIn:
+    """A loopback stand-in for a cloud API (the only thing mocked): answers each POST with the next
+    (status, JSON body) and records what it was sent."""
+
+    def __init__(self, *replies: tuple[int, dict[str, Any]]) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.replies = list(replies)
+        self.requests: list[tuple[str, dict[str, str], Any]] = []
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+                owner.requests.append(
+                    (self.path, {k.lower(): v for k, v in self.headers.items()}, json.loads(raw))
+                )
+                status, body = owner.replies.pop(0)
+                payload = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> CloudStandIn:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
