@@ -113,3 +113,21 @@ async def test_fenced_run_reaches_only_its_route(tmp_path_factory: pytest.TempPa
     peek = r.tool_record[1]
     assert peek.status == "error" and peek.exit_code == 1 and "No such file" in peek.result_summary
     assert "the answer key" not in peek.result_summary
+
+
+async def test_token_cap_stops_it(tmp_path: Path) -> None:
+    script = [{"tool": "Bash", "input": {"command": f"echo {i}", "description": "count"}} for i in range(6)]
+    harness = get_harness("claude-code")
+    try:
+        with AnthropicLoopback(script) as srv:
+            # each request carries Claude Code's ~1.7k-token prompt: the cap is passed on the second reply
+            spec = RunSpec(
+                workdir=tmp_path, route=_route(srv), limits=Limits(max_tokens=2500, wall_clock_s=60)
+            )
+            r = await harness.run("count", spec)
+            served = srv.steps_served
+    finally:
+        await harness.close()
+    assert r.cut_off == "tokens" and r.error is None
+    assert 2 <= len(r.tool_record) <= 3 and served <= 3
+    assert r.usage.input_tokens > 2500 - r.usage.output_tokens
