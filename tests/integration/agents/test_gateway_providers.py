@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 
+import httpx
 import openai
 import pytest
 from gateway_fakes import WEATHER_SCHEMA, CloudStandIn
 
 from assay.agents._gateway import Gateway
 
-SECRET = "sk-ant-gateway-only-0123456789"
+SECRET = "gateway-only-key-0123456789"  # not secret-shaped: redacted because it is the key
 TOOLS = [
     {
         "type": "function",
@@ -93,3 +94,17 @@ def test_a_rejected_key_is_an_infra_answer() -> None:
     assert "credentials rejected (HTTP 401)" in caught.value.body["message"]
     assert SECRET not in json.dumps(caught.value.body)
     assert (record.status, record.error_kind) == ("infra_error", "auth") and len(cloud.requests) == 1
+
+
+def test_an_upstream_quoting_the_key_never_passes_it_on(tmp_path) -> None:
+    echoed = {"type": "error", "error": {"type": "permission_error", "message": f"key {SECRET} is disabled"}}
+    log = tmp_path / "calls.jsonl"
+    with CloudStandIn((403, echoed)) as cloud:
+        up = {"base_url": cloud.url, "api_key": SECRET, "max_retries": 0}
+        with Gateway("anthropic/claude-sonnet-4-5", model_options=up, log_path=log) as gw:
+            reply = httpx.post(
+                f"{gw.anthropic_base_url}/v1/messages",
+                json={"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]},
+            )
+    assert reply.status_code == 503 and "key [REDACTED] is disabled" in reply.text
+    assert SECRET not in reply.text and SECRET not in log.read_text()

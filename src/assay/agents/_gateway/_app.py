@@ -51,6 +51,7 @@ from assay.agents._gateway._log import CallLog, CallRecord, GatewayUsage
 from assay.agents._gateway._openai_front import OpenAIStream, openai_error, openai_response, parse_openai
 from assay.models._cost import is_loopback_url
 from assay.models._types import ChatModel, ModelOutput, StreamChunk
+from assay.runs._scrub import Scrubber
 
 __all__ = ["build_app"]
 
@@ -114,12 +115,26 @@ def _utc_now() -> str:
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def _upstream_keys(upstream: ChatModel) -> list[str]:
+    """The credentials the upstream sends (its Authorization / x-api-key headers)."""
+    headers = getattr(getattr(upstream, "http", None), "headers", None) or {}
+    keys = [str(v) for k, v in headers.items() if k.lower() in ("authorization", "x-api-key")]
+    return [k.removeprefix("Bearer ") for k in keys]
+
+
 class _Gateway:
     def __init__(self, upstream: ChatModel, log: CallLog, rewrite_system: bool) -> None:
         self.upstream = upstream
         self.log = log
         self.rewrite_system = rewrite_system
         self.provider = str(getattr(upstream, "provider", "") or upstream.name.partition("/")[0])
+        # an upstream's error text may quote a key: never pass one to the agent or the log
+        self.scrubber = Scrubber(extra_values=_upstream_keys(upstream))
+
+    def _classify(self, exc: BaseException) -> _Failure:
+        failure = _classify(exc)
+        failure.message = self.scrubber.scrub_text(failure.message)
+        return failure
 
     def _ran(self, out: ModelOutput) -> str:
         return f"{self.provider}/{out.model}" if out.model else self.upstream.name
@@ -182,7 +197,7 @@ class _Gateway:
             out = await self.upstream.generate(messages, tools, **call.options)
             upstream_ms = (time.perf_counter() - t_up) * 1000.0
         except (Exception, asyncio.CancelledError) as exc:
-            failure = _classify(exc)
+            failure = self._classify(exc)
             self._record(
                 request,
                 front,
@@ -265,7 +280,7 @@ class _Gateway:
                     chunk = None
                 except Exception as exc:
                     upstream_ms += (time.perf_counter() - t_up) * 1000.0
-                    failure = _classify(exc)
+                    failure = self._classify(exc)
                     fields = {"status": failure.status, "error_kind": failure.kind, "error": failure.message}
                     body = _error_body(front, failure)
                     if isinstance(sse, AnthropicStream):
@@ -297,7 +312,7 @@ class _Gateway:
         try:
             call = await self._parse(request, "anthropic")
         except BadRequest as exc:
-            failure = _classify(exc)
+            failure = self._classify(exc)
             return JSONResponse(_error_body("anthropic", failure), 400, headers=_NO_RETRY)
         text = count_text(call)
         counted = await self._tokenizer_count(text)
