@@ -26,6 +26,20 @@ def agent_group() -> None:
     """Run an agent under test on a prompt, or chat with it, in a workdir."""
 
 
+_FENCE = click.option(
+    "--fence",
+    is_flag=True,
+    help="Run the agent's commands under bubblewrap (nothing outside the workdir); refused where it cannot run.",
+)
+
+
+def _check_fence(fence: bool) -> None:
+    if fence:
+        from assay.agents._fence import require_fence
+
+        require_fence()  # ConfigError with the one line saying why the fence cannot run here
+
+
 def _options(f: Any) -> Any:
     decorators = [
         click.option(
@@ -59,6 +73,7 @@ def _options(f: Any) -> Any:
             help="Wall-clock seconds per turn.",
         ),
         click.option("--max-tokens", type=click.IntRange(min=1), help="Tokens (in + out) per turn."),
+        _FENCE,
     ]
     for d in reversed(decorators):
         f = d(f)
@@ -79,12 +94,17 @@ def _harness(harness: str, model: str | None, profile: Path | None) -> Any:
 
 
 def _spec(
-    workdir: Path, max_steps: int, timeout_s: float, max_tokens: int | None, session_id: str | None = None
+    workdir: Path,
+    max_steps: int,
+    timeout_s: float,
+    max_tokens: int | None,
+    fence: bool,
+    session_id: str | None = None,
 ) -> Any:
     from assay.agents import Limits, RunSpec
 
     limits = Limits(wall_clock_s=timeout_s, max_steps=max_steps, max_tokens=max_tokens)
-    return RunSpec(workdir=workdir, limits=limits, session_id=session_id)
+    return RunSpec(workdir=workdir, limits=limits, session_id=session_id, fence=fence)
 
 
 def usage_line(result: Any) -> str:
@@ -151,11 +171,13 @@ def run_command(
     max_steps: int,
     timeout_s: float,
     max_tokens: int | None,
+    fence: bool,
     save: Path | None,
 ) -> None:
     """Run the agent once on PROMPT; print its answer, its tool calls and its usage."""
+    _check_fence(fence)
     agent = _harness(harness, model, profile)
-    spec = _spec(workdir, max_steps, timeout_s, max_tokens)
+    spec = _spec(workdir, max_steps, timeout_s, max_tokens, fence)
 
     async def go() -> Any:
         try:
@@ -185,8 +207,10 @@ def chat_command(
     max_steps: int,
     timeout_s: float,
     max_tokens: int | None,
+    fence: bool,
 ) -> None:
     """Talk to the agent: each line on stdin is one turn of the same conversation (limits apply per turn)."""
+    _check_fence(fence)
     agent = _harness(harness, model, profile)
     console = Console(highlight=False, soft_wrap=True)
 
@@ -197,7 +221,7 @@ def chat_command(
                 if not line.strip():
                     continue
                 result = await agent.run(
-                    line.rstrip("\n"), _spec(workdir, max_steps, timeout_s, max_tokens, session)
+                    line.rstrip("\n"), _spec(workdir, max_steps, timeout_s, max_tokens, fence, session)
                 )
                 session = result.session_id
                 console.print(f"agent> {result.answer or '(no answer)'}", markup=False)
@@ -227,17 +251,21 @@ def chat_command(
     type=click.Path(file_okay=False, exists=True, path_type=Path),
     help="A profile folder for the reference agent (system.md, tools/<name>.md, skills/).",
 )
-def serve_command(port: int, host: str, model: str | None, profile: Path | None) -> None:
+@_FENCE
+def serve_command(port: int, host: str, model: str | None, profile: Path | None, fence: bool) -> None:
     """Serve the reference agent over assay's turn protocol: POST /turn with {prompt, session_id, workdir,
     limits} answers the turn's record (an AgentResult); send the session_id it returns to go on with the
     same conversation. Loopback only; Ctrl-C stops it."""
     from assay.agents._reference._serve import listen, preflight, serve, turn_app
 
+    _check_fence(fence)
     agent = _harness("reference", model, profile)
     model_name = preflight(agent)
     sock = listen(host, port)
     where = f"[{host}]" if ":" in host else host
     click.echo(f"serving the reference agent on http://{where}:{port}  (POST /turn; Ctrl-C to stop)")
     click.echo(f"  model: {model_name or 'none: each turn must carry a route (model + openai_base_url)'}")
+    if fence:
+        click.echo("  fence: on (the agent's commands run under bubblewrap)")
     sys.stdout.flush()
-    serve(turn_app(agent), sock)
+    serve(turn_app(agent, fence=fence), sock)

@@ -152,3 +152,63 @@ def test_agent_chat_keeps_one_conversation(project: Path, tmp_path: Path) -> Non
     assert lines[2] == "agent> It subtracts."
     assert lines[3].startswith("  [read_file:ok] steps 2 · tokens in=")
     assert len(lines) == 4
+
+
+def _cat_outside(path: Path) -> str:
+    """``cat PATH`` with PATH spelled in octal escapes: no '/' in the text, so the best-effort shell check lets
+    it through and only the fence stands between the command and the file."""
+    return "cat \"$(printf '" + str(path).replace("/", "\\057") + "')\""
+
+
+def test_agent_run_fence_keeps_a_planted_file_out_of_reach(project: Path, tmp_path: Path) -> None:
+    planted = tmp_path / "planted.txt"  # outside the workdir (tmp_path/work)
+    planted.write_text("the planted secret 7f3a\n")
+    script = tmp_path / "cat.yaml"
+    script.write_text(
+        f"- tool_calls: [{{name: run_shell, arguments: {{command: {json.dumps(_cat_outside(planted))}}}}}]\n"
+        "- text: done\n"
+    )
+    records = {}
+    for fence in (False, True):
+        saved = tmp_path / f"record-{fence}.json"
+        args = ["agent", "run", "read it", "--workdir", str(project), "--model", f"scripted/{script}"]
+        done = _assay(*args, *(["--fence"] if fence else []), "--save", str(saved))
+        assert done.returncode == 0, done.stderr
+        records[fence] = json.loads(saved.read_text())
+    # without the fence the command does reach the file: the check above cannot pass by accident
+    [open_call] = records[False]["tool_record"]
+    assert open_call["status"] == "ok" and open_call["exit_code"] == 0
+    assert "the planted secret 7f3a" in open_call["result_summary"]
+    [fenced_call] = records[True]["tool_record"]
+    assert fenced_call["status"] == "error" and fenced_call["exit_code"] not in (0, None)
+    assert "No such file or directory" in fenced_call["result_summary"]
+    assert "7f3a" not in json.dumps(records[True])
+    # chat takes the flag too: the same refusal of the planted file, turn by turn
+    done = _assay(
+        "agent", "chat", "--workdir", str(project), "--model", f"scripted/{script}", "--fence", stdin="go\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "[run_shell:error]" in done.stdout and "7f3a" not in done.stdout
+
+
+def test_agent_fence_refused_where_bubblewrap_cannot_run(project: Path, tmp_path: Path) -> None:
+    no_bwrap = tmp_path / "bin"  # a PATH without bwrap on it
+    no_bwrap.mkdir()
+    env = {"PATH": str(no_bwrap), "HOME": str(tmp_path)}
+    for args in (
+        ["run", "hi", "--workdir", str(project), "--model", "scripted/x.yaml", "--fence"],
+        ["chat", "--workdir", str(project), "--model", "scripted/x.yaml", "--fence"],
+        ["serve", "--port", "8799", "--fence"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "assay", "agent", *args],
+            input="",
+            capture_output=True,
+            text=True,
+            timeout=30,
+            env=env,
+        )
+        assert done.returncode == 1 and done.stdout == "", (args, done.stdout)
+        assert done.stderr.splitlines() == [
+            "error: --fence: bubblewrap is not installed (no bwrap on PATH; Debian/Ubuntu: apt-get install bubblewrap)"
+        ]

@@ -4,12 +4,14 @@ turns are refused with a clear 4xx; Ctrl-C stops it; a public host or a busy por
 
 from __future__ import annotations
 
+import json
 import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -40,17 +42,19 @@ def _env(home: Path) -> dict[str, str]:
     return {"PATH": "/usr/bin:/bin", "HOME": str(home), "COLUMNS": "160"}
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.Popen[str]]]:
+@contextmanager
+def _serve(
+    tmp_path: Path, script_text: str, *extra: str
+) -> Iterator[tuple[str, Path, subprocess.Popen[str]]]:
     work = tmp_path / "work"
     work.mkdir()
     (work / "notes.txt").write_text("buy milk\n")
     (work / "todo.md").write_text("- nothing\n")
     script = tmp_path / "script.yaml"
-    script.write_text(SCRIPT)
+    script.write_text(script_text)
     port = closed_port()
     proc = subprocess.Popen(
-        _cmd("--port", str(port), "--model", f"scripted/{script}"),
+        _cmd("--port", str(port), "--model", f"scripted/{script}", *extra),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -68,6 +72,12 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.Popen[str]]]:
         if proc.poll() is None:
             proc.kill()
             proc.wait(10)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.Popen[str]]]:
+    with _serve(tmp_path, SCRIPT) as s:
+        yield s
 
 
 def test_two_turns_keep_the_conversation_then_ctrl_c(served: tuple[str, Path, subprocess.Popen[str]]) -> None:
@@ -153,6 +163,24 @@ async def test_the_http_harness_drives_it(served: tuple[str, Path, subprocess.Po
     assert [(c.name, c.result_summary) for c in fresh.tool_record] == [("list_files", "notes.txt todo.md")]
     assert [e.role for e in fresh.transcript].count("user") == 1
     await harness.close()
+
+
+def test_fenced_turns_cannot_read_outside_the_workdir(tmp_path: Path) -> None:
+    planted = tmp_path / "planted.txt"
+    planted.write_text("the planted secret 7f3a\n")
+    # the path in octal escapes, so the best-effort shell check lets it through: only the fence stops it
+    command = "cat \"$(printf '" + str(planted).replace("/", "\\057") + "')\""
+    script = (
+        f"- tool_calls: [{{name: run_shell, arguments: {{command: {json.dumps(command)}}}}}]\n- text: done\n"
+    )
+    with _serve(tmp_path, script, "--fence") as (url, work, proc):
+        assert proc.stdout is not None and "fence: on" in proc.stdout.readline()
+        reply = httpx.post(f"{url}/turn", json={"prompt": "read it", "workdir": str(work)}, timeout=30)
+        assert reply.status_code == 200, reply.text
+        assert httpx.get(url).json()["fence"] is True
+    [call] = AgentResult.model_validate(reply.json()).tool_record
+    assert call.status == "error" and "No such file or directory" in call.result_summary
+    assert "7f3a" not in reply.text
 
 
 def test_refuses_a_public_host_and_a_busy_port(tmp_path: Path) -> None:
