@@ -196,14 +196,24 @@ def test_bad_requests_are_400_in_openai_shape_and_logged() -> None:
                 "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {}}]}],
             },
         )
+        wrong_type = httpx.post(
+            url, json={"model": "m", "max_tokens": "many", "messages": [{"role": "user"}]}
+        )
         missing = httpx.post(f"{gw.url}/v1/embeddings", json={})
         records = gw.calls()
-    assert [r.status_code for r in (not_json, no_messages, image, missing)] == [400, 400, 400, 404]
+    assert [r.status_code for r in (not_json, no_messages, image, wrong_type, missing)] == [
+        400,
+        400,
+        400,
+        400,
+        404,
+    ]
     assert "not JSON" in not_json.json()["error"]["message"]
     assert "'messages' must be a non-empty list" in no_messages.json()["error"]["message"]
     assert "messages[0].content[0]" in image.json()["error"]["message"]
+    assert "malformed request: ValueError" in wrong_type.json()["error"]["message"]
     assert "POST /v1/embeddings" in missing.json()["error"]["message"]
-    assert [r.status for r in records] == ["bad_request", "bad_request", "bad_request", "not_found"]
+    assert [r.status for r in records] == ["bad_request"] * 4 + ["not_found"]
 
 
 def test_runs_are_counted_apart_and_the_log_file_is_readable(tmp_path) -> None:

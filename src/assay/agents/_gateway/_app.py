@@ -237,7 +237,10 @@ class _Gateway:
             body = json.loads(await request.body())
         except ValueError as exc:
             raise BadRequest(f"the request body is not JSON: {exc}") from exc
-        return parse_anthropic(body) if front == "anthropic" else parse_openai(body)
+        try:
+            return parse_anthropic(body) if front == "anthropic" else parse_openai(body)
+        except (TypeError, ValueError, AttributeError) as exc:  # a field of the wrong type
+            raise BadRequest(f"malformed request: {type(exc).__name__}: {exc}") from exc
 
     async def _stream(
         self,
