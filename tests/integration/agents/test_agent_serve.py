@@ -4,6 +4,7 @@ turns are refused with a clear 4xx; Ctrl-C stops it; a public host or a busy por
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 import socket
@@ -19,7 +20,9 @@ import pytest
 from gateway_fakes import closed_port
 
 from assay.agents import AgentResult, Limits, RunSpec
+from assay.agents._gateway import Gateway
 from assay.agents._http import HttpHarness
+from assay.models._scripted import ScriptedModel
 
 SCRIPT = """\
 - tool_calls: [{name: read_file, arguments: {path: notes.txt}}]
@@ -51,10 +54,12 @@ def _serve(
     (work / "notes.txt").write_text("buy milk\n")
     (work / "todo.md").write_text("- nothing\n")
     script = tmp_path / "script.yaml"
-    script.write_text(script_text)
+    model = ["--model", f"scripted/{script}"] if script_text is not None else []
+    if script_text is not None:
+        script.write_text(script_text)
     port = closed_port()
     proc = subprocess.Popen(
-        _cmd("--port", str(port), "--model", f"scripted/{script}", *extra),
+        _cmd("--port", str(port), *model, *extra),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -65,7 +70,8 @@ def _serve(
     assert first.startswith(f"serving the reference agent on http://127.0.0.1:{port}"), (
         first + proc.stderr.read()
     )
-    assert proc.stdout.readline().strip() == f"model: scripted/{script}"
+    shown = f"scripted/{script}" if model else "none: each turn must carry a route (model + openai_base_url)"
+    assert proc.stdout.readline().strip() == f"model: {shown}"
     try:
         yield f"http://127.0.0.1:{port}", work, proc
     finally:
@@ -163,6 +169,64 @@ async def test_the_http_harness_drives_it(served: tuple[str, Path, subprocess.Po
     assert [(c.name, c.result_summary) for c in fresh.tool_record] == [("list_files", "notes.txt todo.md")]
     assert [e.role for e in fresh.transcript].count("user") == 1
     await harness.close()
+
+
+async def test_without_a_model_turns_run_on_the_route_they_carry(tmp_path: Path) -> None:
+    reply = {
+        "tool_calls": [{"name": "list_files", "arguments": {}}],
+        "usage": {"input_tokens": 90, "output_tokens": 7},
+    }
+    done = {"text": "Two files, via the gateway.", "usage": {"input_tokens": 120, "output_tokens": 6}}
+    upstream = ScriptedModel([reply, done, reply, done])
+    with Gateway(upstream) as gateway, _serve(tmp_path, None) as (url, work, _):
+        no_route = httpx.post(f"{url}/turn", json={"prompt": "hi", "workdir": str(work)}, timeout=30)
+        assert no_route.status_code == 400 and "no model" in no_route.json()["error"]
+        run = Gateway.new_run_id()
+        route = gateway.route(run=run)
+        body = {
+            "prompt": "List the files.",
+            "workdir": str(work),
+            "model": route.model,
+            "openai_base_url": route.openai_base_url,
+        }
+        answered = httpx.post(f"{url}/turn", json=body, timeout=30)
+        assert answered.status_code == 200, answered.text
+        result = AgentResult.model_validate(answered.json())
+        counted = gateway.usage(run=run)
+        # the http harness sends its RunSpec's route the same way
+        harness = HttpHarness(url=url)
+        again = await harness.run("List the files.", RunSpec(workdir=work, route=gateway.route(run="second")))
+        await harness.close()
+        second = gateway.usage(run="second")
+    assert result.error is None and result.answer == "Two files, via the gateway."
+    assert [(c.name, c.result_summary) for c in result.tool_record] == [("list_files", "notes.txt todo.md")]
+    assert counted.calls == 2 and counted.usage.input_tokens == result.usage.input_tokens == 210
+    assert again.error is None and again.answer == result.answer and second.calls == 2
+
+
+async def test_turns_of_one_session_run_one_after_another(tmp_path: Path) -> None:
+    script = '- text: "first"\n- text: "second"\n  delay_s: 0.3\n- text: "third"\n  delay_s: 0.3\n'
+    with _serve(tmp_path, script) as (url, work, _):
+        async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+            first = (await client.post("/turn", json={"prompt": "p1", "workdir": str(work)})).json()
+            session = first["session_id"]
+            turns = [{"prompt": p, "workdir": str(work), "session_id": session} for p in ("p2", "p3")]
+            started = time.monotonic()
+            replies = await asyncio.gather(*(client.post("/turn", json=t) for t in turns))
+            took = time.monotonic() - started
+    early, late = sorted(
+        (AgentResult.model_validate(r.json()) for r in replies), key=lambda r: len(r.transcript)
+    )
+    # the later turn saw the earlier one whole: its prompt and answer, never a half-done turn
+    assert [(e.role, e.content) for e in late.transcript[:-2]] == [
+        (e.role, e.content) for e in early.transcript
+    ]
+    assert [e.content for e in late.transcript if e.role == "user"] == [
+        "p1",
+        early.transcript[-2].content,
+        late.transcript[-2].content,
+    ]
+    assert (early.answer, late.answer) == ("second", "third") and took >= 0.6
 
 
 def test_fenced_turns_cannot_read_outside_the_workdir(tmp_path: Path) -> None:
