@@ -1,6 +1,8 @@
 """`assay agent serve` as a user runs it (a real subprocess on a free loopback port, a scripted model): turns
 over POST /turn keep their conversation under the session id, with httpx and with the ``http`` harness; bad
-turns are refused with a clear 4xx; Ctrl-C stops it; a public host or a busy port is refused at start."""
+turns of one session run one after another; without --model a turn runs on the route it carries (the gateway);
+--fence holds the agent's commands inside the workdir; bad turns are refused with a clear 4xx; Ctrl-C stops it;
+a public host, a busy port or an unknown model is refused at start."""
 
 from __future__ import annotations
 
