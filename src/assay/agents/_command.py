@@ -56,8 +56,8 @@ _REPO_ROOT = Path(__file__).resolve().parents[3]
 class Preset:
     template: str
     parser: str
-    #: the project-local venv the program is installed in (relative to the checkout or the cwd)
-    venv: str
+    #: the project-local folder the program is installed in (relative to the checkout or the cwd)
+    bin_dir: str
     install: str
     env: dict[str, str] = field(default_factory=dict)
 
@@ -69,7 +69,7 @@ PRESETS: dict[str, Preset] = {
             " -c mini.yaml -c agent.step_limit={max_steps} -c agent.cost_limit=0"
         ),
         parser="mini-swe-agent",
-        venv=".cache/venvs/mini-swe-agent",
+        bin_dir=".cache/venvs/mini-swe-agent/bin",
         install="python3 -m venv .cache/venvs/mini-swe-agent && .cache/venvs/mini-swe-agent/bin/pip install mini-swe-agent==2.4.6",
         # offline: litellm's bundled price list, no setup wizard, no cost lookups for a local model
         env={
@@ -77,6 +77,18 @@ PRESETS: dict[str, Preset] = {
             "MSWEA_CONFIGURED": "true",
             "MSWEA_COST_TRACKING": "ignore_errors",
         },
+    ),
+    # Codex speaks OpenAI's Responses API (POST {openai_base_url}/responses) to a provider named on the line
+    "codex": Preset(
+        template=(
+            "codex exec --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox -m {model}"
+            " -c model_provider=assay -c model_providers.assay.name=assay"
+            " -c model_providers.assay.base_url={openai_base_url} -c model_providers.assay.env_key=OPENAI_API_KEY"
+            " -c model_providers.assay.wire_api=responses {prompt}"
+        ),
+        parser="codex-json",
+        bin_dir=".cache/npm/node_modules/.bin",
+        install="npm install --prefix .cache/npm @openai/codex@0.171.0",
     ),
 }
 
@@ -118,6 +130,8 @@ def _from_gateway(result: AgentResult, counted: Any, *, failed: bool) -> None:
 def _install_root(program: str) -> Path:
     """What to bind for a program under the fence: its venv, or its own folder (``/usr`` is bound anyway)."""
     folder = Path(program).parent
+    if folder.name == ".bin" and folder.parent.name == "node_modules":
+        return folder.parent  # an npm bin links into its package, which may start another package's binary
     return folder.parent if (folder.parent / "pyvenv.cfg").is_file() else folder
 
 
@@ -160,7 +174,7 @@ class CommandHarness(Harness):
         name = self.words[0]
         if self.preset is not None:
             for root in (Path.cwd(), _REPO_ROOT):
-                candidate = root / self.preset.venv / "bin" / name
+                candidate = root / self.preset.bin_dir / name
                 if candidate.is_file():
                     return str(candidate)
             found = shutil.which(name, path=env.get("PATH"))
@@ -261,6 +275,7 @@ class CommandHarness(Harness):
                 result.steps = parsed.steps
                 result.cut_off = parsed.cut_off
                 result.error = parsed.error
+                result.session_id = parsed.session_id
         if counted is not None:
             _from_gateway(result, counted, failed=proc.exit_code not in (0, None) or result.error is not None)
         if proc.timed_out or proc.stopped:

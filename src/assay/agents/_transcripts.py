@@ -3,7 +3,8 @@
 A parser gets the run's stdout, its output folder (``{output_dir}`` in the template) and the workdir, and
 returns what it could recover. Registered by name; the ``command`` harness names one (or a preset does).
 
-Built in: ``mini-swe-agent`` (its trajectory JSON, ``-o {output_dir}/trajectory.json``).
+Built in: ``mini-swe-agent`` (its trajectory JSON, ``-o {output_dir}/trajectory.json``) and ``codex-json``
+(Codex CLI's ``codex exec --json`` events on stdout).
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.agents._cliproc import summarize
-from assay.agents._record import CutOff, ToolCallRecord, TranscriptEntry
+from assay.agents._cliproc import relative_path, summarize
+from assay.agents._record import CutOff, ToolCallRecord, ToolKind, TranscriptEntry
 from assay.errors import ConfigError
 from assay.models._usage import Usage
 
@@ -42,6 +43,8 @@ class ParsedTranscript:
     cut_off: CutOff | None = None
     #: the agent's own failure as its log tells it
     error: str | None = None
+    #: the agent's conversation id, for the next turn
+    session_id: str | None = None
 
 
 TranscriptParser = Callable[[TranscriptInput], ParsedTranscript]
@@ -175,3 +178,94 @@ def _mini_assistant(
 
 
 register_parser("mini-swe-agent", parse_mini_swe_agent)
+
+
+# -- Codex CLI ----------------------------------------------------------------------------------------------------
+_CODEX_KINDS: dict[str, ToolKind] = {
+    "command_execution": "shell",
+    "file_change": "edit",
+    "mcp_tool_call": "mcp",
+    "web_search": "other",
+}
+
+
+def parse_codex_json(inp: TranscriptInput) -> ParsedTranscript:
+    """``codex exec --json``: thread/turn/item events, one JSON object a line."""
+    out = ParsedTranscript()
+    calls: dict[str, ToolCallRecord] = {}
+    for line in inp.stdout:
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if not isinstance(event, dict):
+            continue
+        kind = event.get("type")
+        if kind == "thread.started":
+            out.session_id = event.get("thread_id") or out.session_id
+        elif kind == "turn.completed":
+            _codex_usage(event.get("usage") or {}, out)
+        elif kind == "turn.failed":
+            out.error = f"codex: {(event.get('error') or {}).get('message', 'turn failed')}"
+        elif kind == "error":
+            out.error = f"codex: {event.get('message', 'error')}"
+        elif kind in ("item.started", "item.updated", "item.completed") and isinstance(
+            event.get("item"), dict
+        ):
+            _codex_item(event["item"], kind == "item.completed", out, calls, inp.workdir)
+    out.steps = out.usage.calls
+    return out
+
+
+def _codex_usage(usage: dict[str, Any], out: ParsedTranscript) -> None:
+    out.usage.input_tokens += int(usage.get("input_tokens") or 0)
+    out.usage.output_tokens += int(usage.get("output_tokens") or 0)
+    out.usage.cache_read_tokens += int(usage.get("cached_input_tokens") or 0)
+    out.usage.cache_write_tokens += int(usage.get("cache_write_input_tokens") or 0)
+    out.usage.calls += 1  # one turn: Codex reports its model calls summed per turn
+    out.usage.cost_source = "harness_counts"
+
+
+def _codex_item(
+    item: dict[str, Any], done: bool, out: ParsedTranscript, calls: dict[str, ToolCallRecord], workdir: Path
+) -> None:
+    kind, item_id = str(item.get("type")), str(item.get("id"))
+    if kind == "agent_message":
+        if done:
+            out.answer = str(item.get("text", ""))
+            out.transcript.append(TranscriptEntry(role="assistant", content=out.answer))
+        return
+    if kind not in _CODEX_KINDS:
+        return  # reasoning, todo lists, the CLI's own warnings
+    call = calls.get(item_id)
+    if call is None:
+        call = ToolCallRecord(
+            name=kind,
+            kind=_CODEX_KINDS[kind],
+            status="error",
+            result_summary="no result: the agent was stopped",
+        )
+        calls[item_id] = call
+        out.tool_record.append(call)
+    if kind == "command_execution":
+        call.command = str(item.get("command", ""))
+        call.arguments = {"command": call.command}
+        call.exit_code = item.get("exit_code") if isinstance(item.get("exit_code"), int) else None
+    elif kind == "file_change":
+        changes = [c for c in item.get("changes") or [] if isinstance(c, dict)]
+        call.arguments = {"changes": changes}
+        call.edited_paths = [relative_path(str(c.get("path", "")), workdir) for c in changes if c.get("path")]
+    elif kind == "mcp_tool_call":
+        call.name = f"{item.get('server', '')}.{item.get('tool', '')}"
+        call.arguments = item.get("arguments") if isinstance(item.get("arguments"), dict) else {}
+    if done:
+        status = str(item.get("status", "completed"))
+        call.status = "ok" if status == "completed" else "error"
+        output = item.get("aggregated_output") or item.get("result") or item.get("error") or ""
+        call.result_summary = summarize(output if isinstance(output, str) else json.dumps(output))
+        if call.status == "error" and kind == "file_change":
+            call.edited_paths = []
+        out.transcript.append(TranscriptEntry(role="tool", content=call.result_summary, tool_call_id=item_id))
+
+
+register_parser("codex-json", parse_codex_json)

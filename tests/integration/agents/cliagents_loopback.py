@@ -249,3 +249,52 @@ class OpenAILoopback(_Loopback):
             step = self.script[self._step] if self._step < len(self.script) else {"text": "(script ended)"}
             self._step += 1
             return step
+
+
+class ResponsesLoopback(_Loopback):
+    """``POST /v1/responses`` (OpenAI's Responses API, streamed) replaying the script, as Codex CLI calls it."""
+
+    def _handle(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        if not handler.path.rstrip("/").endswith("/responses"):
+            self._send_json(handler, 404, {"error": {"message": handler.path}})
+            return
+        step = self.next_step(body)
+        n = len(self.requests)
+        if "tool" in step:
+            item: dict[str, Any] = {
+                "type": "function_call",
+                "id": f"fc_{n:03d}",
+                "name": step["tool"],
+                "arguments": json.dumps(step["input"]),
+                "call_id": f"call_{n:03d}",
+            }
+        else:
+            item = {
+                "type": "message",
+                "id": f"msg_{n:03d}",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": step["text"]}],
+            }
+        usage = {
+            "input_tokens": _prompt_tokens({"messages": body.get("input", [])}),
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": max(1, len(json.dumps(item)) // 4),
+            "output_tokens_details": {"reasoning_tokens": 0},
+        }
+        usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
+        rid = f"resp_{n:03d}"
+        self._send_sse(
+            handler,
+            [
+                ("response.created", {"type": "response.created", "response": {"id": rid}}),
+                (
+                    "response.output_item.done",
+                    {"type": "response.output_item.done", "output_index": 0, "item": item},
+                ),
+                (
+                    "response.completed",
+                    {"type": "response.completed", "response": {"id": rid, "usage": usage}},
+                ),
+            ],
+        )
