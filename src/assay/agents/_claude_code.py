@@ -13,6 +13,7 @@ else ``claude`` on PATH.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.agents._cliproc import relative_path, run_streaming, summarize
+from assay.agents._cliproc import OwnGateway, relative_path, run_streaming, summarize
 from assay.agents._env import agent_env
 from assay.agents._harness import Harness, RunSpec
 from assay.agents._record import AgentResult, ToolCallRecord, ToolKind, TranscriptEntry
@@ -56,6 +57,9 @@ DEFAULT_ALLOWED_TOOLS = (
     "NotebookEdit",
     "TodoWrite",
 )
+#: the name Claude Code asks its own gateway for: with a name it does not know, this version puts system-role
+#: entries inside ``messages``; the gateway serves its upstream whatever the name
+ASKED_MODEL = "claude-sonnet-4-5"
 _EXIT_CODE = re.compile(r"^Exit code (\d+)")
 _TRANSCRIPT_CAP = 4000
 
@@ -289,7 +293,8 @@ def _is_infra(res: dict[str, Any]) -> bool:
 class ClaudeCodeHarness(Harness):
     """Claude Code in print mode. Options: ``claude_bin``, ``permission_mode`` (default ``acceptEdits``),
     ``allowed_tools`` (default: the file, search and shell tools), ``max_retries`` (of a failed API call;
-    default 0: the gateway already answers an outage as one), ``extra_args``."""
+    default 0: the gateway already answers an outage as one), ``extra_args``, ``model`` (an ``assay.models``
+    spec: a run without a route gets a gateway of the harness's own in front of it)."""
 
     name = "claude-code"
 
@@ -302,11 +307,12 @@ class ClaudeCodeHarness(Harness):
                 f"claude-code harness: unknown option(s) {sorted(unknown)} (known: {sorted(known)})"
             )
         self._home: tempfile.TemporaryDirectory[str] | None = None
+        self._own_gateway = OwnGateway(str(options["model"])) if options.get("model") else None
 
     def argv(self, prompt: str, spec: RunSpec, binary: str) -> list[str]:
         if spec.route is None or not spec.route.anthropic_base_url:
             raise ConfigError(
-                "claude-code harness: the run has no route with an anthropic_base_url (the gateway)"
+                "claude-code harness: the run has no route with an anthropic_base_url (the gateway); give --model"
             )
         argv = [binary, "-p", prompt, "--output-format", "stream-json", "--verbose"]
         argv += ["--model", spec.route.model]
@@ -321,6 +327,8 @@ class ClaudeCodeHarness(Harness):
         return argv + [str(a) for a in self.options.get("extra_args", ())]
 
     async def run(self, prompt: str, spec: RunSpec) -> AgentResult:
+        if spec.route is None and self._own_gateway is not None:
+            spec = dataclasses.replace(spec, route=self._own_gateway.route(ask=ASKED_MODEL))
         binary = find_claude(self.options.get("claude_bin"))
         if spec.fence:  # inside, the binary is seen at its real path, its own folder bound read-only
             binary = str(Path(binary).resolve())
@@ -412,6 +420,8 @@ class ClaudeCodeHarness(Harness):
         return result
 
     async def close(self) -> None:
+        if self._own_gateway is not None:
+            self._own_gateway.close()
         if self._home is not None:
             self._home.cleanup()
             self._home = None

@@ -170,3 +170,27 @@ async def gateway_usage(route: Any, since: int = 0) -> Any | None:
         return await fetch_usage(route, since=since)
     except (InfraError, ConfigError, ValueError):
         return None
+
+
+class OwnGateway:
+    """A model gateway a harness starts for itself when the run brings no route: ``--model SPEC`` alone.
+
+    Started on first use (the upstream built from the ``assay.models`` spec), one route per run so its calls are
+    counted apart, stopped by :meth:`close`."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self._gateway: Any = None
+
+    def route(self, ask: str | None = None) -> Any:
+        """A fresh run's route; ``ask`` is the model name the agent asks for (default: the upstream's)."""
+        from assay.agents._gateway import Gateway
+
+        if self._gateway is None:
+            self._gateway = Gateway(self.model).start()
+        return self._gateway.route(ask, run=Gateway.new_run_id())
+
+    def close(self) -> None:
+        if self._gateway is not None:
+            self._gateway.stop()
+            self._gateway = None

@@ -23,6 +23,7 @@ Presets (``agent="mini-swe-agent"``) carry a template, a parser and the project-
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import shutil
 import string
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.agents._cliproc import gateway_usage, run_streaming, summarize
+from assay.agents._cliproc import OwnGateway, gateway_usage, run_streaming, summarize
 from assay.agents._env import agent_env
 from assay.agents._harness import Harness, RunSpec
 from assay.agents._record import AgentResult
@@ -136,7 +137,8 @@ def _install_root(program: str) -> Path:
 
 
 class CommandHarness(Harness):
-    """Options: ``template`` (or ``target``, as in ``command:TEMPLATE``), ``agent`` (a preset), ``parser``."""
+    """Options: ``template`` (or ``target``, as in ``command:TEMPLATE``), ``agent`` (a preset), ``parser``,
+    ``model`` (an ``assay.models`` spec: a run without a route gets a gateway of the harness's own)."""
 
     name = "command"
 
@@ -168,6 +170,7 @@ class CommandHarness(Harness):
         self.words = check_template(self.template)
         parser = options.get("parser") or (self.preset.parser if self.preset else None)
         self.parser = get_parser(parser) if parser else None
+        self._own_gateway = OwnGateway(str(options["model"])) if options.get("model") else None
 
     def program(self, env: dict[str, str]) -> str:
         """The program to run, absolute; ConfigError naming how to install it."""
@@ -199,7 +202,7 @@ class CommandHarness(Harness):
         values = {
             "prompt": prompt,
             "workdir": str(spec.workdir),
-            "model": route.model if route else (self.options.get("model") or ""),
+            "model": route.model if route else "",
             "openai_base_url": (route.openai_base_url if route else None) or "",
             "anthropic_base_url": (route.anthropic_base_url if route else None) or "",
             "output_dir": str(output_dir),
@@ -215,6 +218,8 @@ class CommandHarness(Harness):
     async def run(self, prompt: str, spec: RunSpec) -> AgentResult:
         if not spec.workdir.is_dir():
             raise ConfigError(f"--workdir {spec.workdir}: not a directory")
+        if spec.route is None and self._own_gateway is not None:
+            spec = dataclasses.replace(spec, route=self._own_gateway.route())
         with tempfile.TemporaryDirectory(prefix="assay-command-") as tmp:
             output_dir, home = Path(tmp) / "out", Path(tmp) / "home"
             output_dir.mkdir()
@@ -292,3 +297,7 @@ class CommandHarness(Harness):
                 f": {summarize(tail, 300)}" if tail else ""
             )
         return result
+
+    async def close(self) -> None:
+        if self._own_gateway is not None:
+            self._own_gateway.close()

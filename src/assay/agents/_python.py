@@ -1,7 +1,8 @@
 """The ``python`` harness: an agent that is a Python callable, ``python:pkg.module:fn`` (sync or async).
 
 The callable is given, by keyword, whichever of these its signature names (all of them with ``**kwargs``):
-``prompt``, ``history``, ``workdir``, ``route``, ``limits``, ``session_id``, ``spec``. It returns the answer as a
+``prompt``, ``history``, ``workdir``, ``route``, ``limits``, ``session_id``, ``spec``, ``model`` (the harness's
+``model`` option, else the route's model name). It returns the answer as a
 ``str`` (the record is then "answer only"), or a dict / :class:`AgentResult` with ``answer`` and, optionally,
 ``tool_record`` (a list of :class:`ToolCallRecord`-shaped dicts; ``tool_calls`` is accepted as a synonym),
 ``usage``, ``transcript``, ``session_id``, ``model_ran``.
@@ -29,7 +30,7 @@ from assay.agents._harness import Harness, RunSpec
 from assay.agents._record import AgentResult
 from assay.errors import ConfigError
 
-_ARGS = ("prompt", "history", "workdir", "route", "limits", "session_id", "spec")
+_ARGS = ("prompt", "history", "workdir", "route", "limits", "session_id", "spec", "model")
 
 
 def load_callable(target: str) -> Callable[..., Any]:
@@ -139,6 +140,7 @@ class PythonHarness(Harness):
             "limits": spec.limits,
             "session_id": spec.session_id,
             "spec": spec,
+            "model": self.options.get("model") or (spec.route.model if spec.route else None),
         }
         kwargs = _kwargs_for(self.fn, values)
         started = time.monotonic()

@@ -100,3 +100,18 @@ async def test_embedded_smollm2_plumbing(tmp_path: Path) -> None:
     assert r.answer.strip() and r.session_id
     assert r.usage.input_tokens == counted.usage.input_tokens > 0 and r.usage.output_tokens > 0
     assert r.model_ran is not None and r.model_ran.startswith("local/")
+
+
+async def test_model_without_route_gets_its_own_gateway(tmp_path: Path) -> None:
+    script = tmp_path.parent / "script.yaml"
+    script.write_text("replies:\n  - text: from my own gateway\n")
+    harness = get_harness("claude-code", model=f"scripted/{script}")
+    try:
+        r = await harness.run("hi", RunSpec(workdir=tmp_path))
+        gateway = harness._own_gateway._gateway
+        assert gateway is not None and gateway.running
+    finally:
+        await harness.close()
+    assert r.error is None and r.answer == "from my own gateway"
+    assert r.usage.input_tokens > 0 and r.model_ran is not None
+    assert not gateway.running  # close() stopped it

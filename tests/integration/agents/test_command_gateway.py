@@ -123,3 +123,15 @@ async def test_token_cap_needs_a_gateway(tmp_path: Path, agent: str) -> None:
         await get_harness("command", template=f"{agent} 1 x").run(
             "x", RunSpec(workdir=tmp_path, limits=Limits(max_tokens=5))
         )
+
+
+async def test_model_without_route_gets_its_own_gateway(tmp_path: Path, agent: str) -> None:
+    script = tmp_path.parent / "script.yaml"
+    script.write_text("replies:\n  - text: counted\n")
+    harness = get_harness("command", template=f"{agent} 1 {{prompt}}", model=f"scripted/{script}")
+    try:
+        r = await harness.run("x", RunSpec(workdir=tmp_path))
+    finally:
+        await harness.close()
+    assert r.error is None and r.answer == "counted"
+    assert r.usage.calls == 1 and r.usage.total_tokens > 0 and r.model_ran is not None
