@@ -79,6 +79,17 @@ PRESETS: dict[str, Preset] = {
             "MSWEA_COST_TRACKING": "ignore_errors",
         },
     ),
+    "aider": Preset(
+        template=(
+            "aider --model openai/{model} --yes-always --no-git --no-auto-commits --no-check-update"
+            " --analytics-disable --no-show-model-warnings --no-pretty --no-stream"
+            " --chat-history-file {output_dir}/history.md --input-history-file {output_dir}/input.txt"
+            " --message {prompt}"
+        ),
+        parser="aider-history",
+        bin_dir=".cache/venvs/aider/bin",
+        install="python3 -m venv .cache/venvs/aider && .cache/venvs/aider/bin/pip install aider-chat==0.86.2",
+    ),
     # Codex speaks OpenAI's Responses API (POST {openai_base_url}/responses) to a provider named on the line
     "codex": Preset(
         template=(

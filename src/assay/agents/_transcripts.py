@@ -3,13 +3,15 @@
 A parser gets the run's stdout, its output folder (``{output_dir}`` in the template) and the workdir, and
 returns what it could recover. Registered by name; the ``command`` harness names one (or a preset does).
 
-Built in: ``mini-swe-agent`` (its trajectory JSON, ``-o {output_dir}/trajectory.json``) and ``codex-json``
-(Codex CLI's ``codex exec --json`` events on stdout).
+Built in: ``mini-swe-agent`` (its trajectory JSON, ``-o {output_dir}/trajectory.json``), ``codex-json``
+(Codex CLI's ``codex exec --json`` events on stdout) and ``aider-history`` (aider's chat history markdown,
+``--chat-history-file {output_dir}/history.md``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -269,3 +271,67 @@ def _codex_item(
 
 
 register_parser("codex-json", parse_codex_json)
+
+
+# -- aider ------------------------------------------------------------------------------------------------------
+_AIDER_EDIT = re.compile(r"^Applied edit to (.+?)\s*$")
+_AIDER_RUN = re.compile(r"^Running (.+?)\s*$")
+
+
+def parse_aider_history(inp: TranscriptInput) -> ParsedTranscript:
+    """aider's chat history: ``#### `` starts a user message, ``> `` lines are aider's own output (edits applied,
+    commands run), the rest is the model's reply. It prints rounded token counts only: the gateway counts them."""
+    path = inp.output_dir / "history.md"
+    if not path.is_file():
+        return ParsedTranscript(error=f"aider wrote no chat history at {path.name}")
+    out = ParsedTranscript()
+    reply: list[str] = []
+
+    def end_reply() -> None:
+        text = "\n".join(reply).strip()
+        if text:
+            out.transcript.append(TranscriptEntry(role="assistant", content=text))
+            out.answer = text
+            out.steps += 1
+        reply.clear()
+
+    started = False
+    for line in path.read_text(errors="replace").splitlines():
+        if line.startswith("#### "):
+            end_reply()
+            started = True
+            out.transcript.append(TranscriptEntry(role="user", content=line[5:].strip()))
+        elif line.startswith("> ") or line == ">":
+            if not started:
+                continue  # the banner before the first message
+            end_reply()
+            note = line[2:].strip()
+            if m := _AIDER_EDIT.match(note):
+                path_ = relative_path(m.group(1), inp.workdir)
+                out.tool_record.append(
+                    ToolCallRecord(
+                        name="edit",
+                        kind="edit",
+                        arguments={"path": path_},
+                        edited_paths=[path_],
+                        result_summary=note,
+                    )
+                )
+            elif m := _AIDER_RUN.match(note):
+                out.tool_record.append(
+                    ToolCallRecord(
+                        name="shell", kind="shell", command=m.group(1), arguments={"command": m.group(1)}
+                    )
+                )
+            elif (
+                out.tool_record and out.tool_record[-1].kind == "shell" and note.startswith("Command exited")
+            ):
+                out.tool_record[-1].status = "error"
+                out.tool_record[-1].result_summary = note
+        elif started and not line.startswith("# aider chat started"):
+            reply.append(line)
+    end_reply()
+    return out
+
+
+register_parser("aider-history", parse_aider_history)
