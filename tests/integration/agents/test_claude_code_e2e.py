@@ -71,7 +71,7 @@ async def test_two_turns_edit_and_resume(tmp_path: Path, monkeypatch: pytest.Mon
 async def test_wall_clock_kills_the_group_and_keeps_the_record(tmp_path: Path) -> None:
     script = [
         {"tool": "Write", "input": {"file_path": str(tmp_path / "b.txt"), "content": "b\n"}},
-        {"tool": "Bash", "input": {"command": "sleep 60", "description": "stall", "timeout": 120000}},
+        {"tool": "Bash", "input": {"command": "sleep 61", "description": "stall", "timeout": 120000}},
         {"text": "never"},
     ]
     harness = get_harness("claude-code")
@@ -90,7 +90,7 @@ async def test_wall_clock_kills_the_group_and_keeps_the_record(tmp_path: Path) -
 def _sleepers() -> bool:
     import subprocess
 
-    return subprocess.run(["pgrep", "-f", "^sleep 60$"], capture_output=True).returncode == 0
+    return subprocess.run(["pgrep", "-f", "^sleep 61$"], capture_output=True).returncode == 0
 
 
 async def test_fenced_run_reaches_only_its_route(tmp_path_factory: pytest.TempPathFactory) -> None:
