@@ -266,3 +266,22 @@ def test_unsupported_blocks_are_refused_by_name() -> None:
     assert err["type"] == "error" and err["error"]["type"] == "invalid_request_error"
     assert "messages[0].content[0]" in err["error"]["message"] and "'image'" in err["error"]["message"]
     assert models["data"][0]["type"] == "model" and models["data"][0]["id"] == "scripted/inline"
+
+
+@pytest.mark.parametrize("rewrite", [True, False])
+def test_a_system_turn_inside_messages_is_taken_and_rewritten_for_backends_that_drop_it(
+    rewrite: bool,
+) -> None:
+    """Claude Code sends {"role": "system"} turns inside ``messages`` for a model name it does not know
+    (``local/smollm2``); they were refused with a 400."""
+    up = scripted({"text": "ok", "usage": {"input_tokens": 9, "output_tokens": 1}})
+    turns = [
+        {"role": "user", "content": "Read main.py"},
+        {"role": "system", "content": [{"type": "text", "text": "Keep answers short."}]},
+    ]
+    with Gateway(up, rewrite_system=rewrite) as gw:
+        response = post(gw, claude_code_body(turns))
+    assert response.status_code == 200, response.text
+    (seen,) = up.calls
+    late = seen["messages"][-1]
+    assert late == Message("user" if rewrite else "system", "Keep answers short.")

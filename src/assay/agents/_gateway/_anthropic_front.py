@@ -51,8 +51,12 @@ def _tool_result(block: dict[str, Any], where: str) -> Message:
 
 def _turn(raw: Any, i: int) -> list[Message]:
     where = f"messages[{i}]"
+    if isinstance(raw, dict) and raw.get("role") == "system":
+        # Claude Code puts mid-run instructions here for model names it does not know; the gateway's
+        # system rewrite hands them on as user entries to backends that drop them
+        return [Message("system", text_of(raw.get("content"), f"{where}.content"))]
     if not isinstance(raw, dict) or raw.get("role") not in ("user", "assistant"):
-        raise BadRequest(f"{where}: a turn is {{'role': 'user' | 'assistant', 'content': ...}}")
+        raise BadRequest(f"{where}: a turn is {{'role': 'user' | 'assistant' | 'system', 'content': ...}}")
     role = raw["role"]
     content = raw.get("content")
     if isinstance(content, str):
