@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The programs the agent-layer tests run for real, each installed once (a second run is a no-op):
+# bubblewrap for the fence (Debian package; needs root), Claude Code and Codex CLI from npm, mini-swe-agent and
+# aider from PyPI. The npm and PyPI ones go to project-local prefixes under .cache/ (git-ignored), so assay's
+# own environment is untouched.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v bwrap >/dev/null; then
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "install-agent-programs: bubblewrap is missing; install it as root (apt-get install bubblewrap)" >&2
+        exit 1
+    fi
+    apt-get update -qq && apt-get install -y -qq bubblewrap
+fi
+[ -x .cache/npm/node_modules/.bin/claude ] || npm install --prefix .cache/npm --no-audit --no-fund @anthropic-ai/claude-code@2.1.197
+[ -x .cache/npm/node_modules/.bin/codex ] || npm install --prefix .cache/npm --no-audit --no-fund @openai/codex@0.171.0
+[ -x .cache/venvs/mini-swe-agent/bin/mini ] || (python3 -m venv .cache/venvs/mini-swe-agent && .cache/venvs/mini-swe-agent/bin/pip install -q mini-swe-agent==2.4.6)
+[ -x .cache/venvs/aider/bin/aider ] || (python3 -m venv .cache/venvs/aider && .cache/venvs/aider/bin/pip install -q aider-chat==0.86.2)
