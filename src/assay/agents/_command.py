@@ -168,11 +168,10 @@ class CommandHarness(Harness):
                     f"command harness agent={options['agent']!r}: unknown (known: {', '.join(PRESETS)})"
                 )
             self.preset = PRESETS[options["agent"]]
-        template = (
-            options.get("template")
-            or options.get("target")
-            or (self.preset.template if self.preset else None)
-        )
+        target = options.get("target")
+        if self.preset is None and target in PRESETS:  # `--harness command:mini-swe-agent` names a preset
+            self.preset, target = PRESETS[str(target)], None
+        template = options.get("template") or target or (self.preset.template if self.preset else None)
         if template is None:
             raise ConfigError(
                 'command harness: give a template, e.g. command:"aider --yes --message {prompt}"'

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from assay.agents import Limits, Route, RunSpec, get_harness
-from assay.agents._command import CommandHarness
+from assay.agents._command import PRESETS, CommandHarness
 from assay.agents._env import GATEWAY_PLACEHOLDER_KEY
 from assay.errors import ConfigError
 
@@ -139,3 +139,12 @@ async def test_fenced_run_sees_only_its_workdir(tmp_path_factory: pytest.TempPat
     assert (workdir / "made.txt").read_text() == "made\n"
     assert "the answer key" not in r.answer and r.answer == f"key={GATEWAY_PLACEHOLDER_KEY}"
     assert r.exit_code == 5 and r.error is not None and "No such file" in r.error
+
+
+def test_a_preset_is_named_through_the_harness_target() -> None:
+    """`--harness command:mini-swe-agent` is the preset (its template and parser), not a command of that name."""
+    by_target = get_harness("command:mini-swe-agent")
+    by_option = get_harness("command", agent="mini-swe-agent")
+    assert isinstance(by_target, CommandHarness) and isinstance(by_option, CommandHarness)
+    assert by_target.preset is PRESETS["mini-swe-agent"]
+    assert by_target.template == by_option.template and by_target.parser is by_option.parser
