@@ -330,7 +330,8 @@ def fence_argv(
     route = route or spec.route
     from assay.agents._env import agent_env
 
-    toolchain = list(toolchain)
+    # the run's own toolchain (RunSpec.toolchain, where the contract has it) is bound like the harness's
+    toolchain = [*getattr(spec, "toolchain", ()), *toolchain]
     if env is None:
         env = agent_env(route=route, toolchain=toolchain, extra=spec.env)
     return fenced_command(

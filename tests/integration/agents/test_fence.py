@@ -338,3 +338,13 @@ def test_fence_unavailable_when_bwrap_cannot_make_namespaces(tmp_path: Path) -> 
     fake.chmod(0o755)
     reason = fence_available(path=str(tmp_path))
     assert reason == "bubblewrap cannot create namespaces here: bwrap: No permissions to create new namespace"
+
+
+def test_the_runs_own_toolchain_is_bound_too(task) -> None:
+    venv_bin = bare_venv(task["root"] / "run-venv")
+    spec = RunSpec(workdir=task["work"], fence=True)
+    spec.toolchain = [venv_bin]  # type: ignore[attr-defined]  # RunSpec.toolchain, where the contract has it
+    env = agent_env(toolchain=[venv_bin])  # a harness that builds the environment itself
+    done = _run(fence_argv(spec, ["python", "-c", "import sys; print(sys.prefix)"], env=env))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(venv_bin.parent)
