@@ -16,6 +16,7 @@ import pytest
 
 from assay.agents import AgentResult, Limits, Route, RunSpec, get_harness
 from assay.agents._reference import DEFAULT_PROFILE, ReferenceHarness
+from assay.agents._reference._memory import MEMORY_TOOLS
 from assay.embed import HashEmbedder
 from assay.errors import ConfigError
 from assay.models._scripted import ScriptedModel
@@ -129,7 +130,8 @@ async def test_multi_step_edit_has_exactly_the_expected_record(project: Path) ->
     assert seen.role == "tool" and seen.content == CALC
     offered = {t.name: t for t in model.calls[0]["tools"]}
     # every tool the profile describes, but query_documents only when there are documents
-    assert set(offered) == {p.stem for p in (DEFAULT_PROFILE / "tools").glob("*.md")} - {"query_documents"}
+    tool_files = {p.stem for p in (DEFAULT_PROFILE / "tools").glob("*.md")}
+    assert set(offered) == tool_files - {"query_documents", *MEMORY_TOOLS}
     assert (
         offered["edit_file"].description == (DEFAULT_PROFILE / "tools" / "edit_file.md").read_text().strip()
     )

@@ -24,14 +24,18 @@ from typing import Any
 from assay.agents._env import agent_env
 from assay.agents._harness import Harness, Route, RunSpec
 from assay.agents._record import AgentResult, CutOff, ToolCallRecord, TranscriptEntry
+from assay.agents._reference._memory import MEMORY_TOOLS, MemoryAccess, MemoryTurn, open_memory
 from assay.agents._reference._profile import Profile, load_profile
 from assay.agents._reference._search import CodeSearch
-from assay.agents._reference._tools import TOOLS, ToolContext, ToolOutcome, check_arguments
+from assay.agents._reference._tools import TOOLS, ToolContext, ToolOutcome, ToolSpec, check_arguments
 from assay.agents._workdir import PathRefused, Workdir
 from assay.errors import ConfigError, InfraError
 from assay.models import ChatModel, Message, Tool, ToolCall, Usage, get_model
 
 __all__ = ["ReferenceHarness"]
+
+#: every tool the agent can run: its own and the memory store's
+ALL_TOOLS: dict[str, ToolSpec] = {**TOOLS, **MEMORY_TOOLS}
 
 #: characters of a tool's result kept in the record (the model sees up to ``output_cap``)
 SUMMARY_CAP = 300
@@ -53,6 +57,9 @@ class ReferenceHarness(Harness):
     ``code_embedder``    the embedder of search_code's index (an ``assay.embed`` spec; default: assay's default)
     ``documents``        an ``assay.rag.DocumentIndex`` (or its saved folder) for query_documents, which is
                          offered only when there are documents
+    ``memory``           a memory database file (``assay.memory``; created if missing) for the memory tools
+                         (remember, recall_memory, forget, reminders, ...), which are offered only with it
+    ``memory_embedder``  the embedder of that store (an ``assay.embed`` spec or Embedder; default: assay's)
     ``toolchain``        folders put first on PATH of the agent's commands (and bound read-only into the fence)
 
     The agent's commands get :func:`~assay.agents._env.agent_env` (no provider key, no host venv on PATH) with
@@ -78,13 +85,15 @@ class ReferenceHarness(Harness):
         toolchain: list[str | os.PathLike[str]] | None = None,
         code_embedder: Any = None,
         documents: Any = None,
+        memory: str | os.PathLike[str] | None = None,
+        memory_embedder: Any = None,
         **options: Any,
     ) -> None:
         super().__init__(**options)
         if options:
             raise ConfigError(f"reference harness: unknown option(s) {', '.join(sorted(options))}")
         self.model = model
-        self.profile: Profile = load_profile(profile, set(TOOLS), tools)
+        self.profile: Profile = load_profile(profile, set(ALL_TOOLS), tools)
         if documents is None and "query_documents" in self.profile.tools:
             if tools is not None:
                 raise ConfigError(
@@ -94,6 +103,18 @@ class ReferenceHarness(Harness):
             self.profile = replace(
                 self.profile, tools={n: d for n, d in self.profile.tools.items() if n != "query_documents"}
             )
+        if memory is None:
+            asked = [n for n in self.profile.tools if n in MEMORY_TOOLS]
+            if asked and tools is not None:
+                raise ConfigError(f"reference harness: the {asked[0]} tool needs memory= (a memory database)")
+            self.profile = replace(
+                self.profile, tools={n: d for n, d in self.profile.tools.items() if n not in MEMORY_TOOLS}
+            )
+            if not self.profile.tools:
+                raise ConfigError("reference harness: the profile offers only memory tools, and no memory=")
+        elif isinstance(memory, bool) or not isinstance(memory, str | os.PathLike) or not str(memory):
+            raise ConfigError(f"reference harness: memory= should be a file path, got {memory!r}")
+        self.memory: MemoryAccess | None = None if memory is None else open_memory(memory, memory_embedder)
         if isinstance(documents, str | os.PathLike):
             from assay.rag import open_index
 
@@ -106,7 +127,7 @@ class ReferenceHarness(Harness):
         self.test_timeout_s = test_timeout_s
         self.python = python or sys.executable
         self.toolchain = [Path(t) for t in toolchain or []]
-        self.tools = [Tool(n, d, TOOLS[n].parameters) for n, d in self.profile.tools.items()]
+        self.tools = [Tool(n, d, ALL_TOOLS[n].parameters) for n, d in self.profile.tools.items()]
         self._models: dict[str, ChatModel] = {}
         self.code_search = CodeSearch(code_embedder) if "search_code" in self.profile.tools else None
         self._sessions: dict[str, list[Message]] = {}
@@ -153,6 +174,9 @@ class ReferenceHarness(Harness):
             if http is not None and hasattr(http, "aclose"):
                 await http.aclose()
         self._models.clear()
+        if self.memory is not None:
+            self.memory.close()
+            self.memory = None
 
     # -- one run or turn -----------------------------------------------------------------------------------
     async def run(self, prompt: str, spec: RunSpec) -> AgentResult:
@@ -174,6 +198,7 @@ class ReferenceHarness(Harness):
             wrap=self._fence(spec, workdir) if spec.fence else None,
             code_search=self.code_search,
             documents=self.documents,
+            memory=None if self.memory is None else MemoryTurn(self.memory, prompt, session_id),
         )
         result = AgentResult(harness=self.name, session_id=session_id)
         usage = Usage()
@@ -249,7 +274,7 @@ class ReferenceHarness(Harness):
 
     async def _call_tool(self, ctx: ToolContext, call: ToolCall, t0: float) -> tuple[ToolCallRecord, str]:
         started = time.monotonic() - t0
-        spec = TOOLS.get(call.name) if call.name in self.profile.tools else None
+        spec = ALL_TOOLS.get(call.name) if call.name in self.profile.tools else None
         outcome: ToolOutcome
         if spec is None:
             offered = ", ".join(self.profile.tools)

@@ -48,6 +48,8 @@ class ToolContext:
     code_search: CodeSearch | None = None
     #: the documents query_documents searches (an ``assay.rag.DocumentIndex``); None: not available
     documents: Any = None
+    #: this turn's memory (a ``_memory.MemoryTurn``); None: the memory tools are not available
+    memory: Any = None
 
     def time_left(self, cap: float) -> float:
         if self.deadline is None:
