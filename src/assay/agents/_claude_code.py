@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.agents._cliproc import OwnGateway, relative_path, run_streaming, summarize
-from assay.agents._env import agent_env
+from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
 from assay.agents._record import AgentResult, ToolCallRecord, ToolKind, TranscriptEntry
 from assay.errors import ConfigError
@@ -338,16 +338,9 @@ class ClaudeCodeHarness(Harness):
         if self._home is None:
             self._home = tempfile.TemporaryDirectory(prefix="assay-claude-home-")
         assert spec.route is not None and spec.route.anthropic_base_url
-        env = agent_env(
-            route=spec.route,
-            home=self._home.name,
-            extra={
-                "CLAUDE_CODE_MAX_RETRIES": str(int(self.options.get("max_retries", 0))),
-                **spec.env,
-                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                "DISABLE_AUTOUPDATER": "1",
-            },
-        )
+        retries = {"CLAUDE_CODE_MAX_RETRIES": str(int(self.options.get("max_retries", 0)))}
+        env = run_env(spec, home=self._home.name, extra=retries)
+        env |= {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
         if spec.fence:
             from assay.agents._fence import fence_argv
 

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.agents._cliproc import OwnGateway, gateway_usage, run_streaming, summarize
-from assay.agents._env import agent_env
+from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
 from assay.agents._record import AgentResult
 from assay.agents._transcripts import TranscriptInput, get_parser
@@ -234,9 +234,7 @@ class CommandHarness(Harness):
             output_dir, home = Path(tmp) / "out", Path(tmp) / "home"
             output_dir.mkdir()
             home.mkdir()
-            env = agent_env(
-                route=spec.route, home=home, extra={**(self.preset.env if self.preset else {}), **spec.env}
-            )
+            env = run_env(spec, home=home, extra=self.preset.env if self.preset else None)
             program = self.program(env)
             argv = self.argv(prompt, spec, output_dir, program)
             if spec.fence:

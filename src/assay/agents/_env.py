@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from assay.agents._harness import Route
+from assay.agents._harness import Route, RunSpec
 from assay.errors import ConfigError
 from assay.runs._scrub import _SECRET_ENV_NAME
 
@@ -124,6 +124,24 @@ def agent_env(
             raise ConfigError(f"agent environment: {key} would carry the value of {source} (a secret)")
         env[key] = value
     return env
+
+
+def run_env(
+    spec: RunSpec,
+    *,
+    toolchain: Iterable[Path | str] = (),
+    extra: Mapping[str, str] | None = None,
+    home: Path | str | None = None,
+) -> dict[str, str]:
+    """The one rule every harness builds its agent's environment by: :func:`agent_env` with the run's
+    toolchain (``spec.toolchain``, then the harness's own ``toolchain``) first on PATH, the run's route, and
+    ``extra`` (the harness's defaults) overridden by ``spec.env``."""
+    return agent_env(
+        toolchain=[*spec.toolchain, *toolchain],
+        route=spec.route,
+        extra={**(extra or {}), **spec.env},
+        home=home,
+    )
 
 
 def bare_venv(path: Path | str, *, with_pip: bool = False) -> Path:

@@ -53,6 +53,9 @@ class RunSpec:
     history: list[dict[str, Any]] = field(default_factory=list)
     #: continue this harness session (multi-turn); None starts a new one
     session_id: str | None = None
+    #: folders first on the agent's PATH (a bare venv's ``bin``, the ``gh`` stand-in's folder): every harness
+    #: that runs commands builds its environment with :func:`assay.agents._env.run_env`, which puts them there
+    toolchain: list[Path] = field(default_factory=list)
 
 
 class Harness(ABC):

@@ -2,7 +2,8 @@
 
 The callable is given, by keyword, whichever of these its signature names (all of them with ``**kwargs``):
 ``prompt``, ``history``, ``workdir``, ``route``, ``limits``, ``session_id``, ``spec``, ``model`` (the harness's
-``model`` option, else the route's model name). It returns the answer as a
+``model`` option, else the route's model name), ``env`` (what the agent's commands should run with:
+:func:`~assay.agents._env.run_env`, the run's toolchain first on PATH, no provider key). It returns the answer as a
 ``str`` (the record is then "answer only"), or a dict / :class:`AgentResult` with ``answer`` and, optionally,
 ``tool_record`` (a list of :class:`ToolCallRecord`-shaped dicts; ``tool_calls`` is accepted as a synonym),
 ``usage``, ``transcript``, ``session_id``, ``model_ran``.
@@ -26,11 +27,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from assay.agents._cliproc import refuse_fence
+from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
 from assay.agents._record import AgentResult
 from assay.errors import ConfigError
 
-_ARGS = ("prompt", "history", "workdir", "route", "limits", "session_id", "spec", "model")
+_ARGS = ("prompt", "history", "workdir", "route", "limits", "session_id", "spec", "model", "env")
 
 
 def load_callable(target: str) -> Callable[..., Any]:
@@ -141,6 +143,7 @@ class PythonHarness(Harness):
             "session_id": spec.session_id,
             "spec": spec,
             "model": self.options.get("model") or (spec.route.model if spec.route else None),
+            "env": run_env(spec),
         }
         kwargs = _kwargs_for(self.fn, values)
         started = time.monotonic()

@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from assay.agents._env import agent_env
+from assay.agents._env import run_env
 from assay.agents._harness import Harness, Route, RunSpec
 from assay.agents._record import AgentResult, CutOff, ToolCallRecord, TranscriptEntry
 from assay.agents._reference._memory import MEMORY_TOOLS, MemoryAccess, MemoryTurn, open_memory
@@ -189,7 +189,7 @@ class ReferenceHarness(Harness):
         messages.append(Message("user", prompt))
         ctx = ToolContext(
             workdir=workdir,
-            env=agent_env(extra=spec.env, toolchain=self.toolchain, route=spec.route),
+            env=run_env(spec, toolchain=self.toolchain),
             deadline=deadline,
             output_cap=self.output_cap,
             shell_timeout_s=self.shell_timeout_s,
