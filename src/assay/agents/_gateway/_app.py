@@ -3,6 +3,7 @@
 Routes (each also under ``/run/RUN_ID``, which tags the calls with that run):
 
     POST /v1/chat/completions          OpenAI front (JSON or SSE)
+    POST /v1/responses                 OpenAI Responses front, what Codex CLI speaks (JSON or SSE; logged as openai)
     POST /v1/messages                  Anthropic front (JSON or SSE)
     POST /v1/messages/count_tokens     Anthropic token count (the upstream's tokenizer where it has one)
     GET  /v1/models                    the one model served (Anthropic's shape when ``anthropic-version`` is sent)
@@ -49,6 +50,12 @@ from assay.agents._gateway._anthropic_front import (
 from assay.agents._gateway._common import BadRequest, FrontCall, rewrite_system
 from assay.agents._gateway._log import CallLog, CallRecord, GatewayUsage
 from assay.agents._gateway._openai_front import OpenAIStream, openai_error, openai_response, parse_openai
+from assay.agents._gateway._responses_front import (
+    ResponsesStream,
+    new_response_id,
+    parse_responses,
+    responses_response,
+)
 from assay.models._cost import is_loopback_url
 from assay.models._types import ChatModel, ModelOutput, StreamChunk
 from assay.runs._scrub import Scrubber
@@ -145,7 +152,7 @@ class _Gateway:
         record = CallRecord(
             time=fields.pop("time"),
             run=request.path_params.get("run"),
-            front=front,  # type: ignore[arg-type]
+            front="openai" if front == "responses" else front,  # type: ignore[arg-type]
             endpoint=request.url.path,
             upstream=self.upstream.name,
             latency_ms=round(latency, 3),
@@ -217,6 +224,8 @@ class _Gateway:
         name = self.upstream.name
         if front == "anthropic":
             payload = anthropic_response(out, name, new_message_id())
+        elif front == "responses":
+            payload = responses_response(out, name, new_response_id())
         else:
             payload = openai_response(out, name, f"chatcmpl-{uuid.uuid4().hex[:24]}")
         response = JSONResponse(payload)
@@ -238,6 +247,8 @@ class _Gateway:
         except ValueError as exc:
             raise BadRequest(f"the request body is not JSON: {exc}") from exc
         try:
+            if front == "responses":
+                return parse_responses(body)
             return parse_anthropic(body) if front == "anthropic" else parse_openai(body)
         except (TypeError, ValueError, AttributeError) as exc:  # a field of the wrong type
             raise BadRequest(f"malformed request: {type(exc).__name__}: {exc}") from exc
@@ -255,9 +266,11 @@ class _Gateway:
         upstream_ms: float,
     ) -> AsyncIterator[str]:
         name = self.upstream.name
-        sse: AnthropicStream | OpenAIStream = (
+        sse: AnthropicStream | OpenAIStream | ResponsesStream = (
             AnthropicStream(name, new_message_id())
             if front == "anthropic"
+            else ResponsesStream(name, new_response_id())
+            if front == "responses"
             else OpenAIStream(name, f"chatcmpl-{uuid.uuid4().hex[:24]}", call.include_usage)
         )
         fields: dict[str, Any] = {"status": "error", "error": "the client went away mid-stream"}
@@ -400,11 +413,15 @@ def build_app(upstream: ChatModel, log: CallLog, *, rewrite_system: bool) -> Sta
     async def anthropic_messages(request: Request) -> Response:
         return await gw.chat(request, "anthropic")
 
+    async def openai_responses(request: Request) -> Response:
+        return await gw.chat(request, "responses")
+
     routes = []
     for prefix in ("", "/run/{run}"):
         routes += [
             Route(prefix or "/", gw.root, methods=["GET", "HEAD"]),
             Route(f"{prefix}/v1/chat/completions", openai_chat, methods=["POST"]),
+            Route(f"{prefix}/v1/responses", openai_responses, methods=["POST"]),
             Route(f"{prefix}/v1/messages", anthropic_messages, methods=["POST"]),
             Route(f"{prefix}/v1/messages/count_tokens", gw.count_tokens, methods=["POST"]),
             Route(f"{prefix}/v1/models", gw.models, methods=["GET"]),
