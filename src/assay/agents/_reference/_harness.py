@@ -24,6 +24,7 @@ from typing import Any
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, Route, RunSpec
 from assay.agents._record import AgentResult, CutOff, ToolCallRecord, TranscriptEntry
+from assay.agents._reference._mcp import McpHub, load_mcp_servers
 from assay.agents._reference._memory import MEMORY_TOOLS, MemoryAccess, MemoryTurn, open_memory
 from assay.agents._reference._profile import Profile, load_profile
 from assay.agents._reference._search import CodeSearch
@@ -60,6 +61,9 @@ class ReferenceHarness(Harness):
     ``memory``           a memory database file (``assay.memory``; created if missing) for the memory tools
                          (remember, recall_memory, forget, reminders, ...), which are offered only with it
     ``memory_embedder``  the embedder of that store (an ``assay.embed`` spec or Embedder; default: assay's)
+    ``mcp_servers``      MCP servers ``{name: {command, args, env}}`` (default: the profile's ``mcp.json``); they
+                         start on the first turn, their tools are offered as ``<server>__<tool>``, and they end
+                         on :meth:`close`
     ``toolchain``        folders put first on PATH of the agent's commands (and bound read-only into the fence)
 
     The agent's commands get :func:`~assay.agents._env.agent_env` (no provider key, no host venv on PATH) with
@@ -87,6 +91,7 @@ class ReferenceHarness(Harness):
         documents: Any = None,
         memory: str | os.PathLike[str] | None = None,
         memory_embedder: Any = None,
+        mcp_servers: dict[str, Any] | None = None,
         **options: Any,
     ) -> None:
         super().__init__(**options)
@@ -131,6 +136,9 @@ class ReferenceHarness(Harness):
         self._models: dict[str, ChatModel] = {}
         self.code_search = CodeSearch(code_embedder) if "search_code" in self.profile.tools else None
         self._sessions: dict[str, list[Message]] = {}
+        servers = load_mcp_servers(self.profile.path, mcp_servers)
+        self.mcp: McpHub | None = McpHub(servers) if servers else None
+        self._mcp_listed = False
 
     # -- the model -----------------------------------------------------------------------------------------
     def _model_for(self, route: Route | None) -> ChatModel:
@@ -166,7 +174,19 @@ class ReferenceHarness(Harness):
 
         return wrap
 
+    async def _start_mcp(self, workdir: Workdir) -> None:
+        # the servers' tools are listed once, when the first turn starts, and offered from then on
+        if self.mcp is None or self._mcp_listed:
+            return
+        listed = await self.mcp.start(workdir.root)
+        self.tools += [Tool(t.name, t.description, t.parameters) for t in listed]
+        self._mcp_listed = True
+
     async def close(self) -> None:
+        if self.mcp is not None:
+            self.tools = [t for t in self.tools if t.name not in self.mcp.tools]
+            self._mcp_listed = False
+            await self.mcp.close()
         if self.code_search is not None:
             self.code_search.close()
         for model in self._models.values():
@@ -185,6 +205,7 @@ class ReferenceHarness(Harness):
         deadline = None if limits.wall_clock_s is None else t0 + limits.wall_clock_s
         workdir = Workdir(spec.workdir)
         model = self._model_for(spec.route)
+        await self._start_mcp(workdir)
         session_id, messages = self._session(spec.session_id)
         messages.append(Message("user", prompt))
         ctx = ToolContext(
@@ -275,9 +296,16 @@ class ReferenceHarness(Harness):
     async def _call_tool(self, ctx: ToolContext, call: ToolCall, t0: float) -> tuple[ToolCallRecord, str]:
         started = time.monotonic() - t0
         spec = ALL_TOOLS.get(call.name) if call.name in self.profile.tools else None
+        if self.mcp is not None and call.name in self.mcp.tools:
+            hub, name, arguments = self.mcp, call.name, dict(call.arguments)
+
+            async def via_mcp(*_: Any, **__: Any) -> ToolOutcome:
+                return await hub.call(name, arguments)
+
+            spec = ToolSpec(name, "mcp", hub.tools[name].parameters, via_mcp)
         outcome: ToolOutcome
         if spec is None:
-            offered = ", ".join(self.profile.tools)
+            offered = ", ".join(t.name for t in self.tools)
             outcome = ToolOutcome(f"unknown tool {call.name!r} (tools: {offered})", status="error")
         elif call.raw_arguments is not None:
             outcome = ToolOutcome(
@@ -287,7 +315,8 @@ class ReferenceHarness(Harness):
             # commands stop themselves at the deadline (and say so); the grace lets them, in-process tools not
             left = None if ctx.deadline is None else max(0.0, ctx.deadline - time.monotonic()) + TOOL_GRACE_S
             try:
-                args = check_arguments(spec, call.arguments)
+                # an MCP server checks its own arguments (its schemas go beyond check_arguments')
+                args = dict(call.arguments) if spec.kind == "mcp" else check_arguments(spec, call.arguments)
                 outcome = await asyncio.wait_for(spec.fn(ctx, **args), timeout=left)
             except PathRefused as exc:
                 outcome = ToolOutcome(str(exc), status=str(exc))
