@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping
@@ -135,13 +136,28 @@ def run_env(
 ) -> dict[str, str]:
     """The one rule every harness builds its agent's environment by: :func:`agent_env` with the run's
     toolchain (``spec.toolchain``, then the harness's own ``toolchain``) first on PATH, the run's route, and
-    ``extra`` (the harness's defaults) overridden by ``spec.env``."""
-    return agent_env(
+    ``extra`` (the harness's defaults) overridden by ``spec.env``. With ``home``, that folder's login
+    profile keeps the PATH too (see :func:`keep_path_in_login_shells`)."""
+    env = agent_env(
         toolchain=[*spec.toolchain, *toolchain],
         route=spec.route,
         extra={**(extra or {}), **spec.env},
         home=home,
     )
+    if home is not None:
+        keep_path_in_login_shells(Path(home), env)
+    return env
+
+
+def keep_path_in_login_shells(home: Path, env: Mapping[str, str]) -> None:
+    """A login shell (Codex CLI runs every command with ``bash -lc``) sources ``/etc/profile``, which sets PATH
+    anew and drops the toolchain; the agent's own HOME profile, read after it, puts the run's PATH back."""
+    lines = [f"export PATH={shlex.quote(env['PATH'])}"]
+    if env.get("VIRTUAL_ENV"):
+        lines.append(f"export VIRTUAL_ENV={shlex.quote(env['VIRTUAL_ENV'])}")
+    text = "\n".join(lines) + "\n"
+    for name in (".bash_profile", ".profile"):  # bash -l reads the first; sh -l the second
+        (home / name).write_text(text, encoding="utf-8")
 
 
 def bare_venv(path: Path | str, *, with_pip: bool = False) -> Path:

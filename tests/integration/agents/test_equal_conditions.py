@@ -1,5 +1,6 @@
 """Equal conditions: every harness, on the same prompt through one gateway on one scripted upstream, gets the
-same toolchain first on PATH (a bare venv), the same offline ``gh``, the same route and the same wall-clock cap,
+same toolchain first on PATH (a bare venv, also in a login shell: Codex CLI runs its commands in
+``bash -lc``), the same offline ``gh``, the same route and the same wall-clock cap,
 and returns the same AgentResult, scored by one function.
 
 Each agent runs one probe command (``PROBE``) that writes what it sees to ``probe.txt``; the harnesses run in
@@ -10,6 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shlex
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,7 +23,7 @@ import pytest
 
 from assay.agents import AgentResult, Harness, Limits, Route, RunSpec, get_harness
 from assay.agents._claude_code import find_claude
-from assay.agents._env import bare_venv
+from assay.agents._env import bare_venv, run_env
 from assay.agents._gateway import Gateway
 from assay.agents._gh import install_gh, read_gh_log
 from assay.errors import ConfigError
@@ -91,27 +95,41 @@ async def py_agent(prompt: str, workdir: Path, route: Route, env: dict[str, str]
 
 
 #: harness name -> (how to build it, the tool its agent runs commands with)
-TOOL_OF = {"reference": "run_shell", "claude-code": "Bash", "command": "bash", "python": "bash"}
+TOOL_OF = {
+    "reference": "run_shell",
+    "claude-code": "Bash",
+    "codex": "exec_command",
+    "command": "bash",
+    "python": "bash",
+}
 SHELL_KIND = "shell"
+MODEL_ENDPOINTS = ("/messages", "/chat/completions", "/responses")
 
 
 def harnesses(cli_agent: Path) -> dict[str, Harness]:
     return {
         "reference": get_harness("reference"),
         "claude-code": get_harness("claude-code"),
+        "codex": get_harness("command", agent="codex"),
         "command": get_harness("command", template=f"{sys.executable} {cli_agent} {{model}} {{prompt}}"),
         "python": get_harness("python", fn=py_agent),
     }
 
 
 def probe_reply(tool: str) -> dict[str, Any]:
-    args: dict[str, Any] = {"command": PROBE}
+    args: dict[str, Any] = {"cmd" if tool == "exec_command" else "command": PROBE}
     if tool == "Bash":
         args["description"] = "probe"
     return {
         "tool_calls": [{"name": tool, "arguments": args}],
         "usage": {"input_tokens": 50, "output_tokens": 7},
     }
+
+
+def _unwrap(command: str | None) -> str | None:
+    """The script of a ``bash -lc SCRIPT`` call (Codex records its commands so), else the command."""
+    words = shlex.split(command or "")
+    return words[2] if len(words) == 3 and words[1] in ("-c", "-lc") else command
 
 
 def score(result: Any, workdir: Path, toolchain: list[Path]) -> list[str]:
@@ -127,7 +145,9 @@ def score(result: Any, workdir: Path, toolchain: list[Path]) -> list[str]:
         wrong.append(f"failed: {result.error or result.infra_error or result.cut_off}")
     if result.answer.strip() != ANSWER:
         wrong.append(f"answer {result.answer!r}")
-    if result.record_level == "full" and [c.command for c in result.calls(kind=SHELL_KIND)] != [PROBE]:
+    if result.record_level == "full" and [_unwrap(c.command) for c in result.calls(kind=SHELL_KIND)] != [
+        PROBE
+    ]:
         wrong.append(f"shell calls {[c.command for c in result.tool_record]}")
     probe = workdir / "probe.txt"
     if not probe.is_file():
@@ -136,7 +156,10 @@ def score(result: Any, workdir: Path, toolchain: list[Path]) -> list[str]:
     if lines[:1] != [str(toolchain[0] / "python")]:
         wrong.append(f"python is {lines[:1]}, not the toolchain's")
     path = lines[1].split(":") if len(lines) > 1 else []
-    if path[: len(toolchain)] != [str(t) for t in toolchain]:
+    # an agent may put folders of its own first (Codex CLI its helpers); the toolchain comes before the host's
+    host = [i for i, p in enumerate(path) if p in os.environ["PATH"].split(":")]
+    at = [path.index(str(t)) if str(t) in path else len(path) for t in toolchain]
+    if at != sorted(at) or not host or max(at) > min(host):
         wrong.append(f"PATH does not start with the toolchain: {path[:3]}")
     if str(Path(sys.prefix) / "bin") in path:
         wrong.append("the host's venv is on PATH")
@@ -185,9 +208,7 @@ async def test_same_toolchain_gh_route_and_record(conditions: dict[str, Any]) ->
                     toolchain=toolchain,
                 )
                 results[name] = await harness.run(PROMPT, spec)
-                calls[name] = [
-                    c for c in gw.calls(run=run) if c.endpoint.endswith(("/messages", "/completions"))
-                ]
+                calls[name] = [c for c in gw.calls(run=run) if c.endpoint.endswith(MODEL_ENDPOINTS)]
             everything = gw.calls()
     finally:
         await _close(hs)
@@ -198,15 +219,15 @@ async def test_same_toolchain_gh_route_and_record(conditions: dict[str, Any]) ->
         assert [(c.status, c.upstream) for c in got] == [("ok", "scripted/inline")] * 2, name
         assert [c.tool_calls for c in got] == [1, 0], name
     assert {c.front for c in calls["claude-code"]} == {"anthropic"}
-    assert all({c.front for c in calls[n]} == {"openai"} for n in ("reference", "command", "python"))
-    assert sum(c.endpoint.endswith(("/messages", "/completions")) for c in everything) == 2 * len(hs)
+    assert all({c.front for c in calls[n]} == {"openai"} for n in ("reference", "codex", "command", "python"))
+    assert sum(c.endpoint.endswith(MODEL_ENDPOINTS) for c in everything) == 2 * len(hs)
     # the same gh: one logged call per harness, all served
     gh_calls = read_gh_log(conditions["gh"].log)[gh_before:]
     assert [(c.argv, c.exit_code, c.refused) for c in gh_calls] == [
         (["gh", "issue", "view", "1"], 0, False)
     ] * len(hs)
     # the tokens the gateway counted are the ones the recording harnesses report
-    for name in ("reference", "claude-code"):
+    for name in ("reference", "claude-code", "codex"):
         assert results[name].usage.input_tokens == sum(c.input_tokens for c in calls[name]) > 0, name
 
 
@@ -250,3 +271,13 @@ async def test_the_scorer_sees_a_run_without_the_conditions(conditions: dict[str
         f"PATH does not start with the toolchain: {(workdir / 'probe.txt').read_text().splitlines()[1].split(':')[:3]}",
         "gh issue view 1 did not answer from the fixtures",
     ]
+
+
+def test_a_login_shell_keeps_the_toolchain(conditions: dict[str, Any], tmp_path: Path) -> None:
+    """``bash -lc`` sources /etc/profile, which sets PATH anew; the agent's HOME profile puts the run's back."""
+    spec = RunSpec(workdir=tmp_path, toolchain=conditions["toolchain"])
+    env = run_env(spec, home=tmp_path)
+    shown = subprocess.run(["bash", "-lc", 'printf "%s" "$PATH"; echo; command -v python gh'], env=env,
+                           capture_output=True, text=True, check=True).stdout.splitlines()  # fmt: skip
+    assert shown[0] == env["PATH"] and shown[0].startswith(f"{conditions['toolchain'][0]}:")
+    assert shown[1:] == [str(conditions["toolchain"][0] / "python"), str(conditions["toolchain"][1] / "gh")]
