@@ -49,6 +49,8 @@ class TurnRequest(BaseModel):
     model: str | None = None
     openai_base_url: str | None = None
     anthropic_base_url: str | None = None
+    #: folders the agent's commands get first on PATH (``RunSpec.toolchain``; for a server on this machine)
+    toolchain: list[str] = Field(default_factory=list)
 
 
 #: what ``POST /turn`` answers
@@ -125,6 +127,7 @@ class HttpHarness(Harness):
             model=route.model if route else None,
             openai_base_url=route.openai_base_url if route else None,
             anthropic_base_url=route.anthropic_base_url if route else None,
+            toolchain=[str(Path(t).absolute()) for t in spec.toolchain],
         )
         reply = await client.post(
             self.url + TURN_PATH,

@@ -1,7 +1,8 @@
-"""Equal conditions: every harness, on the same prompt through one gateway on one scripted upstream, gets the
-same toolchain first on PATH (a bare venv, also in a login shell: Codex CLI runs its commands in
-``bash -lc``), the same offline ``gh``, the same route and the same wall-clock cap,
-and returns the same AgentResult, scored by one function.
+"""Equal conditions: every harness (reference, claude-code, Codex CLI and a plain CLI agent under command, a
+python callable, the reference agent served to the http harness), on the same prompt through one gateway on
+one scripted upstream, gets the same toolchain first on PATH (a bare venv, also in a login shell: Codex CLI
+runs its commands in ``bash -lc``), the same offline ``gh``, the same route and the same wall-clock cap, and
+returns the same AgentResult, scored by one function.
 
 Each agent runs one probe command (``PROBE``) that writes what it sees to ``probe.txt``; the harnesses run in
 turn, so the upstream's ordered replies give each its own tool call (its own tool's name) and then the answer.
@@ -15,17 +16,24 @@ import os
 import shlex
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import uvicorn
 
 from assay.agents import AgentResult, Harness, Limits, Route, RunSpec, get_harness
 from assay.agents._claude_code import find_claude
 from assay.agents._env import bare_venv, run_env
 from assay.agents._gateway import Gateway
 from assay.agents._gh import install_gh, read_gh_log
+from assay.agents._reference import ReferenceHarness
+from assay.agents._reference._serve import listen, turn_app
 from assay.errors import ConfigError
 from assay.models._scripted import ScriptedModel
 
@@ -99,6 +107,7 @@ TOOL_OF = {
     "reference": "run_shell",
     "claude-code": "Bash",
     "codex": "exec_command",
+    "http": "run_shell",
     "command": "bash",
     "python": "bash",
 }
@@ -106,13 +115,33 @@ SHELL_KIND = "shell"
 MODEL_ENDPOINTS = ("/messages", "/chat/completions", "/responses")
 
 
-def harnesses(cli_agent: Path) -> dict[str, Harness]:
+@contextmanager
+def reference_server() -> Iterator[str]:
+    """The reference agent served over the turn protocol (``assay agent serve``), in a thread of this process."""
+    sock = listen("127.0.0.1", 0)
+    config = uvicorn.Config(turn_app(ReferenceHarness()), log_level="warning", timeout_graceful_shutdown=1)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+def harnesses(cli_agent: Path, http_url: str) -> dict[str, Harness]:
     return {
         "reference": get_harness("reference"),
         "claude-code": get_harness("claude-code"),
         "codex": get_harness("command", agent="codex"),
         "command": get_harness("command", template=f"{sys.executable} {cli_agent} {{model}} {{prompt}}"),
         "python": get_harness("python", fn=py_agent),
+        "http": get_harness("http", url=http_url),
     }
 
 
@@ -169,7 +198,7 @@ def score(result: Any, workdir: Path, toolchain: list[Path]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def conditions(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def conditions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     root = tmp_path_factory.mktemp("equal")
     fixtures = root / "gh-fixtures"
     (fixtures / "issues").mkdir(parents=True)
@@ -180,7 +209,14 @@ def conditions(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     gh = install_gh(root / "gh-bin", fixtures, root / "gh.jsonl")
     toolchain = [bare_venv(root / "venv"), gh.bin_dir]
     (root / "cli_agent.py").write_text(CLI_AGENT)
-    return {"root": root, "gh": gh, "toolchain": toolchain, "cli_agent": root / "cli_agent.py"}
+    with reference_server() as http:
+        yield {
+            "root": root,
+            "gh": gh,
+            "toolchain": toolchain,
+            "cli_agent": root / "cli_agent.py",
+            "http": http,
+        }
 
 
 async def _close(hs: dict[str, Harness]) -> None:
@@ -189,7 +225,7 @@ async def _close(hs: dict[str, Harness]) -> None:
 
 
 async def test_same_toolchain_gh_route_and_record(conditions: dict[str, Any]) -> None:
-    hs = harnesses(conditions["cli_agent"])
+    hs = harnesses(conditions["cli_agent"], conditions["http"])
     script = [r for name in hs for r in (probe_reply(TOOL_OF[name]), {"text": ANSWER})]
     toolchain: list[Path] = conditions["toolchain"]
     results: dict[str, AgentResult] = {}
@@ -227,12 +263,12 @@ async def test_same_toolchain_gh_route_and_record(conditions: dict[str, Any]) ->
         (["gh", "issue", "view", "1"], 0, False)
     ] * len(hs)
     # the tokens the gateway counted are the ones the recording harnesses report
-    for name in ("reference", "claude-code", "codex"):
+    for name in ("reference", "claude-code", "codex", "http"):
         assert results[name].usage.input_tokens == sum(c.input_tokens for c in calls[name]) > 0, name
 
 
 async def test_same_wall_clock_cap(conditions: dict[str, Any]) -> None:
-    hs = harnesses(conditions["cli_agent"])
+    hs = harnesses(conditions["cli_agent"], conditions["http"])
     cap = 4.0
     try:
         with Gateway(ScriptedModel({"replies": [{"text": "late", "delay_s": 6}], "loop": True})) as gw:
@@ -259,7 +295,7 @@ async def test_same_wall_clock_cap(conditions: dict[str, Any]) -> None:
 
 async def test_the_scorer_sees_a_run_without_the_conditions(conditions: dict[str, Any]) -> None:
     """The same agent with no toolchain given: the scorer names each condition it did not get."""
-    harness = harnesses(conditions["cli_agent"])["command"]
+    harness = harnesses(conditions["cli_agent"], conditions["http"])["command"]
     workdir = conditions["root"] / "unequal"
     workdir.mkdir()
     with Gateway(ScriptedModel([probe_reply("bash"), {"text": ANSWER}])) as gw:

@@ -73,7 +73,12 @@ class TurnServer:
                 anthropic_base_url=turn.anthropic_base_url,
             )
         return RunSpec(
-            workdir=workdir, limits=turn.limits, route=route, fence=self.fence, session_id=turn.session_id
+            workdir=workdir,
+            limits=turn.limits,
+            route=route,
+            fence=self.fence,
+            session_id=turn.session_id,
+            toolchain=[Path(t) for t in turn.toolchain],
         )
 
     async def turn(self, turn: TurnRequest) -> dict[str, Any]:
