@@ -40,6 +40,13 @@ def _check_fence(fence: bool) -> None:
         require_fence()  # ConfigError with the one line saying why the fence cannot run here
 
 
+_MEMORY = click.option(
+    "--memory",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A memory store (SQLite) for the reference agent's memory tools; created if missing.",
+)
+
+
 def _options(f: Any) -> Any:
     decorators = [
         click.option(
@@ -57,6 +64,7 @@ def _options(f: Any) -> Any:
             type=click.Path(file_okay=False, exists=True, path_type=Path),
             help="A profile folder for the reference agent (system.md, tools/<name>.md, skills/).",
         ),
+        _MEMORY,
         click.option(
             "--max-steps",
             type=click.IntRange(min=1),
@@ -80,16 +88,18 @@ def _options(f: Any) -> Any:
     return f
 
 
-def _harness(harness: str, model: str | None, profile: Path | None) -> Any:
+def _harness(harness: str, model: str | None, profile: Path | None, memory: Path | None = None) -> Any:
     from assay.agents import get_harness
 
     options: dict[str, Any] = {}
     if model is not None:
         options["model"] = model
-    if profile is not None:
+    for flag, key, value in (("--profile", "profile", profile), ("--memory", "memory", memory)):
+        if value is None:
+            continue
         if harness != "reference":
-            raise click.UsageError(f"--profile is an option of the reference harness, not of {harness!r}")
-        options["profile"] = profile
+            raise click.UsageError(f"{flag} is an option of the reference harness, not of {harness!r}")
+        options[key] = value
     return get_harness(harness, **options)
 
 
@@ -168,6 +178,7 @@ def run_command(
     harness: str,
     model: str | None,
     profile: Path | None,
+    memory: Path | None,
     max_steps: int,
     timeout_s: float,
     max_tokens: int | None,
@@ -176,7 +187,7 @@ def run_command(
 ) -> None:
     """Run the agent once on PROMPT; print its answer, its tool calls and its usage."""
     _check_fence(fence)
-    agent = _harness(harness, model, profile)
+    agent = _harness(harness, model, profile, memory)
     spec = _spec(workdir, max_steps, timeout_s, max_tokens, fence)
 
     async def go() -> Any:
@@ -204,6 +215,7 @@ def chat_command(
     harness: str,
     model: str | None,
     profile: Path | None,
+    memory: Path | None,
     max_steps: int,
     timeout_s: float,
     max_tokens: int | None,
@@ -211,7 +223,7 @@ def chat_command(
 ) -> None:
     """Talk to the agent: each line on stdin is one turn of the same conversation (limits apply per turn)."""
     _check_fence(fence)
-    agent = _harness(harness, model, profile)
+    agent = _harness(harness, model, profile, memory)
     console = Console(highlight=False, soft_wrap=True)
 
     async def go() -> int:
@@ -251,15 +263,18 @@ def chat_command(
     type=click.Path(file_okay=False, exists=True, path_type=Path),
     help="A profile folder for the reference agent (system.md, tools/<name>.md, skills/).",
 )
+@_MEMORY
 @_FENCE
-def serve_command(port: int, host: str, model: str | None, profile: Path | None, fence: bool) -> None:
+def serve_command(
+    port: int, host: str, model: str | None, profile: Path | None, memory: Path | None, fence: bool
+) -> None:
     """Serve the reference agent over assay's turn protocol: POST /turn with {prompt, session_id, workdir,
     limits} answers the turn's record (an AgentResult); send the session_id it returns to go on with the
     same conversation. Loopback only; Ctrl-C stops it."""
     from assay.agents._reference._serve import listen, preflight, serve, turn_app
 
     _check_fence(fence)
-    agent = _harness("reference", model, profile)
+    agent = _harness("reference", model, profile, memory)
     model_name = preflight(agent)
     sock = listen(host, port)
     where = f"[{host}]" if ":" in host else host

@@ -212,3 +212,31 @@ def test_agent_fence_refused_where_bubblewrap_cannot_run(project: Path, tmp_path
         assert done.stderr.splitlines() == [
             "error: --fence: bubblewrap is not installed (no bwrap on PATH; Debian/Ubuntu: apt-get install bubblewrap)"
         ]
+
+
+def test_memory_carries_a_fact_from_one_run_to_the_next(project: Path, tmp_path: Path) -> None:
+    """`--memory FILE`: the reference agent's memory tools on a store that outlives the run."""
+    store = tmp_path / "agent-memory.db"
+    first = tmp_path / "remember.yaml"
+    first.write_text(
+        "- tool_calls: [{name: remember, arguments: {content: 'My favourite colour is teal.',"
+        " attribute: favourite colour}}]\n- text: Noted.\n"
+    )
+    later = tmp_path / "recall.yaml"
+    later.write_text(
+        "- tool_calls: [{name: recall_memory, arguments: {query: favourite colour}}]\n- text: Teal.\n"
+    )
+    prompt = "My favourite colour is teal. Please remember that."
+    one = _assay("agent", "run", prompt, "--workdir", str(project), "--model", f"scripted/{first}",
+                 "--memory", str(store))  # fmt: skip
+    assert one.returncode == 0, one.stderr
+    assert store.is_file() and "remember" in one.stdout
+    two = _assay("agent", "run", "What is my favourite colour?", "--workdir", str(project),
+                 "--model", f"scripted/{later}", "--memory", str(store), "--save", str(tmp_path / "r.json"))  # fmt: skip
+    assert two.returncode == 0, two.stderr
+    record = json.loads((tmp_path / "r.json").read_text())["tool_record"]
+    assert [(c["name"], c["kind"], c["status"]) for c in record] == [("recall_memory", "memory", "ok")]
+    assert "My favourite colour is teal." in record[0]["result_summary"]
+    refused = _assay("agent", "run", "x", "--workdir", str(project), "--harness", "python:os:getcwd",
+                     "--memory", str(store))  # fmt: skip
+    assert refused.returncode != 0 and "--memory is an option of the reference harness" in refused.stderr
