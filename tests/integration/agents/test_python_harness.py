@@ -39,7 +39,10 @@ async def test_sync_agent_gets_history_and_session(tmp_path: Path) -> None:
 
 async def test_kwargs_agent_gets_everything_and_its_record_is_kept(tmp_path: Path) -> None:
     r = await get_harness("python:cliagents_pyagent:record_agent").run("x", RunSpec(workdir=tmp_path))
-    assert r.answer == "['env', 'history', 'limits', 'model', 'prompt', 'route', 'session_id', 'spec', 'workdir']"
+    assert (
+        r.answer
+        == "['env', 'history', 'limits', 'model', 'prompt', 'route', 'session_id', 'spec', 'workdir']"
+    )
     assert r.harness == "python" and r.calls(kind="shell")[0].command == "ls"
 
 
