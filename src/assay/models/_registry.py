@@ -72,7 +72,7 @@ PROVIDERS: dict[str, ProviderInfo] = {
         "local/smollm2",
         env=("ASSAY_LOCAL_MODEL_PATH",),
         extra="local",
-        summary="in-process llama.cpp; SmolLM2-135M-Instruct by default, --model-path for any GGUF",
+        summary="llama.cpp in a server child process; SmolLM2-135M-Instruct by default, --model-path for any GGUF",
     ),
     "scripted": ProviderInfo(
         "scripted",
