@@ -217,7 +217,7 @@ def power_pass_fail(iterations: int, trials: int, rng: np.random.Generator, nois
     drops_to = (0.7, 0.5, 0.3, 0.0)
     alarms = 0
     hits = dict.fromkeys(drops_to, 0)
-    for t in range(trials):
+    for _ in range(trials):
         p = reliable_or_not(rng)
         runs = [_one_case(p, iterations, rng, f"n{i}") for i in range(noise_runs)]
         noise = noise_from_scorecards(runs)
@@ -228,7 +228,6 @@ def power_pass_fail(iterations: int, trials: int, rng: np.random.Generator, nois
         for q in drops_to:
             comp = compare(runs[0], _one_case(q, iterations, rng, f"to{q}"), noise=noise)
             hits[q] += comp.cases[0].bucket == "regressed"
-        del t
     return PowerRow(
         kind="per-case pass/fail",
         setting=f"{iterations} iteration(s), noise file of {noise_runs} runs",
