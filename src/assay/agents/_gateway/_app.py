@@ -277,6 +277,24 @@ class _Gateway:
         ttft: float | None = None
         texts: list[str] = []
         calls = []
+        logged = False
+
+        def record() -> None:
+            nonlocal logged
+            if not logged:
+                logged = True
+                self._record(
+                    request,
+                    front,
+                    t0,
+                    time=started,
+                    stream=True,
+                    model_asked=call.model_asked,
+                    upstream_ms=upstream_ms,
+                    ttft_ms=None if ttft is None else round(ttft, 3),
+                    **fields,
+                )
+
         try:
             yield sse.start()
             chunk = first
@@ -309,19 +327,11 @@ class _Gateway:
             if not isinstance(out, ModelOutput):  # a ChatModel whose stream keeps no output
                 out = ModelOutput(text="".join(texts), tool_calls=calls)
             fields = {"status": "ok", "model_ran": self._ran(out), **self._outcome(out)}
+            # logged before the last event: a client that has read the whole stream finds its call in the log
+            record()
             yield sse.finish(out)
         finally:
-            self._record(
-                request,
-                front,
-                t0,
-                time=started,
-                stream=True,
-                model_asked=call.model_asked,
-                upstream_ms=upstream_ms,
-                ttft_ms=None if ttft is None else round(ttft, 3),
-                **fields,
-            )
+            record()
 
     # -- the other endpoints --------------------------------------------------------------------------
     async def count_tokens(self, request: Request) -> Response:
