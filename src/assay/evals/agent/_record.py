@@ -1,0 +1,83 @@
+"""What one scenario attempt records: the conversation, the code checks, the judgement and the cost per role.
+
+Saved in the attempt's ``details`` (``ScenarioRecord.model_dump(mode="json")``), so the report, ``health`` and
+the judge controls read the same record.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from assay.agents import ToolCallRecord
+from assay.models import Usage
+
+__all__ = ["CheckResult", "ConversationTurn", "Message", "RoleCost", "ScenarioRecord"]
+
+Role = Literal["simulator", "agent", "judge"]
+#: how the conversation ended
+EndedBy = Literal["objectives_done", "stop_marker", "max_user_messages", "agent_error", "cut_off"]
+
+
+class Message(BaseModel):
+    """One message of the conversation, as the judge and the report see it."""
+
+    role: Literal["user", "assistant"]
+    text: str
+    #: the assistant's tool calls made while writing this answer
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+
+
+class ConversationTurn(BaseModel):
+    """One objective of the scenario: the user's messages and the agent's answers, in order."""
+
+    index: int  # 1-based, as the judge numbers turns
+    objective: str
+    messages: list[Message] = Field(default_factory=list)
+    #: the limit that stopped the agent on this turn, or its error / infrastructure failure
+    cut_off: str | None = None
+    agent_error: str | None = None
+    new_session: bool = False
+
+    @property
+    def tool_calls(self) -> list[ToolCallRecord]:
+        return [c for m in self.messages for c in m.tool_calls]
+
+    @property
+    def answers(self) -> list[str]:
+        return [m.text for m in self.messages if m.role == "assistant"]
+
+
+class CheckResult(BaseModel):
+    """One check made in code. ``turn`` None: over the whole scenario."""
+
+    name: str  # expected_tool | forbidden_tool | fact | number | abstained | canary | secret
+    passed: bool
+    detail: str = ""
+    turn: int | None = None
+
+
+class RoleCost(BaseModel):
+    calls: int = 0
+    usage: Usage = Field(default_factory=Usage)
+    #: False when a role's spend could not be read (a harness that reports none, a call cut off mid-way)
+    complete: bool = True
+
+
+class ScenarioRecord(BaseModel):
+    scenario: str
+    category: str
+    turns: list[ConversationTurn] = Field(default_factory=list)
+    ended_by: EndedBy | None = None
+    checks: list[CheckResult] = Field(default_factory=list)
+    #: the judge's parsed answer and the verdict re-derived from it (``assay.judge``'s ``Judgement``)
+    judgement: dict | None = None
+    cost: dict[Role, RoleCost] = Field(default_factory=dict)
+    agent_model: str | None = None
+    judge_model: str | None = None
+    simulator_model: str | None = None
+    #: the first turn that went wrong (code check or judge), 1-based; None when none did
+    failed_turn: int | None = None
+    #: one line saying why the scenario did not pass
+    reason: str = ""
