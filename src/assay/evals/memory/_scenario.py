@@ -10,10 +10,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from assay.errors import ConfigError
+from assay.evals._yaml_lines import LineError, line_at, load_with_lines, strip_lines
 from assay.memory import Consolidation, Extraction
 
 __all__ = ["PROBE_KINDS", "ChatSpec", "Probe", "Scenario", "load_scenario", "load_scenarios"]
@@ -64,7 +64,7 @@ class TurnSpec(_Model):
     @classmethod
     def _extraction_shape(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
         if value is not None:
-            Extraction.model_validate(_strip_lines(value))
+            Extraction.model_validate(strip_lines(value))
         return value
 
 
@@ -85,7 +85,7 @@ class ChatSpec(_Model):
     @classmethod
     def _consolidation_shape(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
         if value is not None:
-            Consolidation.model_validate(_strip_lines(value))
+            Consolidation.model_validate(strip_lines(value))
         return value
 
 
@@ -110,7 +110,7 @@ class Probe(_Model):
     @field_validator("reminders", mode="before")
     @classmethod
     def _plain_reminders(cls, value: Any) -> Any:
-        return _strip_lines(value)
+        return strip_lines(value)
 
     @model_validator(mode="after")
     def _has_checks(self) -> Probe:
@@ -146,22 +146,22 @@ class Scenario(_Model):
         ids = [c.id for c in self.chats]
         for a, b in zip(self.chats, self.chats[1:], strict=False):
             if b.at <= a.at:
-                raise _LineError(b.line, f"chat {b.id!r} starts at {b.at} which is not after chat {a.id!r}")
+                raise LineError(b.line, f"chat {b.id!r} starts at {b.at} which is not after chat {a.id!r}")
         seen: set[str] = set()
         for p in self.probes:
             if p.after not in ids:
-                raise _LineError(
+                raise LineError(
                     p.line, f"probe {p.id!r}: after: {p.after!r} names no chat ({', '.join(ids)})"
                 )
             if p.id in seen:
-                raise _LineError(p.line, f"duplicate probe id {p.id!r}")
+                raise LineError(p.line, f"duplicate probe id {p.id!r}")
             seen.add(p.id)
         if len(set(ids)) != len(ids):
             raise ValueError("duplicate chat id")
         for i, chat in enumerate(self.chats):
             for ref in chat.reread:
                 if ref not in ids[:i]:
-                    raise _LineError(chat.line, f"chat {chat.id!r}: reread {ref!r} is not an earlier chat")
+                    raise LineError(chat.line, f"chat {chat.id!r}: reread {ref!r} is not an earlier chat")
         return self
 
     def probes_after(self, chat_id: str) -> list[Probe]:
@@ -177,83 +177,18 @@ class Scenario(_Model):
         for chat in self.chats:
             for i, turn in enumerate(chat.turns):
                 if turn.extract is not None:
-                    text = json.dumps(_strip_lines(turn.extract), sort_keys=True)
+                    text = json.dumps(strip_lines(turn.extract), sort_keys=True)
                     replies.append({"match": task_marker("extract", chat.id, i), "text": text})
             if chat.consolidate is not None:
-                text = json.dumps(_strip_lines(chat.consolidate), sort_keys=True)
+                text = json.dumps(strip_lines(chat.consolidate), sort_keys=True)
                 replies.append({"match": task_marker("consolidate", chat.id), "text": text})
         return {"replies": replies, "default": {"text": "{}"}}
-
-
-class _LineError(ValueError):
-    def __init__(self, line: int, message: str) -> None:
-        self.line = line
-        super().__init__(message)
-
-
-class _LineLoader(yaml.SafeLoader):
-    """Records each mapping's line as ``__line__`` (and each key's line) so errors can name it."""
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        #: id(mapping) -> {key: line of that key}; the mappings live as long as the loaded data
-        self.key_lines: dict[int, dict[Any, int]] = {}
-
-
-def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
-    mapping = loader.construct_mapping(node, deep=True)
-    mapping["__line__"] = node.start_mark.line + 1
-    lines: dict[Any, int] = {}
-    for key_node, _ in node.value:
-        if isinstance(key_node, yaml.ScalarNode):
-            lines[key_node.value] = key_node.start_mark.line + 1
-    loader.key_lines[id(mapping)] = lines
-    return mapping
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
-def _strip_lines(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _strip_lines(v) for k, v in value.items() if k != "__line__"}
-    if isinstance(value, list):
-        return [_strip_lines(v) for v in value]
-    return value
-
-
-def _line_at(
-    data: Any, loc: tuple[Any, ...], key_lines: dict[int, dict[Any, int]] | None = None
-) -> int | None:
-    line = data.get("__line__") if isinstance(data, dict) else None
-    node = data
-    for part in loc:
-        if isinstance(node, dict) and key_lines and part in key_lines.get(id(node), {}):
-            line = key_lines[id(node)][part]
-        try:
-            node = node[part]
-        except (KeyError, IndexError, TypeError):
-            break
-        if isinstance(node, dict) and "__line__" in node:
-            line = node["__line__"]
-    return line
 
 
 def load_scenario(path: Path) -> Scenario:
     """Parse and validate one scenario file; ConfigError names the file and line of the first problem."""
     text = path.read_text(encoding="utf-8")
-    loader = _LineLoader(text)
-    try:
-        data = loader.get_single_data()
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ConfigError(
-            f"invalid YAML: {getattr(exc, 'problem', exc)}",
-            path=str(path),
-            line=mark.line + 1 if mark else None,
-        ) from exc
-    finally:
-        loader.dispose()
+    data, key_lines = load_with_lines(text, str(path))
     if not isinstance(data, dict):
         raise ConfigError(
             "a memory scenario is a mapping with id, theme, chats and probes", path=str(path), line=1
@@ -264,7 +199,7 @@ def load_scenario(path: Path) -> Scenario:
         first = exc.errors()[0]
         loc = tuple(x for x in first["loc"] if x != "__line__")
         ctx_err = (first.get("ctx") or {}).get("error")
-        line = ctx_err.line if isinstance(ctx_err, _LineError) else _line_at(data, loc, loader.key_lines)
+        line = ctx_err.line if isinstance(ctx_err, LineError) else line_at(data, loc, key_lines)
         where = ".".join(str(x) for x in loc)
         message = str(first["msg"]).removeprefix("Value error, ")
         raise ConfigError(f"{where}: {message}" if where else message, path=str(path), line=line) from exc
