@@ -80,6 +80,11 @@ class AttemptContext:
     t0: float = field(default_factory=time.perf_counter)
     #: set by the runner: sets the attempt's --timeout deadline that many seconds from now (None: none)
     on_deadline: Callable[[float | None], None] | None = None
+    #: what the attempt has spent so far, kept up to date by a benchmark whose cases call models: the runner
+    #: records it on an attempt that times out or stops on an outage (None there: the spend is missing)
+    spent: Usage | None = None
+    #: details so far (the conversation up to the cut), recorded on such an attempt in the same way
+    partial_details: dict[str, Any] = field(default_factory=dict)
 
     def work_started(self) -> None:
         """Restart the attempt's clock (and its --timeout deadline): the work begins now."""
@@ -144,6 +149,10 @@ class Benchmark(ABC):
 
     def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
         """Run-level metrics beyond the per-case means the shared fold computes (e.g. throughput)."""
+        return {}
+
+    def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
+        """Benchmark facts the scorecard carries in ``extra`` (a targeted run's ``selection``, ...)."""
         return {}
 
     def report_section(self, scorecard: Scorecard) -> str:

@@ -42,6 +42,7 @@ from assay.stats._passk import suite_pass_hat_k
 
 from ._load import LoadedRun, load_run
 from ._metrics import MetricComparison, compare_metric, metric_alpha
+from ._selection import restrict_to_selection, selection_of
 
 Bucket = Literal[
     "regressed",
@@ -172,6 +173,8 @@ class Comparison(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     #: mean pass^k over cases, k = 1..the fewer iterations of the two runs: {"baseline": {k: value}, ...}
     pass_hat_k: dict[str, dict[int, float | None]] = Field(default_factory=dict)
+    #: baseline cases a targeted current run did not select: not run, neither compared nor missing
+    not_selected: list[str] = Field(default_factory=list)
     #: metrics whose tolerance the noise file set (its spread was wider than every other rule)
     noise_widened: list[str] = Field(default_factory=list)
     exit_code: int
@@ -376,6 +379,16 @@ def compare(
     )
     if reasons:
         return comp
+    selected = selection_of(cur)
+    if selected is not None:
+        base, comp.not_selected, dropped = restrict_to_selection(base, selected)
+        if comp.not_selected:
+            comp.warnings.append(
+                f"a targeted run: {len(comp.not_selected)} baseline case(s) not selected, so not run and not "
+                "compared"
+            )
+        if dropped:
+            comp.warnings.append("run-level metrics not compared on a targeted run: " + ", ".join(dropped))
     order = [c.case_id for c in base.cases] + [c.case_id for c in cur.cases if base.case(c.case_id) is None]
     base_by = {c.case_id: c for c in base.cases}
     cur_by = {c.case_id: c for c in cur.cases}

@@ -190,6 +190,9 @@ def comparison_markdown(comp: Comparison) -> str:
     else:
         lines.append("No case changed its pass rate.")
     lines.append("")
+    if comp.not_selected:
+        lines.append(f"Not run (not selected by this targeted run): {', '.join(comp.not_selected)}.")
+        lines.append("")
     if comp.warnings:
         lines.extend(f"> warning: {w}" for w in comp.warnings)
         lines.append("")

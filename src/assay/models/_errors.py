@@ -12,6 +12,8 @@
 from __future__ import annotations
 
 import json
+import re
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -23,6 +25,7 @@ __all__ = [
     "ModelResponseError",
     "classify_http_error",
     "classify_transport_error",
+    "parse_reset_time",
     "parse_retry_after",
 ]
 
@@ -41,13 +44,17 @@ class ModelInfraError(InfraError):
         status: int | None = None,
         retryable: bool = False,
         retry_after: float | None = None,
+        resets_at: datetime | None = None,
     ) -> None:
-        super().__init__(f"{provider}: {message}")
+        when = f"; the provider says it resets at {resets_at:%Y-%m-%d %H:%M:%S} UTC" if resets_at else ""
+        super().__init__(f"{provider}: {message}{when}")
         self.provider = provider
         self.kind = kind
         self.status = status
         self.retryable = retryable
         self.retry_after = retry_after
+        #: when a quota or rate limit is lifted, where the provider said so (UTC)
+        self.resets_at = resets_at
 
 
 class ModelResponseError(SubjectError):
@@ -85,6 +92,47 @@ def parse_retry_after(headers: httpx.Headers | dict[str, str]) -> float | None:
 
     now = _dt.datetime.now(when.tzinfo or _dt.UTC)
     return max(0.0, (when - now).total_seconds())
+
+
+#: headers that say when a limit is lifted: RFC 3339 times (Anthropic) or durations like ``6m0s`` (OpenAI)
+_RESET_HEADERS = (
+    "anthropic-ratelimit-requests-reset",
+    "anthropic-ratelimit-tokens-reset",
+    "anthropic-ratelimit-input-tokens-reset",
+    "x-ratelimit-reset-requests",
+    "x-ratelimit-reset-tokens",
+    "x-ratelimit-reset",
+)
+_DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+)ms)?")
+
+
+def _reset_value(value: str, now: datetime) -> datetime | None:
+    value = value.strip()
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)
+    except ValueError:
+        pass
+    try:
+        seconds = float(value)
+    except ValueError:
+        m = _DURATION.fullmatch(value)
+        if not m or not any(m.groups()):
+            return None
+        h, mi, sec, ms = (float(g) if g else 0.0 for g in m.groups())
+        seconds = h * 3600 + mi * 60 + sec + ms / 1000
+    if seconds > 1e9:  # an epoch timestamp
+        return datetime.fromtimestamp(seconds, UTC)
+    return now + timedelta(seconds=seconds)
+
+
+def parse_reset_time(headers: httpx.Headers | dict[str, str]) -> datetime | None:
+    """When the provider says a quota or rate limit resets (the latest of its reset headers), or None."""
+    now = datetime.now(UTC)
+    found = [w for h in _RESET_HEADERS if (v := headers.get(h)) and (w := _reset_value(v, now)) is not None]
+    if not found and (after := parse_retry_after(headers)) is not None:
+        found.append(now + timedelta(seconds=after))
+    return max(found) if found else None
 
 
 def _error_text(body: str) -> str:
@@ -132,6 +180,7 @@ def classify_http_error(
             provider=provider,
             kind="quota",
             status=status,
+            resets_at=parse_reset_time(headers),
         )
     if status in (401, 403):
         hint = f"; check {key_hint}" if key_hint else ""

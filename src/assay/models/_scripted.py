@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from assay.errors import ConfigError
 from assay.models._base import BaseChatModel, Emit, now
-from assay.models._errors import ModelInfraError, ModelResponseError
+from assay.models._errors import ModelInfraError, ModelResponseError, parse_reset_time
 from assay.models._types import Message, ModelOutput, StreamChunk, Timings, Tool, ToolCall
 from assay.models._usage import Usage
 
@@ -256,4 +256,8 @@ class ScriptedModel(BaseChatModel):
             status={"auth": 401, "quota": 402, "not_found": 404, "rate_limit": 429, "server": 503}.get(kind),
             retryable=retryable,
             retry_after=reply.retry_after,
+            # a scripted quota error says when it resets, as a provider's reset header would
+            resets_at=parse_reset_time({"retry-after": str(reply.retry_after)})
+            if kind == "quota" and reply.retry_after is not None
+            else None,
         )

@@ -137,6 +137,7 @@ class _Run:
                 ctx.t0,
                 status=Status.INFRA_ERROR,
                 error=ErrorInfo(type=type(exc).__name__, message=str(exc)),
+                **_spent_so_far(ctx),
             )
             raise RunStopped(rec, str(exc)) from exc
         except (ConfigError, MissingDependencyError) as exc:
@@ -160,6 +161,7 @@ class _Run:
                     ctx.t0,
                     status=Status.TIMEOUT,
                     error=ErrorInfo(type="Timeout", message=f"no result after {self.opts.timeout_s}s"),
+                    **_spent_so_far(ctx),
                 )
             return self._error(case, spec, ctx.started_at, ctx.t0, exc)
         except Exception as exc:  # the subject broke: recorded, never raised out of the run
@@ -204,6 +206,14 @@ class _Run:
             )
             for s in specs
         ]
+
+
+def _spent_so_far(ctx: AttemptContext) -> dict[str, Any]:
+    """An attempt cut short keeps what the benchmark said it had spent and done so far, marked partial."""
+    details = {**ctx.partial_details, "partial": True}
+    if ctx.spent is None:
+        details["spend_missing"] = True
+    return {"usage": ctx.spent, "details": details}
 
 
 def _prepare(benchmark: str | type[Benchmark] | None, options: dict[str, Any], opts: RunOptions) -> _Run:
@@ -416,6 +426,7 @@ def finish_run(
         categories={c.id: c.category for c in suite.cases},
         metric_specs=bench.metric_specs,
         run_metrics=bench.run_metrics(final),
+        extra=bench.scorecard_extra(final),
     )
     write_model(run_dir / SCORECARD, scorecard, scrubber)
     write_reports(run_dir, scorecard, bench, scrubber)
