@@ -14,7 +14,7 @@ import yaml
 
 from assay.errors import ConfigError
 
-__all__ = ["LineError", "LineLoader", "line_at", "load_with_lines", "strip_lines"]
+__all__ = ["KeyLines", "LineError", "LineLoader", "line_at", "load_with_lines", "strip_lines"]
 
 KeyLines = dict[int, dict[Any, int]]
 
@@ -75,9 +75,16 @@ def strip_lines(value: Any) -> Any:
     return value
 
 
+def _own_line(node: dict[Any, Any], key_lines: KeyLines | None) -> int | None:
+    if "__line__" in node:
+        return node["__line__"]
+    lines = key_lines.get(id(node)) if key_lines else None  # its __line__ taken out: its first key's line
+    return min(lines.values()) if lines else None
+
+
 def line_at(data: Any, loc: tuple[Any, ...], key_lines: KeyLines | None = None) -> int | None:
     """The line of the deepest mapping or key on the path ``loc`` into ``data`` (a pydantic error's loc)."""
-    line = data.get("__line__") if isinstance(data, dict) else None
+    line = _own_line(data, key_lines) if isinstance(data, dict) else None
     node = data
     for part in loc:
         if isinstance(node, dict) and key_lines and part in key_lines.get(id(node), {}):
@@ -86,6 +93,6 @@ def line_at(data: Any, loc: tuple[Any, ...], key_lines: KeyLines | None = None) 
             node = node[part]
         except (KeyError, IndexError, TypeError):
             break
-        if isinstance(node, dict) and "__line__" in node:
-            line = node["__line__"]
+        if isinstance(node, dict):
+            line = _own_line(node, key_lines) or line
     return line
