@@ -8,7 +8,14 @@ judgement.passed, judgement.score, judgement.overruled, judgement.disagreements
 
 from __future__ import annotations
 
-from assay.judge._answer import Finding, JudgeAnswer, JudgeParseError, TurnJudgement, parse_judge_answer
+from assay.judge._answer import (
+    Finding,
+    JudgeAnswer,
+    JudgeParseError,
+    TurnJudgement,
+    answer_schema,
+    parse_judge_answer,
+)
 from assay.judge._judge import Judge, JudgeOutcome
 from assay.judge._prompt import JUDGE_SYSTEM_PROMPT, JudgeView, judge_messages, judge_prompt_digest
 from assay.judge._rubric import (
@@ -47,6 +54,7 @@ __all__ = [
     "TurnJudgement",
     "TurnVerdict",
     "ZeroRule",
+    "answer_schema",
     "derive",
     "judge_messages",
     "judge_prompt_digest",

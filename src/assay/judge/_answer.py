@@ -28,6 +28,7 @@ __all__ = [
     "JudgeAnswer",
     "JudgeParseError",
     "TurnJudgement",
+    "answer_schema",
     "parse_judge_answer",
 ]
 
@@ -151,6 +152,44 @@ def _turn(pos: int, raw: Any) -> TurnJudgement:
         findings.append(Finding(rule=rule, evidence=str(evidence or "")))
     went_wrong = raw.get("went_wrong") or ""
     return TurnJudgement(turn=number, scores=scores, findings=findings, went_wrong=str(went_wrong))
+
+
+def answer_schema(n_turns: int) -> dict[str, Any]:
+    """The JSON schema of an answer for ``n_turns`` turns, for backends that constrain decoding to one."""
+    score = {"enum": [*range(MAX_SCORE + 1), None]}
+    text = {"type": "string", "maxLength": 300}
+    finding = {
+        "type": "object",
+        "properties": {"rule": {"enum": list(ZERO_RULE_NAMES)}, "evidence": text},
+        "required": ["rule", "evidence"],
+        "additionalProperties": False,
+    }
+    turn = {
+        "type": "object",
+        "properties": {
+            "turn": {"type": "integer", "enum": list(range(1, n_turns + 1))},
+            "scores": {
+                "type": "object",
+                "properties": dict.fromkeys(DIMENSION_NAMES, score),
+                "required": list(DIMENSION_NAMES),
+                "additionalProperties": False,
+            },
+            "findings": {"type": "array", "items": finding, "maxItems": len(ZERO_RULE_NAMES)},
+            "went_wrong": text,
+        },
+        "required": ["turn", "scores", "findings", "went_wrong"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "turns": {"type": "array", "items": turn, "minItems": n_turns, "maxItems": n_turns},
+            "verdict": {"enum": ["PASS", "FAIL"]},
+            "reason": text,
+        },
+        "required": ["turns", "verdict", "reason"],
+        "additionalProperties": False,
+    }
 
 
 def parse_judge_answer(text: str, n_turns: int | None = None) -> JudgeAnswer:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from assay.judge._answer import JudgeAnswer, JudgeParseError, parse_judge_answer
+from assay.judge._answer import JudgeAnswer, JudgeParseError, answer_schema, parse_judge_answer
 from assay.judge._prompt import JudgeView, judge_messages, retry_message
 from assay.models import ChatModel, Message, ModelResponseError, Usage
 
@@ -34,23 +34,42 @@ class JudgeOutcome:
 
 
 class Judge:
-    """Grades a :class:`JudgeView` with ``model``; ``options`` go to every call (default temperature 0)."""
+    """Grades a :class:`JudgeView` with ``model``; ``options`` go to every call (default temperature 0).
+
+    ``constrained`` asks the backend to decode only JSON of the answer's schema
+    (``response_format={"type": "json_object", "schema": ...}``, as llama.cpp servers take it: the
+    ``local`` provider, llama-server). A small model then always writes the shape, whatever it scores;
+    a backend that does not take that option refuses the call.
+    """
 
     def __init__(
-        self, model: ChatModel, retries: int = 2, *, options: Mapping[str, Any] | None = None
+        self,
+        model: ChatModel,
+        retries: int = 2,
+        *,
+        options: Mapping[str, Any] | None = None,
+        constrained: bool = False,
     ) -> None:
         if retries < 0:
             raise ValueError(f"retries must be 0 or more, got {retries}")
         self.model = model
         self.retries = retries
         self.options = dict(DEFAULT_OPTIONS if options is None else options)
+        self.constrained = constrained
+
+    def call_options(self, n_turns: int) -> dict[str, Any]:
+        """The options of each call judging a conversation of ``n_turns`` turns."""
+        if not self.constrained:
+            return dict(self.options)
+        return {**self.options, "response_format": {"type": "json_object", "schema": answer_schema(n_turns)}}
 
     async def judge(self, view: JudgeView) -> JudgeOutcome:
         messages: list[Message] = judge_messages(view)
+        options = self.call_options(view.n_turns)
         outcome = JudgeOutcome(answer=None)
         for _ in range(1 + self.retries):
             try:
-                out = await self.model.generate(messages, **self.options)
+                out = await self.model.generate(messages, **options)
             except ModelResponseError as exc:
                 outcome.parse_error = f"the judge model refused the request: {exc}"
                 return outcome

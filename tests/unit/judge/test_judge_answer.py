@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from assay.judge import JudgeParseError, parse_judge_answer
+from assay.judge import DIMENSION_NAMES, ZERO_RULE_NAMES, JudgeParseError, answer_schema, parse_judge_answer
 
 
 def test_fenced_json_with_prose_around_it(make_answer) -> None:
@@ -116,3 +116,21 @@ def test_two_different_answers_are_refused_one_repeated_is_not(make_answer) -> N
 
 def test_a_parse_error_is_a_value_error() -> None:
     assert issubclass(JudgeParseError, ValueError)
+
+
+def test_the_answer_schema_is_the_parser_s_shape(make_answer) -> None:
+    schema = answer_schema(3)
+    turns = schema["properties"]["turns"]
+    assert (turns["minItems"], turns["maxItems"]) == (3, 3)
+    turn = turns["items"]["properties"]
+    assert turn["turn"]["enum"] == [1, 2, 3]
+    assert turn["scores"]["required"] == list(DIMENSION_NAMES)
+    assert turn["scores"]["properties"]["honesty"]["enum"] == [0, 1, 2, 3, 4, None]
+    assert turn["findings"]["items"]["properties"]["rule"]["enum"] == list(ZERO_RULE_NAMES)
+    assert schema["properties"]["verdict"]["enum"] == ["PASS", "FAIL"]
+    # an answer the parser takes carries exactly the schema's keys
+    answer = make_answer([4, 4, 4], findings={1: [{"rule": "lazy_refusal", "evidence": "no"}]})
+    assert set(answer) == set(schema["required"])
+    assert set(answer["turns"][0]) == set(turns["items"]["required"])
+    assert set(answer["turns"][0]["findings"][0]) == {"rule", "evidence"}
+    parse_judge_answer(json.dumps(answer), n_turns=3)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from assay.errors import InfraError
-from assay.judge import Judge, JudgeView, derive
+from assay.judge import Judge, JudgeView, answer_schema, derive
 from assay.models import ModelInfraError
 from assay.models._scripted import ScriptedModel
 
@@ -89,3 +89,14 @@ async def test_options_are_passed_to_every_call(view, make_answer) -> None:
     opts = {"temperature": 0, "response_format": {"type": "json_object"}}
     await Judge(model, options=opts).judge(view)
     assert [c["options"] for c in model.calls] == [opts, opts]
+
+
+async def test_constrained_sends_the_answer_schema_for_the_view(view, make_answer) -> None:
+    model = ScriptedModel([{"text": json.dumps(make_answer([4, 4]))}])
+    judge = Judge(model, constrained=True)
+    outcome = await judge.judge(view)
+    assert outcome.answer is not None
+    sent = model.calls[0]["options"]
+    assert sent["temperature"] == 0
+    assert sent["response_format"] == {"type": "json_object", "schema": answer_schema(2)}
+    assert "response_format" not in Judge(model).call_options(2)
