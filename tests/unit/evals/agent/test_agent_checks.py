@@ -46,7 +46,10 @@ def test_facts_compare_words_not_formatting() -> None:
     assert has_fact("The API-Key rotates “weekly”.", "api key rotates weekly")
     assert has_fact("Total: 1250 units", "1,250 units")
     assert has_fact("Ｆｕｌｌ width TEXT", "full width text")
-    assert not has_fact("It takes 125 days.", "25 days")  # whole words, never a piece of one
+    assert has_fact("two gateway timeouts", "timeout")  # a phrase ending in a letter may run on
+    assert not has_fact("It takes 125 days.", "25 days")  # it starts at a word
+    assert not has_fact("It takes 250 days.", "25")  # and a number is never a piece of one
+    assert not has_fact("It takes 25.5 days.", "25")
     assert not has_fact("days 25", "25 days")
     assert not has_fact("anything", "  ")
 
