@@ -26,7 +26,7 @@ EVAL_EXTRA_COMMANDS: dict[str, str] = {
 
 #: one-line help shown by `assay --help` without importing each command (and its heavy dependencies)
 SHORT_HELP: dict[str, str] = {
-    "eval": "Run a benchmark: retrieval (documents, code search), memory, benchmark (serving speed).",
+    "eval": "Run a benchmark: agent (multi-turn scenarios), retrieval (documents, code search), memory, benchmark (serving speed).",
     "runs": "List and inspect run directories.",
     "models": "List chat model providers; try one model with one prompt.",
     "serve-local": "Serve the embedded model over an OpenAI-compatible HTTP API.",
@@ -43,6 +43,7 @@ SHORT_HELP: dict[str, str] = {
 
 #: one-line help of the built-in benchmarks for `assay eval --help`
 EVAL_SHORT_HELP: dict[str, str] = {
+    "agent": "Multi-turn scenarios: simulated user, checks in code, a separate judge.",
     "retrieval": "Retrieval quality: --component rag (documents) or code (code search).",
     "memory": "Long-term memory over months of simulated chats.",
     "benchmark": "Serving speed: TTFT, TPOT, ITL, latency percentiles, throughput, goodput.",

@@ -14,6 +14,7 @@ from assay.errors import ConfigError
 from assay.evals._base import Benchmark
 
 BUILTIN: dict[str, str] = {
+    "agent": "assay.evals.agent:AgentBenchmark",
     "retrieval": "assay.evals.retrieval:RetrievalBenchmark",
     "memory": "assay.evals.memory:MemoryBenchmark",
     "benchmark": "assay.evals.serving:ServingBenchmark",

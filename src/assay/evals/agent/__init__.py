@@ -1,0 +1,353 @@
+"""``assay eval agent``: multi-turn scenarios, a simulated user, a separate judge and checks made in code.
+
+Each scenario (``eval/scenarios/<category>/<id>.yaml``) is one case. An attempt plays the scenario's turns
+between a simulator (the user) and the agent under test (any harness; the reference agent by default), runs
+the code checks (tools, ground-truth facts and numbers, abstention, canaries, secrets), asks the judge to
+grade what needs judgment, and re-derives the verdict in code (``assay.judge.derive``).
+
+``pr`` plays every role from the scenario's ``script`` (offline, deterministic: only the model text is
+scripted; prompts, parsing, checks and verdicts run for real). ``full`` runs real models: ``--model`` for the
+agent (reached through the gateway), ``--simulator-model`` and ``--judge-model``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import click
+
+from assay.errors import ConfigError
+from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals._suite_id import suite_version
+from assay.evals.agent._attempt import AttemptPlan, run_scenario
+from assay.evals.agent._report import agent_summary, failure_reason, render_section, score_plot
+from assay.evals.agent._scenario import Scenario
+from assay.evals.agent._select import Selection, select
+from assay.runs._records import Attempt, MetricSpec, Scorecard, SubjectConfig
+
+if TYPE_CHECKING:
+    from assay.models import ChatModel
+    from assay.report import Plot
+
+__all__ = ["AgentBenchmark", "describe_scenarios"]
+
+#: the agent, simulator and judge model of ``full`` unless told otherwise (the embedded model: weak)
+FULL_MODEL = "local/smollm2"
+#: what ``pr``'s scripted roles are recorded as
+PR_MODEL = "scripted:scenario-scripts"
+DEFAULT_HARNESS = "reference"
+PR_EMBEDDER, FULL_EMBEDDER = "hash", "local"
+
+
+def _scenarios_dir(options: dict[str, Any]) -> Path:
+    from assay.evals.agent._scenario_load import default_scenarios_dir
+
+    return Path(options.get("scenarios_dir") or default_scenarios_dir())
+
+
+def describe_scenarios(directory: Path) -> str:
+    """What ``--list`` prints: every scenario's id, category, tier, severity and source."""
+    from assay.evals.agent._scenario_load import load_scenarios
+    from assay.evals.agent._tiers import load_tiers, tiers_path
+
+    scenarios = load_scenarios(directory)
+    tiers = load_tiers(tiers_path(directory)) if tiers_path(directory).is_file() else None
+    lines = [f"{'id':<40} {'category':<20} {'tier':<9} {'severity':<9} source"]
+    for s in scenarios:
+        tier = (tiers.tier_of(s.id) if tiers else None) or "-"
+        source = "-" if s.source is None else s.source.kind + (f" {s.source.link}" if s.source.link else "")
+        script = "" if s.script is not None else "  [no script: full only]"
+        lines.append(f"{s.id:<40} {s.category:<20} {tier:<9} {s.severity:<9} {source}{script}")
+    return "\n".join(lines)
+
+
+def _script_model(replies: list[dict[str, Any]], default: dict[str, Any] | None = None) -> ChatModel:
+    from assay.models._scripted import ScriptedModel
+
+    script: dict[str, Any] = {"replies": replies}
+    if default is not None:
+        script["default"] = default
+    model = ScriptedModel(script)
+    # reported as the model that ran (AgentResult.model_ran), so --agent-model can be checked in pr too
+    model.model, model.name = PR_MODEL.partition(":")[2], f"scripted/{PR_MODEL.partition(':')[2]}"
+    return model
+
+
+class AgentBenchmark(Benchmark):
+    """Multi-turn scenarios: a simulated user, the agent under test, checks in code and a separate judge."""
+
+    name = "agent"
+    help = (
+        "Multi-turn scenarios: a simulated user talks to the agent; checks in code, then a separate judge. "
+        "pr plays every role from the scenario scripts (offline); full runs real models."
+    )
+    suites = ("pr", "full")
+    default_suite = "pr"
+    metric_specs: ClassVar[tuple[MetricSpec, ...]] = (
+        MetricSpec(name="judged_score", kind="continuous", direction="higher", tolerance=0.1, gated=True),
+        MetricSpec(
+            name="code_checks_passed", kind="proportion", direction="higher", tolerance=0.0, gated=True
+        ),
+        MetricSpec(name="turns", kind="continuous", direction="lower", tolerance=0.25, gated=False),
+        MetricSpec(name="tokens_agent", kind="continuous", direction="lower", tolerance=0.25, gated=False),
+        MetricSpec(name="tokens_judge", kind="continuous", direction="lower", tolerance=0.25, gated=False),
+        MetricSpec(
+            name="tokens_simulator", kind="continuous", direction="lower", tolerance=0.25, gated=False
+        ),
+    )
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        super().__init__(options)
+        self._suite = ""
+        self._scenarios: dict[str, Scenario] = {}
+        self._selection = Selection()
+        self._embedder: Any = None
+        self._simulator: ChatModel | None = None
+        self._judge: ChatModel | None = None
+        self._gateway: Any = None
+
+    @classmethod
+    def cli_options(cls) -> list[click.Option]:
+        return [
+            click.Option(["--model"], default=None, help=f"full: the agent's model (default {FULL_MODEL})."),
+            click.Option(
+                ["--agent-model"],
+                default=None,
+                help="The model the agent must have run (read back per scenario; another one is INFRA_ERROR).",
+            ),
+            click.Option(
+                ["--simulator-model"],
+                default=None,
+                help="full: the simulated user's model (default --model).",
+            ),
+            click.Option(["--judge-model"], default=None, help="full: the judge's model (default --model)."),
+            click.Option(
+                ["--harness"], default=None, help=f"full: the harness under test (default {DEFAULT_HARNESS})."
+            ),
+            click.Option(["--category"], default=None, help="Run only these categories (comma list)."),
+            click.Option(["--scenario"], default=None, help="Run only these scenario ids (comma list)."),
+            click.Option(
+                ["--tier"], default=None, help="Run only the scenarios of this tier (ci_tiers.json)."
+            ),
+            click.Option(
+                ["--scenarios", "scenarios_dir"],
+                type=click.Path(path_type=Path),
+                default=None,
+                help="Folder of <category>/<id>.yaml scenarios (default eval/scenarios).",
+            ),
+            click.Option(["--fence"], is_flag=True, default=False, help="Run the agent under bubblewrap."),
+        ]
+
+    @classmethod
+    def describe(cls, options: dict[str, Any]) -> str:
+        return describe_scenarios(_scenarios_dir(options))
+
+    # ------------------------------------------------------------------ suite
+    @property
+    def harness_name(self) -> str:
+        return str(self.options.get("harness") or DEFAULT_HARNESS)
+
+    def _check_options(self, suite: str) -> None:
+        if suite not in self.suites:
+            raise ConfigError(f"--suite {suite!r}: agent has suites {', '.join(self.suites)}")
+        if suite == "pr":
+            given = [
+                f"--{k.replace('_', '-')}"
+                for k in ("model", "simulator_model", "judge_model")
+                if self.options.get(k)
+            ]
+            if given:
+                raise ConfigError(
+                    f"{', '.join(given)} apply to --suite full (pr plays every role from the scenario scripts)"
+                )
+            if self.harness_name != DEFAULT_HARNESS:
+                raise ConfigError(
+                    f"--harness {self.harness_name}: pr runs the scripted reference agent; use --suite full"
+                )
+
+    def load_suite(self, suite: str) -> Suite:
+        from assay.evals.agent._scenario_load import load_scenarios
+
+        self._check_options(suite)
+        self._suite = suite
+        directory = _scenarios_dir(self.options)
+        scenarios = load_scenarios(directory)
+        self._scenarios = {s.id: s for s in scenarios}
+        chosen, self._selection = select(
+            scenarios,
+            category=self.options.get("category"),
+            scenario=self.options.get("scenario"),
+            tier=self.options.get("tier"),
+            scenarios_dir=directory,
+        )
+        cases = {
+            s.id: Case(id=s.id, category=s.category, input={"scenario": s.id}, tags=[*s.tags, s.severity])
+            for s in scenarios
+        }
+        # the version is of every scenario in the folder, so a targeted run compares with a full baseline
+        version = suite_version(
+            suite, list(cases.values()), extra={"scenarios": {s.id: s.digest for s in scenarios}}
+        )
+        if suite == "full":
+            self.metric_specs = tuple(m.model_copy(update={"gated": False}) for m in type(self).metric_specs)
+        return Suite(name=suite, version=version, cases=[cases[s.id] for s in chosen])
+
+    def _role_specs(self) -> tuple[str, str, str]:
+        if self._suite == "pr":
+            return PR_MODEL, PR_MODEL, PR_MODEL
+        agent = str(self.options.get("model") or FULL_MODEL)
+        simulator = str(self.options.get("simulator_model") or agent)
+        return agent, simulator, str(self.options.get("judge_model") or agent)
+
+    def subject_config(self) -> SubjectConfig:
+        agent, simulator, judge = self._role_specs()
+        embedder = PR_EMBEDDER if self._suite == "pr" else FULL_EMBEDDER
+        return SubjectConfig(
+            subject=self.harness_name,
+            model=self.options.get("agent_model") or agent,
+            judge_model=judge,
+            embedder=embedder,
+            extra={
+                "simulator_model": simulator,
+                "harness": self.harness_name,
+                "embedder": embedder,
+                "fence": bool(self.options.get("fence")),
+            },
+        )
+
+    # ------------------------------------------------------------------ lifecycle
+    async def preflight(self) -> None:
+        """Build the embedder and, in full, the simulator and judge models; check each backend answers."""
+        from assay.embed import get_embedder
+
+        self._embedder = get_embedder(PR_EMBEDDER if self._suite == "pr" else FULL_EMBEDDER)
+        if self._suite != "full":
+            return
+        from assay.models import get_model
+
+        _, simulator, judge = self._role_specs()
+        built: dict[str, ChatModel] = {}
+        for spec in dict.fromkeys((simulator, judge)):
+            built[spec] = get_model(spec)
+            check = getattr(built[spec], "preflight", None)
+            if check is not None:
+                await check()
+        self._simulator, self._judge = built[simulator], built[judge]
+
+    async def setup(self, run_dir: str) -> None:
+        if self._embedder is None:  # a caller that skipped preflight
+            await self.preflight()
+        if self._suite == "full":
+            from assay.agents import Gateway, get_harness
+
+            if self.harness_name != DEFAULT_HARNESS:  # an unknown harness is refused before any scenario
+                await get_harness(self.harness_name).close()
+            # the gateway serves from a thread with its own event loop, so it holds its own model instance
+            self._gateway = Gateway(self._role_specs()[0])
+            await asyncio.to_thread(self._gateway.start)
+
+    async def teardown(self) -> None:
+        if self._gateway is not None:
+            await asyncio.to_thread(self._gateway.stop)
+            self._gateway = None
+
+    # ------------------------------------------------------------------ one scenario
+    def simulator_model_for(self, scenario: Scenario) -> ChatModel:
+        """The simulator's model for one attempt (pr: the scenario's ``script.simulator``, else "next")."""
+        if self._suite == "full":
+            assert self._simulator is not None
+            return self._simulator
+        from assay.evals.agent._simulator import NEXT
+
+        assert scenario.script is not None
+        replies = [{"text": t} for turn in scenario.script.simulator or [] for t in turn]
+        return _script_model(replies, default={"text": NEXT})
+
+    def judge_model_for(self, scenario: Scenario) -> ChatModel:
+        """The judge's model for one attempt (pr: the scenario's ``script.judge``, a mapping sent as JSON)."""
+        if self._suite == "full":
+            assert self._judge is not None
+            return self._judge
+        import json
+
+        assert scenario.script is not None
+        replies = [{"text": a if isinstance(a, str) else json.dumps(a)} for a in scenario.script.judge]
+        if not replies:
+            raise ConfigError(
+                "script.judge is empty: pr needs the judge's scripted answer", path=scenario.path
+            )
+        return _script_model(replies)
+
+    def _plan(self, scenario: Scenario, ctx: AttemptContext) -> AttemptPlan:
+        from assay.evals.agent._scenario_load import DOCUMENTS_DIR
+
+        agent, simulator, judge = self._role_specs()
+        embedder = self._embedder
+        route = None
+        if self._suite == "pr":
+            from assay.agents._reference import ReferenceHarness
+
+            assert scenario.script is not None
+            agent_model = _script_model([r for turn in scenario.script.agent for r in turn])
+
+            def make(prepared: Any) -> Any:
+                return ReferenceHarness(model=agent_model, **prepared.reference_options())
+
+        else:
+            from assay.agents import get_harness
+
+            route = self._gateway.route(run=f"{_safe(scenario.id)}-i{ctx.iteration}")
+            name = self.harness_name
+
+            def make(prepared: Any) -> Any:
+                if name == DEFAULT_HARNESS:
+                    return get_harness(name, **prepared.reference_options())
+                return get_harness(name)
+
+        return AttemptPlan(
+            scenario=scenario,
+            documents_dir=_scenarios_dir(self.options) / DOCUMENTS_DIR,
+            embedder=embedder,
+            make_harness=make,
+            simulator_model=self.simulator_model_for(scenario),
+            judge_model=self.judge_model_for(scenario),
+            route=route,
+            fence=bool(self.options.get("fence")),
+            agent_model=self.options.get("agent_model"),
+            copy_documents=self._suite == "full" and self.harness_name != DEFAULT_HARNESS,
+            agent_label=agent,
+            simulator_label=simulator,
+            judge_label=judge,
+        )
+
+    async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
+        scenario = self._scenarios[case.input["scenario"]]
+        if self._suite == "pr" and scenario.script is None:
+            return Outcome.skipped(
+                "no script: pr plays every role from the scenario's script; run it with --suite full",
+                scenario=scenario.id,
+            )
+        return await run_scenario(self._plan(scenario, ctx), ctx)
+
+    # ------------------------------------------------------------------ results
+    def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
+        extra: dict[str, Any] = {"agent": agent_summary(attempts, self._scenarios, self._role_specs())}
+        if self._selection.targeted:
+            extra["selection"] = self._selection.as_extra()
+        return extra
+
+    def failure_reason(self, attempt: Attempt) -> str:
+        return failure_reason(attempt) or super().failure_reason(attempt)
+
+    def report_section(self, scorecard: Scorecard) -> str:
+        return render_section(scorecard)
+
+    def report_plots(self, scorecard: Scorecard, attempts: list[Attempt], run_dir: Path) -> list[Plot]:
+        plot = score_plot(scorecard)
+        return [plot] if plot is not None else []
+
+
+def _safe(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text)[:60]

@@ -1,0 +1,215 @@
+"""One attempt of one scenario: fresh workdir, setup, conversation, code checks, judge, re-derived verdict.
+
+The three roles are separate model calls made here in turn: the simulator plays the user, the harness runs
+the agent, and the judge reads the finished transcript (never the simulator's prompt). What was spent is kept
+in ``AttemptContext.spent``/``partial_details`` as soon as it is known, so an attempt cut by ``--timeout`` or an
+outage still records its spend and the conversation so far.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assay.agents import Harness, Route, RunSpec
+from assay.evals._base import AttemptContext, Outcome
+from assay.evals.agent._record import CheckResult, ConversationTurn, RoleCost, ScenarioRecord
+from assay.evals.agent._scenario import Scenario
+from assay.models import ChatModel, Usage
+from assay.runs._records import ErrorInfo, Status
+
+__all__ = ["AttemptPlan", "model_matches", "run_scenario"]
+
+
+@dataclass
+class AttemptPlan:
+    """What one attempt needs, built by the benchmark for the suite it runs."""
+
+    scenario: Scenario
+    documents_dir: Path
+    embedder: Any
+    #: builds the harness for this attempt from what ``_setup.prepare`` made (documents index, memory store)
+    make_harness: Callable[[Any], Harness]
+    simulator_model: ChatModel
+    judge_model: ChatModel
+    route: Route | None = None
+    fence: bool = False
+    #: the model the agent must have run (``--agent-model``); None: not checked
+    agent_model: str | None = None
+    #: copy the setup documents into ``<workdir>/documents/`` (harnesses without a documents tool)
+    copy_documents: bool = False
+    agent_label: str | None = None
+    simulator_label: str | None = None
+    judge_label: str | None = None
+
+
+def model_matches(want: str, ran: str | None) -> bool:
+    """Whether the model an agent reported (``ran``) is ``want``: equal, or equal to its name after
+    ``provider/`` (``openai/gpt-4o`` is satisfied by a reported ``gpt-4o``)."""
+    if not ran:
+        return False
+    return ran == want or ran == want.partition("/")[2] or ran.partition("/")[2] == want
+
+
+def _copy_documents(scenario: Scenario, documents_dir: Path, workdir: Path) -> None:
+    target = workdir / "documents"
+    target.mkdir(parents=True, exist_ok=True)
+    for doc in scenario.setup.documents:
+        dest = target / doc.name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if doc.text is not None:
+            dest.write_text(doc.text, encoding="utf-8")
+        else:
+            shutil.copyfile(documents_dir / doc.name, dest)
+
+
+def _roles_usage(cost: dict[str, RoleCost]) -> Usage:
+    total = Usage()
+    for role in ("simulator", "agent", "judge"):
+        if role in cost:
+            total = total + cost[role].usage
+    return total
+
+
+def _record(plan: AttemptPlan, turns: list[ConversationTurn], cost: dict[str, RoleCost]) -> ScenarioRecord:
+    s = plan.scenario
+    return ScenarioRecord(
+        scenario=s.id,
+        category=s.category,
+        turns=turns,
+        cost=cost,  # type: ignore[arg-type]
+        agent_model=plan.agent_label,
+        judge_model=plan.judge_label,
+        simulator_model=plan.simulator_label,
+    )
+
+
+def _metrics(
+    checks: list[CheckResult], turns: list[ConversationTurn], cost: dict[str, RoleCost]
+) -> dict[str, float]:
+    out: dict[str, float] = {"turns": float(len(turns))}
+    if checks:
+        out["code_checks_passed"] = sum(c.passed for c in checks) / len(checks)
+    for role in ("agent", "judge", "simulator"):
+        if role in cost:
+            out[f"tokens_{role}"] = float(cost[role].usage.total_tokens)
+    return out
+
+
+async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
+    """Attempt ``plan.scenario`` once; raises InfraError on an outage of any role (the run stops)."""
+    from assay.evals.agent._checks import run_checks
+    from assay.evals.agent._conversation import RunningCost, converse
+    from assay.evals.agent._setup import prepare
+    from assay.evals.agent._simulator import Simulator
+    from assay.judge import Judge, JudgeView, derive
+
+    scenario = plan.scenario
+    running = RunningCost()
+    judge_cost: RoleCost | None = None
+
+    def keep_partial(judge_incomplete: bool) -> None:
+        # what the runner records on an attempt cut short: the spend so far, per role, and the turns so far
+        cost: dict[str, RoleCost] = running.snapshot()
+        if judge_cost is not None:
+            cost["judge"] = judge_cost
+        elif judge_incomplete:
+            cost["judge"] = RoleCost(complete=False)
+        record = _record(plan, list(running.turns), cost)
+        ctx.spent = _roles_usage(cost)
+        ctx.partial_details = record.model_dump(mode="json")
+
+    judging = False
+    with tempfile.TemporaryDirectory(prefix=f"assay-agent-{scenario.id[:40]}-") as tmp:
+        workdir = Path(tmp) / "work"
+        workdir.mkdir()
+        try:
+            # the memory store lives beside the workdir, never in it (the agent must reach it only by its tools)
+            prepared = prepare(scenario, workdir, plan.documents_dir, plan.embedder, memory_root=Path(tmp))
+            try:
+                if plan.copy_documents:
+                    _copy_documents(scenario, plan.documents_dir, workdir)
+                harness = plan.make_harness(prepared)
+
+                def spec_for() -> RunSpec:
+                    return RunSpec(workdir=workdir, route=plan.route, fence=plan.fence)
+
+                try:
+                    turns, ended_by, agent_cost, sim_cost, model_ran = await converse(
+                        scenario, harness, Simulator(plan.simulator_model), spec_for, cost=running
+                    )
+                finally:
+                    await harness.close()
+            finally:
+                prepared.close()
+            cost: dict[str, RoleCost] = {"agent": agent_cost, "simulator": sim_cost}
+            record = _record(plan, turns, cost)
+            record.ended_by = ended_by
+            if plan.agent_model is not None and not model_matches(plan.agent_model, model_ran):
+                # the agent ran another model: the scenario measured something else, so it is discarded
+                keep_partial(False)
+                record.reason = (
+                    f"--agent-model {plan.agent_model}: the agent ran {model_ran or 'an unreported model'}"
+                )
+                return Outcome(
+                    status=Status.INFRA_ERROR,
+                    error=ErrorInfo(type="AgentModelMismatch", message=record.reason),
+                    details=record.model_dump(mode="json"),
+                    usage=_roles_usage(cost),
+                    metrics=_metrics([], turns, cost),
+                )
+            checks = run_checks(scenario, turns)
+            record.checks = checks
+            broke = next((t for t in turns if t.agent_error), None)
+            if broke is not None:
+                record.failed_turn = broke.index
+                record.reason = f"the agent broke on turn {broke.index}: {broke.agent_error}"
+                keep_partial(False)
+                return Outcome(
+                    status=Status.ERROR,
+                    error=ErrorInfo(type="AgentError", message=record.reason[:2000]),
+                    details=record.model_dump(mode="json"),
+                    usage=_roles_usage(cost),
+                    metrics=_metrics(checks, turns, cost),
+                )
+            keep_partial(True)
+            judging = True
+            judged = await Judge(plan.judge_model).judge(JudgeView.of(scenario, turns, checks))
+            judging = False
+            judge_cost = RoleCost(calls=judged.calls, usage=judged.usage)
+            cost["judge"] = record.cost["judge"] = judge_cost
+            keep_partial(False)
+        except BaseException:
+            # cancelled by --timeout, or an outage: the runner records what ctx holds now
+            keep_partial(judging)
+            raise
+    metrics = _metrics(checks, turns, cost)
+    usage = _roles_usage(cost)
+    if judged.answer is None:
+        record.reason = (
+            f"the judge's answer stayed unparseable after {judged.calls} call(s): {judged.parse_error}"
+        )
+        record.judgement = {"raw": judged.raw, "parse_error": judged.parse_error}
+        return Outcome(
+            status=Status.ERROR,
+            error=ErrorInfo(type="JudgeParseError", message=record.reason[:2000]),
+            details=record.model_dump(mode="json"),
+            usage=usage,
+            metrics=metrics,
+        )
+    verdict = derive(judged.answer, checks, len(turns))
+    record.judgement = {**verdict.model_dump(mode="json"), "answer": judged.answer.model_dump(mode="json")}
+    record.failed_turn = verdict.failed_turn
+    record.reason = verdict.reason
+    metrics["judged_score"] = float(verdict.score)
+    return Outcome(
+        status=Status.PASS if verdict.passed else Status.FAIL,
+        score=float(verdict.score),
+        metrics=metrics,
+        details={**record.model_dump(mode="json"), "judged": True},
+        usage=usage,
+    )

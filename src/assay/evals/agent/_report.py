@@ -1,0 +1,255 @@
+"""The agent benchmark's report: pass rate and judged score first, failing scenarios with the judge's reasons,
+per-category and per-role cost tables, judge overrules and code/judge disagreements, scenarios by source.
+
+What the section shows is folded from the attempts into ``scorecard.extra["agent"]`` (:func:`agent_summary`),
+so a report rendered again from ``scorecard.json`` alone says the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from assay.evals.agent._scenario import Scenario
+from assay.report._failures import md_text
+from assay.runs._records import Attempt, Scorecard, Status
+
+if TYPE_CHECKING:
+    from assay.report import Plot
+
+__all__ = ["agent_summary", "failure_reason", "is_weak_model", "render_section", "score_plot"]
+
+ROLES = ("simulator", "agent", "judge")
+#: statuses listed among the failing scenarios, in this order
+_FAILING = (Status.FAIL, Status.ERROR, Status.TIMEOUT, Status.INFRA_ERROR)
+_NOTHING_SPENT = (Status.SKIPPED, Status.NOT_RUN)
+
+
+def is_weak_model(spec: str | None) -> bool:
+    """The embedded SmolLM2 (``local/...``, or SmolLM2 served over OpenAI-compatible HTTP): too weak to trust."""
+    text = (spec or "").lower()
+    return text.startswith("local/") or "smollm2" in text
+
+
+def _went_wrong(details: Mapping[str, Any], turn: int | None) -> str:
+    answer = (details.get("judgement") or {}).get("answer") or {}
+    for t in answer.get("turns") or []:
+        if (turn is None or t.get("turn") == turn) and t.get("went_wrong"):
+            return str(t["went_wrong"])
+    return ""
+
+
+def failure_reason(attempt: Attempt) -> str | None:
+    """Why a scenario did not pass, from its record: the turn that went wrong, the reason, the judge's note."""
+    d = attempt.details
+    if "scenario" not in d or not (d.get("reason") or d.get("failed_turn")):
+        return None
+    turn = d.get("failed_turn")
+    reason = str(d.get("reason") or "")
+    parts = [f"turn {turn}" if turn and not reason.startswith(f"turn {turn}") else "", reason]
+    note = _went_wrong(d, turn)
+    if note and note not in parts[1]:
+        parts.append(f"judge: {note}")
+    return ": ".join(p for p in parts if p)
+
+
+def _role_costs(attempts: Sequence[Attempt], specs: Sequence[str]) -> dict[str, dict[str, Any]]:
+    out = {
+        role: {"model": spec, "input_tokens": 0, "output_tokens": 0, "calls": 0, "cost_usd": None,
+               "cost_sources": [], "missing": []}
+        for role, spec in zip(ROLES, specs, strict=True)
+    }  # fmt: skip
+    for a in attempts:
+        if a.status in _NOTHING_SPENT:
+            continue
+        cost = a.details.get("cost")
+        for role, row in out.items():
+            entry = (cost or {}).get(role)
+            if (
+                cost is None
+                or a.details.get("spend_missing")
+                or (entry is not None and not entry.get("complete", True))
+            ):
+                row["missing"].append(a.case_id)
+            if entry is None:
+                continue
+            usage = entry.get("usage") or {}
+            row["input_tokens"] += int(usage.get("input_tokens") or 0)
+            row["output_tokens"] += int(usage.get("output_tokens") or 0)
+            row["calls"] += int(entry.get("calls") or 0)
+            if usage.get("cost_usd") is not None:
+                row["cost_usd"] = (row["cost_usd"] or 0.0) + float(usage["cost_usd"])
+            source = usage.get("cost_source")
+            if source and source not in row["cost_sources"]:
+                row["cost_sources"].append(source)
+    for row in out.values():
+        row["missing"] = sorted(set(row["missing"]))
+    return out
+
+
+def agent_summary(
+    attempts: Sequence[Attempt], scenarios: Mapping[str, Scenario], specs: Sequence[str]
+) -> dict[str, Any]:
+    """What the report section shows, folded from the latest attempt of each case and iteration."""
+    ordered = sorted(attempts, key=lambda a: (a.case_id, a.iteration))
+    failing = []
+    for a in sorted(
+        ordered, key=lambda a: (_FAILING.index(a.status) if a.status in _FAILING else 9, a.case_id)
+    ):
+        if a.status not in _FAILING:
+            continue
+        d = a.details
+        failing.append(
+            {
+                "scenario": a.case_id,
+                "iteration": a.iteration,
+                "category": a.category,
+                "status": a.status.value,
+                "failed_turn": d.get("failed_turn"),
+                "reason": failure_reason(a)
+                or (f"{a.error.type}: {a.error.message}" if a.error else a.status.value),
+            }
+        )
+    judged = [a for a in ordered if a.details.get("judged")]
+    overruled = [a.case_id for a in judged if (a.details.get("judgement") or {}).get("overruled")]
+    disagreements = {
+        a.case_id: list((a.details.get("judgement") or {}).get("disagreements") or [])
+        for a in judged
+        if (a.details.get("judgement") or {}).get("disagreements")
+    }
+    by_source: dict[str, int] = {}
+    for cid in dict.fromkeys(a.case_id for a in ordered):
+        s = scenarios.get(cid)
+        kind = s.source.kind if s is not None and s.source is not None else "unsourced"
+        by_source[kind] = by_source.get(kind, 0) + 1
+    return {
+        "roles": _role_costs(ordered, specs),
+        "failing": failing,
+        "judged": len(judged),
+        "overruled": overruled,
+        "disagreements": disagreements,
+        "by_source": dict(sorted(by_source.items())),
+        "weak_models": {role: spec for role, spec in zip(ROLES, specs, strict=True) if is_weak_model(spec)},
+    }
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def _category_rows(card: Scorecard) -> list[str]:
+    rows: dict[str, list[Any]] = {}
+    for c in card.cases:
+        row = rows.setdefault(c.category, [0, 0, 0, []])
+        row[0] += 1
+        row[1] += c.passed
+        row[2] += c.measured
+        if "judged_score" in c.metrics:
+            row[3].append(c.metrics["judged_score"])
+    out = ["| category | scenarios | pass rate | judged score |", "|---|---|---|---|"]
+    for cat, (n, passed, measured, scores) in sorted(rows.items()):
+        rate = _pct(passed / measured) if measured else "-"
+        score = f"{sum(scores) / len(scores):.2f}" if scores else "-"
+        out.append(f"| {cat} | {n} | {rate} | {score} |")
+    return out
+
+
+def _cost_rows(roles: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    out = [
+        "| role | model | tokens in | tokens out | calls | cost | scenarios missing spend |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for role, r in roles.items():
+        cost = "unknown" if r["cost_usd"] is None else f"${r['cost_usd']:.4f}"
+        if r["cost_sources"]:
+            cost += f" ({', '.join(r['cost_sources'])})"
+        missing = f"{len(r['missing'])}: {', '.join(r['missing'][:5])}" if r["missing"] else "0"
+        out.append(
+            f"| {role} | {r['model']} | {r['input_tokens']} | {r['output_tokens']} | {r['calls']} | {cost} | {missing} |"
+        )
+    return out
+
+
+def render_section(card: Scorecard) -> str:
+    """The markdown section of ``report.md`` (from the scorecard alone)."""
+    info: Mapping[str, Any] = card.extra.get("agent") or {}
+    s = card.summary
+    lines = ["## Agent scenarios", ""]
+    sel = card.extra.get("selection")
+    if isinstance(sel, dict):
+        by = ", ".join(
+            f"--{k} {v if isinstance(v, str) else ','.join(v)}" for k, v in (sel.get("by") or {}).items()
+        )
+        lines += [
+            f"**Targeted run**: {len(sel.get('selected') or [])} of {sel.get('of')} scenarios, selected by {by}; "
+            "a comparison judges only these and lists the rest as not run.",
+            "",
+        ]
+    judged = s.metrics.get("judged_score")
+    score = "-" if judged is None or judged.value is None else f"{judged.value:.2f}"
+    lines.append(
+        f"**Pass rate {_pct(s.pass_rate)}** of {s.measured} measured scenario attempt(s) · "
+        f"**mean judged score {score}** · {info.get('judged', 0)} judged"
+    )
+    weak = info.get("weak_models") or {}
+    if weak:
+        who = ", ".join(f"{role} {spec}" for role, spec in weak.items())
+        lines += [
+            "",
+            f"> **Weak model**: {who} is the small embedded model. It runs everything end to end but answers, "
+            "plays the user and grades poorly: read these numbers as a smoke test, not as the agent's quality.",
+        ]
+    failing = info.get("failing") or []
+    lines += ["", "### Failing scenarios", ""]
+    if failing:
+        lines += ["| scenario | category | status | turn | why |", "|---|---|---|---|---|"]
+        for f in failing:
+            name = f["scenario"] + (f" (#{f['iteration']})" if card.iterations > 1 else "")
+            turn = f["failed_turn"] or "-"
+            why = md_text(str(f["reason"]), 300).replace("|", "\\|")
+            lines.append(f"| {name} | {f['category']} | {f['status']} | {turn} | {why} |")
+    else:
+        lines.append("None.")
+    lines += ["", "### By category", "", *_category_rows(card)]
+    if info.get("roles"):
+        lines += ["", "### Cost per role", "", *_cost_rows(info["roles"])]
+    overruled, disagreements = info.get("overruled") or [], info.get("disagreements") or {}
+    lines += [
+        "",
+        "### Judge and code",
+        "",
+        f"- judge overruled (its verdict differed from the one re-derived from its scores and the checks): "
+        f"{len(overruled)} of {info.get('judged', 0)}"
+        + (f" ({', '.join(overruled[:10])})" if overruled else ""),
+        f"- code/judge disagreements: {sum(len(v) for v in disagreements.values())} in {len(disagreements)} scenario(s)",
+    ]
+    for cid, items in list(disagreements.items())[:10]:
+        lines.append(f"  - {cid}: {md_text('; '.join(items), 300)}")
+    if info.get("by_source"):
+        lines += ["", "### Scenarios by source", "", "| source | scenarios |", "|---|---|"]
+        lines += [f"| {k} | {n} |" for k, n in info["by_source"].items()]
+    return "\n".join(lines)
+
+
+def score_plot(card: Scorecard) -> Plot | None:
+    """Mean judged score per category (the per-category pass rate is the shared plot)."""
+    per: dict[str, list[float]] = {}
+    for c in card.cases:
+        if "judged_score" in c.metrics:
+            per.setdefault(c.category, []).append(c.metrics["judged_score"])
+    if len(per) < 2:
+        return None
+    from assay.report._plots import finish, subplots
+
+    names = sorted(per)
+    means = [sum(per[n]) / len(per[n]) for n in names]
+    fig, ax = subplots(size=(max(5.0, 0.7 * len(names) + 2), 3.4))
+    ax.bar(names, means, color="#55a868")
+    for i, n in enumerate(names):
+        ax.annotate(f"n={len(per[n])}", (i, 0.02), ha="center", fontsize=7, color="w")
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("mean judged score")
+    ax.tick_params(axis="x", labelrotation=30)
+    title = "judged score by category"
+    ax.set_title(title, fontsize=9)
+    return finish(fig, "agent_judged_score_by_category.png", title)

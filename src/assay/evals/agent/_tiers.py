@@ -1,0 +1,123 @@
+"""CI tiers of the agent scenarios: ``eval/ci_tiers.json``, read and validated.
+
+    {"tiers": {"smoke":   {"description": "...", "scenarios": ["id", ...]},
+               "full":    {"description": "...", "scenarios": [...]},
+               "backlog": {"description": "...", "scenarios": {"id": "why it is here"}}},
+     "excluded": {"id": "why it runs in no tier"}}
+
+A tier lists scenario ids (``backlog`` and ``excluded`` say why each one is there). The file sits next to the
+scenarios folder (``<scenarios>/../ci_tiers.json``). Every fault is a ConfigError naming the file and, for
+malformed JSON, the line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assay.errors import ConfigError
+
+__all__ = ["TIERS_FILE", "Tier", "Tiers", "coverage_problems", "load_tiers", "tiers_path"]
+
+TIERS_FILE = "ci_tiers.json"
+#: tiers whose every scenario must carry the reason it is there
+REASONED_TIERS = frozenset({"backlog"})
+
+
+@dataclass(frozen=True)
+class Tier:
+    name: str
+    description: str
+    scenarios: tuple[str, ...]
+    #: scenario id -> why it is in this tier (``backlog``); empty for a plain list
+    reasons: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Tiers:
+    path: Path
+    tiers: dict[str, Tier]
+    excluded: dict[str, str]
+
+    def tier_of(self, scenario_id: str) -> str | None:
+        """The first tier listing ``scenario_id`` (in file order), ``excluded``, or None."""
+        for tier in self.tiers.values():
+            if scenario_id in tier.scenarios:
+                return tier.name
+        return "excluded" if scenario_id in self.excluded else None
+
+
+def tiers_path(scenarios_dir: Path) -> Path:
+    return scenarios_dir.resolve().parent / TIERS_FILE
+
+
+def _reasons(value: Any, where: str, path: Path) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where} must map each scenario id to the reason it is there", path=str(path))
+    for sid, why in value.items():
+        if not isinstance(why, str) or not why.strip():
+            raise ConfigError(f"{where}[{sid!r}]: give the reason as a non-empty string", path=str(path))
+    return dict(value)
+
+
+def load_tiers(path: Path) -> Tiers:
+    """Read ``ci_tiers.json``; a ConfigError naming the file (and line) says what is wrong."""
+    if not path.is_file():
+        raise ConfigError(
+            "--tier: no tiers file (ci_tiers.json next to the scenarios folder)", path=str(path)
+        )
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"invalid JSON: {exc.msg}", path=str(path), line=exc.lineno) from exc
+    if not isinstance(data, dict) or not isinstance(data.get("tiers"), dict) or not data["tiers"]:
+        raise ConfigError(
+            'expected {"tiers": {NAME: {"scenarios": [...]}, ...}, "excluded": {...}}', path=str(path)
+        )
+    unknown = sorted(set(data) - {"tiers", "excluded", "description"})
+    if unknown:
+        raise ConfigError(f"unknown key(s) {', '.join(unknown)}", path=str(path))
+    tiers: dict[str, Tier] = {}
+    for name, raw in data["tiers"].items():
+        where = f"tiers.{name}"
+        if not isinstance(raw, dict) or "scenarios" not in raw:
+            raise ConfigError(f'{where} must be an object with "scenarios"', path=str(path))
+        extra = sorted(set(raw) - {"description", "scenarios"})
+        if extra:
+            raise ConfigError(f"{where}: unknown key(s) {', '.join(extra)}", path=str(path))
+        listed = raw["scenarios"]
+        reasons: dict[str, str] = {}
+        if name in REASONED_TIERS or isinstance(listed, dict):
+            reasons = _reasons(listed, f"{where}.scenarios", path)
+            ids = list(reasons)
+        elif isinstance(listed, list) and all(isinstance(s, str) and s for s in listed):
+            ids = list(listed)
+        else:
+            raise ConfigError(f"{where}.scenarios must be a list of scenario ids", path=str(path))
+        dup = next((s for s in ids if ids.count(s) > 1), None)
+        if dup is not None:
+            raise ConfigError(f"{where}.scenarios lists {dup!r} twice", path=str(path))
+        tiers[name] = Tier(name, str(raw.get("description", "")), tuple(ids), reasons)
+    excluded = _reasons(data.get("excluded", {}), "excluded", path)
+    for sid in excluded:
+        inside = [t.name for t in tiers.values() if sid in t.scenarios]
+        if inside:
+            raise ConfigError(f"excluded[{sid!r}] is also in tier {inside[0]!r}", path=str(path))
+    return Tiers(path=path, tiers=tiers, excluded=excluded)
+
+
+def coverage_problems(tiers: Tiers, scenario_ids: Iterable[str]) -> list[str]:
+    """What keeps the tiers from covering the suite: a scenario in no tier and not excluded, or an id a tier
+    (or ``excluded``) names that is no scenario."""
+    ids = set(scenario_ids)
+    named = {s for t in tiers.tiers.values() for s in t.scenarios} | set(tiers.excluded)
+    problems = [f"scenario {sid!r} is in no tier and not excluded" for sid in sorted(ids - named)]
+    for tier in tiers.tiers.values():
+        problems += [
+            f"tier {tier.name!r} names {s!r}, which is no scenario" for s in tier.scenarios if s not in ids
+        ]
+    problems += [f"excluded names {s!r}, which is no scenario" for s in tiers.excluded if s not in ids]
+    return problems
