@@ -201,6 +201,10 @@ class AgentBenchmark(Benchmark):
         simulator = str(self.options.get("simulator_model") or agent)
         return agent, simulator, str(self.options.get("judge_model") or agent)
 
+    def _judge_constrained(self) -> bool:
+        # the embedded model writes the answer's JSON shape only when its decoding is held to the schema
+        return self._suite == "full" and self._role_specs()[2].startswith("local/")
+
     def subject_config(self) -> SubjectConfig:
         agent, simulator, judge = self._role_specs()
         embedder = PR_EMBEDDER if self._suite == "pr" else FULL_EMBEDDER
@@ -214,6 +218,7 @@ class AgentBenchmark(Benchmark):
                 "harness": self.harness_name,
                 "embedder": embedder,
                 "fence": bool(self.options.get("fence")),
+                "judge_constrained": self._judge_constrained(),
             },
         )
 
@@ -317,6 +322,7 @@ class AgentBenchmark(Benchmark):
             fence=bool(self.options.get("fence")),
             agent_model=self.options.get("agent_model"),
             copy_documents=self._suite == "full" and self.harness_name != DEFAULT_HARNESS,
+            judge_constrained=self._judge_constrained(),
             agent_label=agent,
             simulator_label=simulator,
             judge_label=judge,

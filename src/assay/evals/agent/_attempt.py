@@ -42,6 +42,8 @@ class AttemptPlan:
     agent_model: str | None = None
     #: copy the setup documents into ``<workdir>/documents/`` (harnesses without a documents tool)
     copy_documents: bool = False
+    #: ask the judge's backend for JSON of the answer's schema only (llama.cpp backends take it)
+    judge_constrained: bool = False
     agent_label: str | None = None
     simulator_label: str | None = None
     judge_label: str | None = None
@@ -178,7 +180,9 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
                 )
             keep_partial(True)
             judging = True
-            judged = await Judge(plan.judge_model).judge(JudgeView.of(scenario, turns, checks))
+            judged = await Judge(plan.judge_model, constrained=plan.judge_constrained).judge(
+                JudgeView.of(scenario, turns, checks)
+            )
             judging = False
             judge_cost = RoleCost(calls=judged.calls, usage=judged.usage)
             cost["judge"] = record.cost["judge"] = judge_cost

@@ -248,3 +248,64 @@ def test_agent_model_read_back_discards_a_scenario_that_ran_another(tmp_path: Pa
     )  # not judged: no judge spend
     card = json.loads((tmp_path / "other" / "scorecard.json").read_text())
     assert card["config"]["model"] == "openai/gpt-4o" and card["complete"] is False
+
+
+class SlowUser(AgentBenchmark):
+    """The simulated user takes a minute to answer in vacation-days, so --timeout cuts the scenario there."""
+
+    def simulator_model_for(self, scenario: Scenario) -> ChatModel:
+        if scenario.id == "vacation-days":
+            return ScriptedModel({"replies": [], "default": {"text": "<<NEXT>>", "delay_s": 60}})
+        return super().simulator_model_for(scenario)
+
+
+class MumblingJudge(AgentBenchmark):
+    """The judge never writes a usable answer for parking-fee (the first try and both retries)."""
+
+    def judge_model_for(self, scenario: Scenario) -> ChatModel:
+        if scenario.id == "parking-fee":
+            return ScriptedModel(
+                [{"text": t} for t in ("It looks fine to me.", "PASS", '{"verdict": "FAIL"}')]
+            )
+        return super().judge_model_for(scenario)
+
+
+def test_a_timeout_keeps_the_spend_and_the_conversation_so_far(tmp_path: Path) -> None:
+    opts = RunOptions(out=tmp_path / "r", timeout_s=1.5, command_line=["t"])
+    result = run_benchmark(SlowUser, {"scenarios_dir": str(FIXTURE), "scenario": "vacation-days"}, opts)
+    assert result.exit_code == 0
+    (row,) = _journal(result.run_dir)
+    assert row["status"] == "TIMEOUT"
+    d = row["details"]
+    assert d["partial"] is True and "spend_missing" not in d
+    assert d["cost"]["agent"]["calls"] == 1 and d["cost"]["agent"]["usage"]["calls"] == 2  # tool call, answer
+    assert d["cost"]["simulator"]["complete"] is False  # its call was cut: its spend is unknown
+    assert "judge" not in d["cost"]
+    assert row["usage"]["calls"] == 2
+    assert d["turns"][0]["messages"][1]["text"].startswith("The handbook says every employee gets 25")
+    section = (result.run_dir / "report.md").read_text().split("## Agent scenarios", 1)[1]
+    assert "| simulator | scripted:scenario-scripts | 0 | 0 | 0 | unknown | 1: vacation-days |" in section
+
+
+def test_an_unparseable_judge_is_an_error_never_a_fail(tmp_path: Path) -> None:
+    opts = RunOptions(out=tmp_path / "r", command_line=["t"])
+    result = run_benchmark(MumblingJudge, {"scenarios_dir": str(FIXTURE), "category": "document_qa"}, opts)
+    rows = {r["case_id"]: r for r in _journal(result.run_dir)}
+    bad = rows["parking-fee"]
+    assert bad["status"] == "ERROR" and bad["score"] is None and "judged_score" not in bad["metrics"]
+    assert bad["error"]["type"] == "JudgeParseError" and "after 3 call(s)" in bad["error"]["message"]
+    assert bad["details"]["cost"]["judge"]["calls"] == 3 and len(bad["details"]["judgement"]["raw"]) == 3
+    assert rows["vacation-days"]["status"] == "PASS"
+
+
+def test_the_shipped_pr_suite_is_identical_twice(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    codes, cards = [], []
+    for name in ("one", "two"):  # the default folder: the checkout's eval/scenarios (cwd is a temp dir)
+        code, stdout, err = cli(["eval", "agent", "--suite", "pr", "--out", str(tmp_path / name)], capsys)
+        codes.append(code)
+        cards.append(json.loads((tmp_path / name / "scorecard.json").read_text()))
+    assert codes == [0, 0], stdout + err
+    assert _stable(cards[0]) == _stable(cards[1])
+    counts = cards[0]["summary"]["counts"]
+    assert counts.get("PASS", 0) > counts.get("FAIL", 0) > 0
+    assert not counts.get("ERROR") and not counts.get("INFRA_ERROR") and not counts.get("NOT_RUN")
