@@ -339,7 +339,13 @@ class AgentBenchmark(Benchmark):
 
     # ------------------------------------------------------------------ results
     def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
-        extra: dict[str, Any] = {"agent": agent_summary(attempts, self._scenarios, self._role_specs())}
+        extra: dict[str, Any] = {
+            "agent": agent_summary(
+                attempts,
+                self._scenarios,
+                dict(zip(("agent", "simulator", "judge"), self._role_specs(), strict=True)),
+            )
+        }
         if self._selection.targeted:
             extra["selection"] = self._selection.as_extra()
         return extra

@@ -151,6 +151,7 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
             cost: dict[str, RoleCost] = {"agent": agent_cost, "simulator": sim_cost}
             record = _record(plan, turns, cost)
             record.ended_by = ended_by
+            record.model_ran = model_ran
             if plan.agent_model is not None and not model_matches(plan.agent_model, model_ran):
                 # the agent ran another model: the scenario measured something else, so it is discarded
                 keep_partial(False)

@@ -75,6 +75,8 @@ class ScenarioRecord(BaseModel):
     judgement: dict | None = None
     cost: dict[Role, RoleCost] = Field(default_factory=dict)
     agent_model: str | None = None
+    #: the model the agent reported running (``AgentResult.model_ran``, read back per scenario)
+    model_ran: str | None = None
     judge_model: str | None = None
     simulator_model: str | None = None
     #: the first turn that went wrong (code check or judge), 1-based; None when none did

@@ -53,11 +53,11 @@ def failure_reason(attempt: Attempt) -> str | None:
     return ": ".join(p for p in parts if p)
 
 
-def _role_costs(attempts: Sequence[Attempt], specs: Sequence[str]) -> dict[str, dict[str, Any]]:
+def _role_costs(attempts: Sequence[Attempt], specs: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     out = {
         role: {"model": spec, "input_tokens": 0, "output_tokens": 0, "calls": 0, "cost_usd": None,
                "cost_sources": [], "missing": []}
-        for role, spec in zip(ROLES, specs, strict=True)
+        for role, spec in ((r, specs.get(r, "")) for r in ROLES)
     }  # fmt: skip
     for a in attempts:
         if a.status in _NOTHING_SPENT:
@@ -88,9 +88,11 @@ def _role_costs(attempts: Sequence[Attempt], specs: Sequence[str]) -> dict[str, 
 
 
 def agent_summary(
-    attempts: Sequence[Attempt], scenarios: Mapping[str, Scenario], specs: Sequence[str]
+    attempts: Sequence[Attempt], scenarios: Mapping[str, Scenario], specs: Mapping[str, str]
 ) -> dict[str, Any]:
-    """What the report section shows, folded from the latest attempt of each case and iteration."""
+    """What the report section shows, folded from the latest attempt of each case and iteration.
+
+    ``specs`` names each role's model (``simulator``, ``agent``, ``judge``)."""
     ordered = sorted(attempts, key=lambda a: (a.case_id, a.iteration))
     failing = []
     for a in sorted(
@@ -129,7 +131,7 @@ def agent_summary(
         "overruled": overruled,
         "disagreements": disagreements,
         "by_source": dict(sorted(by_source.items())),
-        "weak_models": {role: spec for role, spec in zip(ROLES, specs, strict=True) if is_weak_model(spec)},
+        "weak_models": {r: specs[r] for r in ROLES if is_weak_model(specs.get(r))},
     }
 
 
@@ -196,8 +198,8 @@ def render_section(card: Scorecard) -> str:
         who = ", ".join(f"{role} {spec}" for role, spec in weak.items())
         lines += [
             "",
-            f"> **Weak model**: {who} is the small embedded model. It runs everything end to end but answers, "
-            "plays the user and grades poorly: read these numbers as a smoke test, not as the agent's quality.",
+            f"> **Weak model**: {who}: the small embedded model runs everything end to end but answers, "
+            "plays the user and grades poorly; read these numbers as a smoke test, not as the agent's quality.",
         ]
     failing = info.get("failing") or []
     lines += ["", "### Failing scenarios", ""]

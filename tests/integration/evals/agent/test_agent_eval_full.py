@@ -1,0 +1,165 @@
+"""`--suite full` offline: each role on a model of its own (scripted files stand in for real backends), the
+agent reaching its model only through the gateway, and a harness without a documents tool given the files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+import yaml
+
+from assay.agents import Route
+from assay.evals.agent import AgentBenchmark
+from assay.evals.agent._report import agent_summary, is_weak_model, render_section
+from assay.runs import RunOptions, run_benchmark
+from assay.runs._records import Scorecard
+
+FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "agent_scenarios" / "scenarios"
+JUDGE_PASS = {
+    "turns": [
+        {
+            "turn": 1,
+            "scores": dict.fromkeys(
+                ("correctness", "completeness", "tool_use", "honesty", "persona_constraints"), 4
+            ),
+        }
+    ],
+    "verdict": "PASS",
+    "reason": "right number, from the handbook",
+}
+
+
+def _scripts(tmp: Path) -> dict[str, str]:
+    files = {
+        "agent": {
+            "replies": [
+                {"tool_calls": [{"name": "query_documents", "arguments": {"query": "vacation days"}}]},
+                {"text": "Every employee gets 25 vacation days per year."},
+            ]
+        },
+        "simulator": {"default": {"text": "<<NEXT>>"}},
+        "judge": {"default": {"text": json.dumps(JUDGE_PASS)}},
+    }
+    out = {}
+    for role, script in files.items():
+        (tmp / f"{role}.yaml").write_text(yaml.safe_dump(script))
+        out[role] = f"scripted/{tmp / f'{role}.yaml'}"
+    return out
+
+
+class GatewaySpy(AgentBenchmark):
+    """Keeps the gateway's call log when the run ends."""
+
+    calls: ClassVar[list[Any]] = []
+
+    async def teardown(self) -> None:
+        if self._gateway is not None:
+            GatewaySpy.calls = self._gateway.calls()
+        await super().teardown()
+
+
+def _journal(run_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+
+
+def test_full_gives_each_role_its_model_and_the_agent_goes_through_the_gateway(tmp_path: Path) -> None:
+    models = _scripts(tmp_path)
+    options = {
+        "scenarios_dir": str(FIXTURE),
+        "scenario": "vacation-days",
+        "model": models["agent"],
+        "simulator_model": models["simulator"],
+        "judge_model": models["judge"],
+    }
+    result = run_benchmark(
+        GatewaySpy, options, RunOptions(suite="full", out=tmp_path / "r", command_line=["t"])
+    )
+    assert result.exit_code == 0
+    (row,) = _journal(result.run_dir)
+    assert row["status"] == "PASS", row
+    d = row["details"]
+    # both agent model calls (the tool call, the answer) went through the gateway, tagged with the attempt
+    assert [c.run for c in GatewaySpy.calls] == ["vacation-days-i0", "vacation-days-i0"]
+    assert d["cost"]["agent"]["usage"]["calls"] == 2 and d["cost"]["judge"]["calls"] == 1
+    assert d["model_ran"] and (d["agent_model"], d["judge_model"]) == (models["agent"], models["judge"])
+    config = result.scorecard.config
+    assert (config.model, config.judge_model, config.embedder) == (models["agent"], models["judge"], "local")
+    assert config.extra["simulator_model"] == models["simulator"]
+    assert all(not m.gated for m in result.scorecard.summary.metrics.values())  # full is reported, not gated
+
+    # --agent-model: the model read back from the gateway is the one asked for
+    again = run_benchmark(
+        GatewaySpy,
+        {**options, "agent_model": d["model_ran"]},
+        RunOptions(suite="full", out=tmp_path / "r2", command_line=["t"]),
+    )
+    assert [r["status"] for r in _journal(again.run_dir)] == ["PASS"]
+
+
+async def docs_agent(prompt: str, workdir: Path, route: Route) -> dict[str, Any]:
+    """A harness-under-test stand-in without a documents tool: it reads ``documents/`` in its workdir."""
+    text = (Path(workdir) / "documents" / "handbook.md").read_text()
+    line = next(ln for ln in text.splitlines() if "vacation days" in ln)
+    return {
+        "answer": f"From the handbook: {line}",
+        "tool_record": [
+            {"name": "read_file", "kind": "read", "arguments": {"path": "documents/handbook.md"}}
+        ],
+        "model_ran": route.model,
+    }
+
+
+def test_another_harness_gets_the_documents_copied_into_its_workdir(tmp_path: Path) -> None:
+    models = _scripts(tmp_path)
+    options = {
+        "scenarios_dir": str(FIXTURE),
+        "scenario": "vacation-days",
+        "model": models["agent"],
+        "simulator_model": models["simulator"],
+        "judge_model": models["judge"],
+        "harness": f"python:{__name__}:docs_agent",
+    }
+    result = run_benchmark(
+        AgentBenchmark, options, RunOptions(suite="full", out=tmp_path / "r", command_line=["t"])
+    )
+    (row,) = _journal(result.run_dir)
+    d = row["details"]
+    assert "25 vacation days per year" in d["turns"][0]["messages"][1]["text"]
+    # it read the copy, not the index; the scenario expects query_documents, so the code check fails it
+    assert row["status"] == "FAIL"
+    assert any(c["name"] == "expected_tool" and not c["passed"] for c in d["checks"])
+    # the harness reported no tokens: its spend is missing, and the cost table says so
+    assert d["cost"]["agent"]["complete"] is False
+    assert (
+        "| agent |" in (result.run_dir / "report.md").read_text()
+        and "1: vacation-days" in (result.run_dir / "report.md").read_text()
+    )
+    assert result.scorecard.config.subject == f"python:{__name__}:docs_agent"
+
+
+def test_the_report_says_when_a_role_runs_the_weak_embedded_model(tmp_path: Path) -> None:
+    assert is_weak_model("local/smollm2") and is_weak_model(
+        "openai-compat/SmolLM2-360M@http://127.0.0.1:8080/v1"
+    )
+    assert not is_weak_model("anthropic/claude-sonnet-4-5") and not is_weak_model("scripted:scenario-scripts")
+    result = run_benchmark(
+        AgentBenchmark,
+        {"scenarios_dir": str(FIXTURE), "scenario": "vacation-days"},
+        RunOptions(out=tmp_path / "r", command_line=["t"]),
+    )
+    card: Scorecard = result.scorecard
+    assert "Weak model" not in render_section(card)
+    specs = ("anthropic/claude-sonnet-4-5", "local/smollm2", "openai-compat/smollm2@http://127.0.0.1:8080/v1")
+    weak = card.model_copy(
+        update={
+            "extra": {
+                "agent": agent_summary([], {}, dict(zip(("agent", "simulator", "judge"), specs, strict=True)))
+            }
+        }
+    )
+    text = render_section(weak)
+    assert (
+        "**Weak model**: simulator local/smollm2, judge openai-compat/smollm2@http://127.0.0.1:8080/v1"
+        in text
+    )
