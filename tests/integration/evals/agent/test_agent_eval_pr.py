@@ -309,3 +309,20 @@ def test_the_shipped_pr_suite_is_identical_twice(tmp_path: Path, capsys) -> None
     counts = cards[0]["summary"]["counts"]
     assert counts.get("PASS", 0) > counts.get("FAIL", 0) > 0
     assert not counts.get("ERROR") and not counts.get("INFRA_ERROR") and not counts.get("NOT_RUN")
+
+
+def test_list_names_each_scenario_with_its_tier_and_a_tier_runs_only_its_scenarios(
+    tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    code, stdout, _ = cli(["eval", "agent", "--list", "--scenarios", str(FIXTURE)], capsys)
+    assert code == 0
+    lines = {ln.split()[0]: ln.split() for ln in stdout.splitlines()[1:]}
+    assert lines["vacation-days"][:5] == ["vacation-days", "document_qa", "smoke", "high", "synthetic"]
+    assert lines["parking-fee"][2] == "backlog" and "[no script: full only]" in stdout
+    code, out = _run_pr(tmp_path / "smoke", capsys, "--tier", "smoke")
+    assert code == 0, out
+    card = json.loads((tmp_path / "smoke" / "scorecard.json").read_text())
+    assert card["extra"]["selection"]["by"] == {"tier": "smoke"}
+    assert [c["case_id"] for c in card["cases"]] == ["vacation-days", "leaky-summary"]
+    code, out = _run_pr(tmp_path / "x", capsys, "--tier", "nightly")
+    assert code == 1 and "--tier 'nightly': unknown tier" in out and "ci_tiers.json" in out
