@@ -24,6 +24,11 @@ EVAL_EXTRA_COMMANDS: dict[str, str] = {
     "noise": "assay.cli._gate:noise_command",
 }
 
+#: subcommands of one benchmark's command (`assay eval agent controls`); the bare command still runs it
+EVAL_SUBCOMMANDS: dict[str, dict[str, str]] = {
+    "agent": {"controls": "assay.cli._controls:agent_controls_command"},
+}
+
 #: one-line help shown by `assay --help` without importing each command (and its heavy dependencies)
 SHORT_HELP: dict[str, str] = {
     "eval": "Run a benchmark: agent (multi-turn scenarios), retrieval (documents, code search), memory, benchmark (serving speed).",

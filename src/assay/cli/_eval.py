@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from assay.cli._commands import EVAL_EXTRA_COMMANDS, EVAL_SHORT_HELP
+from assay.cli._commands import EVAL_EXTRA_COMMANDS, EVAL_SHORT_HELP, EVAL_SUBCOMMANDS
 from assay.cli._main import format_commands_from_table, load_command
 from assay.errors import ConfigError, ResumeError
 from assay.evals._base import Benchmark
@@ -249,6 +249,17 @@ def make_command(name: str, cls: type[Benchmark]) -> click.Command:
 
     @click.pass_context
     def callback(ctx: click.Context, **kwargs: Any) -> None:
+        if ctx.invoked_subcommand is not None:  # `assay eval agent controls ...`: the subcommand runs alone
+            command_line = click.core.ParameterSource.COMMANDLINE  # an environment variable is no clash
+            given = [
+                f"--{p.replace('_', '-')}" for p in kwargs if ctx.get_parameter_source(p) == command_line
+            ]
+            if given:
+                raise click.UsageError(
+                    f"{', '.join(given)} belong(s) to `assay eval {name}`, not to its "
+                    f"`{ctx.invoked_subcommand}` subcommand; put the subcommand's own options after it"
+                )
+            return
         shared = {k: kwargs.pop(k) for k in SHARED_NAMES}
         console = Console(stderr=False)
         if kwargs.pop("list_cases", False):
@@ -280,7 +291,28 @@ def make_command(name: str, cls: type[Benchmark]) -> click.Command:
             ctx.exit(result.exit_code)
         ctx.exit(_apply_gates(result, shared, console))
 
-    return click.Command(name=name, params=params, callback=callback, help=cls.help or cls.__doc__)
+    help_text = cls.help or cls.__doc__
+    subcommands = EVAL_SUBCOMMANDS.get(name)
+    if subcommands:
+        return BenchmarkGroup(
+            name=name, params=params, callback=callback, help=help_text, subcommands=subcommands
+        )
+    return click.Command(name=name, params=params, callback=callback, help=help_text)
+
+
+class BenchmarkGroup(click.Group):
+    """A benchmark's command that also has subcommands: run bare, it runs the benchmark."""
+
+    def __init__(self, *, subcommands: dict[str, str], **kwargs: Any) -> None:
+        super().__init__(invoke_without_command=True, **kwargs)
+        self.subcommand_specs = subcommands
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(self.subcommand_specs)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        spec = self.subcommand_specs.get(name)
+        return load_command(spec) if spec else None
 
 
 class EvalGroup(click.Group):

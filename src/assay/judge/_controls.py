@@ -113,6 +113,8 @@ class JudgeRecord(BaseModel):
     kappa_vs_labels: float | None = None
     #: controls a failed code check decides whatever the judge answers
     decided_by_code: int = 0
+    #: the judge's decoding was held to the answer's JSON schema (as ``eval agent`` does for local models)
+    constrained: bool = False
     usage: Usage = Field(default_factory=Usage)
     elapsed_s: float = 0.0
     passed: bool
@@ -232,6 +234,7 @@ def judge_record(
     repeats: int,
     usage: Usage | None = None,
     elapsed_s: float = 0.0,
+    constrained: bool = False,
 ) -> JudgeRecord:
     """Fold one judge's control results into its measures and its pass/fail on the thresholds."""
     judgings = [j for r in results for j in r.judgings]
@@ -274,6 +277,7 @@ def judge_record(
         dimension_spread=spread,
         kappa_vs_labels=None if kappa is None else round(kappa, 4),
         decided_by_code=sum(r.decided_by_code for r in results),
+        constrained=constrained,
         usage=usage or Usage(),
         elapsed_s=round(elapsed_s, 3),
         passed=not below,
@@ -287,12 +291,13 @@ async def _judge_all(
     model: ChatModel,
     repeats: int,
     retries: int,
+    constrained: bool,
     max_concurrency: int,
     on_progress: Progress | None,
     done: list[int],
     total: int,
 ) -> tuple[list[ControlResult], Usage]:
-    judge = Judge(model, retries=retries)
+    judge = Judge(model, retries=retries, constrained=constrained)
     slots = asyncio.Semaphore(max_concurrency)
     views = {c.id: c.view() for c in controls}
 
@@ -320,6 +325,7 @@ async def run_controls(
     *,
     repeats: int = 3,
     retries: int = 2,
+    constrained: Mapping[str, bool] | None = None,
     max_concurrency: int = 4,
     on_progress: Progress | None = None,
     command_line: Sequence[str] = (),
@@ -327,6 +333,7 @@ async def run_controls(
 ) -> ControlsRun:
     """Judge every control ``repeats`` times with each judge model and measure each judge.
 
+    ``constrained`` names the judges whose decoding is held to the answer's schema (``Judge(constrained=)``).
     An :class:`~assay.errors.InfraError` of a judge model propagates (nothing is measured on an outage).
     """
     if repeats < 2:
@@ -338,10 +345,12 @@ async def run_controls(
     records: list[JudgeRecord] = []
     for name, model in judges.items():
         start = time.perf_counter()
+        held = bool((constrained or {}).get(name, False))
         results, usage = await _judge_all(
-            controls, model, repeats, retries, max_concurrency, on_progress, done, total
+            controls, model, repeats, retries, held, max_concurrency, on_progress, done, total
         )
-        records.append(judge_record(name, results, controls, repeats, usage, time.perf_counter() - start))
+        elapsed = time.perf_counter() - start
+        records.append(judge_record(name, results, controls, repeats, usage, elapsed, held))
     return ControlsRun(
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         command_line=list(command_line),

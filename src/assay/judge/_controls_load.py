@@ -26,7 +26,15 @@ from assay.evals.agent._scenario import Scenario
 from assay.judge._prompt import JudgeView
 from assay.judge._rubric import DIMENSION_NAMES, RUBRIC_VERSION, ZERO_RULE_NAMES
 
-__all__ = ["CASES", "Control", "controls_digest", "default_controls_dir", "load_control", "load_controls"]
+__all__ = [
+    "CASES",
+    "Control",
+    "controls_digest",
+    "default_controls_dir",
+    "load_control",
+    "load_controls",
+    "neutral_id",
+]
 
 #: what a control stands for; the shipped set has a FAIL and a PASS of each
 CASES = (
@@ -125,6 +133,8 @@ def _semantics(control: Control, data: dict[str, Any], key_lines: KeyLines, path
     def at(*loc: Any) -> int | None:
         return line_at(data, loc, key_lines)
 
+    top = key_lines.get(id(data), {})
+
     if control.rubric_version != RUBRIC_VERSION:
         raise _fail(
             path,
@@ -140,32 +150,35 @@ def _semantics(control: Control, data: dict[str, Any], key_lines: KeyLines, path
         raise _fail(path, at("twin"), "twin: a control cannot be its own near-miss")
     if control.scenario.script is not None:
         raise _fail(path, at("scenario", "script"), "scenario.script: controls are judged without any script")
-    if control.scenario.id != control.id:
-        raise _fail(path, at("scenario", "id"), f"scenario.id must be the control's id {control.id!r}")
-    try:
-        control.view()
-    except ValueError as exc:
-        raise _fail(path, at("turns"), f"turns: {exc}") from None
-    n = len(control.turns)
+    n, planned = len(control.turns), len(control.scenario.turns)
+    for pos, turn in enumerate(control.turns, start=1):
+        if turn.index != pos:
+            raise _fail(
+                path, at("turns", pos - 1, "index"), f"turns[{pos - 1}].index: {turn.index}, expected {pos}"
+            )
+    if n > planned:
+        raise _fail(
+            path, at("turns", planned), f"turns: {n} conversation turns; the scenario plans {planned}"
+        )
     if control.label == "FAIL":
         dim = control.failing_dimension
         allowed = (*DIMENSION_NAMES, *ZERO_RULE_NAMES)
         if dim not in allowed:
             raise _fail(
                 path,
-                at("failing_dimension") or at("label"),
+                top.get("failing_dimension") or top.get("label"),
                 f"failing_dimension: a FAIL control names the dimension or zero rule it fails "
                 f"({', '.join(allowed)}), got {dim!r}",
             )
         if control.failing_turn is None and n > 1:
-            raise _fail(path, at("label"), f"failing_turn: required with {n} turns (1..{n})")
+            raise _fail(path, top.get("label"), f"failing_turn: required with {n} turns (1..{n})")
         if control.failing_turn is not None and not 1 <= control.failing_turn <= n:
             raise _fail(path, at("failing_turn"), f"failing_turn: {control.failing_turn} is not in 1..{n}")
     else:
         if control.failing_dimension is not None or control.failing_turn is not None:
             raise _fail(
                 path,
-                at("failing_dimension") or at("failing_turn"),
+                top.get("failing_dimension") or top.get("failing_turn"),
                 "a PASS control names no failing_dimension or failing_turn",
             )
         for i, check in enumerate(control.checks):
@@ -196,7 +209,14 @@ def load_control(path: Path) -> Control:
     plain = strip_lines(data)
     scenario = plain.get("scenario")
     if isinstance(scenario, dict):
-        scenario.setdefault("id", plain.get("id"))
+        if "id" in scenario:
+            raise _fail(
+                path,
+                line_at(data, ("scenario", "id"), key_lines),
+                "scenario.id: leave it out; the judge sees a neutral id so a control's name cannot hint "
+                "at its label",
+            )
+        scenario["id"] = neutral_id(str(plain.get("id", "")))
     try:
         control = Control.model_validate(plain)
     except ValidationError as exc:
@@ -212,6 +232,11 @@ def load_control(path: Path) -> Control:
     control.scenario.digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     _semantics(control, data, key_lines, path)
     return control
+
+
+def neutral_id(control_id: str) -> str:
+    """The scenario id the judge reads for a control: stable, and silent about the label."""
+    return "control-" + hashlib.sha256(control_id.encode()).hexdigest()[:8]
 
 
 def default_controls_dir() -> Path:

@@ -1,17 +1,31 @@
-"""Saving a controls run: ``controls.json`` (one record per judge model + rubric version + prompt digest) and
-``report.md``, both scrubbed; and reading back a judge's latest calibration from a results folder."""
+"""Running and saving a controls run: :func:`calibrate` judges the controls with each named judge model and
+writes ``results/controls-agent-<UTC>/controls.json`` (one record per judge model + rubric version + judge
+prompt digest) and ``report.md``, both scrubbed; :func:`latest_calibration` reads a judge's newest record back.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
-from assay.judge._controls import MIN_AGREEMENT, MIN_CONSISTENCY, ControlsRun, JudgeRecord
+from assay.errors import ConfigError
+from assay.judge._controls import MIN_AGREEMENT, MIN_CONSISTENCY, ControlsRun, JudgeRecord, run_controls
+from assay.judge._controls_load import load_controls
 from assay.judge._rubric import DIMENSION_NAMES
 from assay.models._server import EMBEDDED_MODEL_NAME
 from assay.runs._scrub import Scrubber, write_scrubbed
 
-__all__ = ["CONTROLS_JSON", "CONTROLS_MD", "latest_calibration", "render_controls_report", "save_controls_run"]
+__all__ = [
+    "CONTROLS_JSON",
+    "CONTROLS_MD",
+    "calibrate",
+    "latest_calibration",
+    "render_controls_report",
+    "save_controls_run",
+    "weak_judge_note",
+]
 
 CONTROLS_JSON = "controls.json"
 CONTROLS_MD = "report.md"
@@ -25,8 +39,14 @@ def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
-def _tiny(model: str) -> bool:
-    return model in (f"local/{EMBEDDED_MODEL_NAME}", "local/smollm2")
+def weak_judge_note(model: str) -> str | None:
+    """What the report says of a judge model known to be too weak to grade (the embedded one)."""
+    if model not in (f"local/{EMBEDDED_MODEL_NAME}", "local/smollm2"):
+        return None
+    return (
+        "The embedded SmolLM2-135M is a tiny model, far too weak to judge: it is expected to fail the "
+        "controls and is useful only to check that the pipeline runs end to end offline."
+    )
 
 
 def _judge_section(r: JudgeRecord) -> list[str]:
@@ -36,7 +56,8 @@ def _judge_section(r: JudgeRecord) -> list[str]:
         "",
         f"rubric {r.rubric_version} · judge prompt {r.judge_prompt_digest[:12]} · controls {r.controls_digest} · "
         f"{r.n_controls} controls × {r.repeats} repeats = {r.n_judgings} judgings · "
-        f"{r.usage.input_tokens + r.usage.output_tokens} tokens · {r.elapsed_s:.1f} s",
+        f"{r.usage.input_tokens + r.usage.output_tokens} tokens · {r.elapsed_s:.1f} s"
+        + (" · decoding held to the answer's schema" if r.constrained else ""),
         "",
     ]
     if not r.passed:
@@ -45,12 +66,9 @@ def _judge_section(r: JudgeRecord) -> list[str]:
             "are not to be trusted.",
             "",
         ]
-    if _tiny(r.judge_model):
-        lines += [
-            "The embedded SmolLM2-135M is a tiny model, far too weak to judge: it is expected to fail the "
-            "controls and is useful only to check that the pipeline runs end to end offline.",
-            "",
-        ]
+    note = weak_judge_note(r.judge_model)
+    if note:
+        lines += [note, ""]
     lines += [
         "| measure | value |",
         "|---|---|",
@@ -138,3 +156,55 @@ def latest_calibration(
             ):
                 best = (run.created_at, r)
     return best[1] if best else None
+
+
+def calibrate(
+    judge_models: Sequence[str],
+    *,
+    repeats: int = 3,
+    controls_dir: Path,
+    results_dir: Path,
+    command_line: Sequence[str] = (),
+) -> tuple[ControlsRun, Path]:
+    """Judge the controls in ``controls_dir`` with each judge model; save the run; return it and its folder.
+
+    Holds the machine's eval lock while judging. A judge model that cannot be built or reached fails before
+    anything is judged (ConfigError / InfraError).
+    """
+    from assay.models import get_model, preflight
+    from assay.runs._lock import EvalLock
+    from assay.runs._progress import phase
+    from assay.runs._rundir import new_run_dir
+
+    if not judge_models:
+        raise ConfigError("name at least one judge model", path="--judge-model")
+    seen: set[str] = set()
+    for name in judge_models:
+        if name in seen:
+            raise ConfigError(f"{name!r} is named twice", path="--judge-model")
+        seen.add(name)
+    if repeats < 2:
+        raise ConfigError(f"self-consistency needs at least 2 repeats, got {repeats}", path="--repeats")
+    controls = load_controls(controls_dir)
+    models = {name: get_model(name) for name in judge_models}
+
+    async def go() -> ControlsRun:
+        for model in models.values():
+            await preflight(model)
+        with phase("judging controls", len(controls) * repeats * len(models), "judgings") as ph:
+            return await run_controls(
+                controls,
+                models,
+                repeats=repeats,
+                # held to the answer's schema as `eval agent` holds a local judge (llama.cpp decodes to it)
+                constrained={name: name.startswith("local/") for name in models},
+                on_progress=lambda done, total: ph.advance(),
+                command_line=command_line,
+                controls_dir=str(controls_dir),
+            )
+
+    with EvalLock(list(command_line) or ["assay", "eval", "agent", "controls"]):
+        directory = new_run_dir(results_dir, "controls", "agent")  # a bad --results-dir fails first
+        run = asyncio.run(go())
+        save_controls_run(run, directory)
+    return run, directory
