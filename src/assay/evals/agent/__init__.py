@@ -335,7 +335,14 @@ class AgentBenchmark(Benchmark):
                 "no script: pr plays every role from the scenario's script; run it with --suite full",
                 scenario=scenario.id,
             )
-        return await run_scenario(self._plan(scenario, ctx), ctx)
+        try:
+            return await run_scenario(self._plan(scenario, ctx), ctx)
+        except ConfigError as exc:
+            if self._suite != "pr" or exc.path not in (None, "<script>"):
+                raise
+            # a scripted role ran out of replies (a judge retried past its script): the scenario's script is short
+            text = str(exc).removeprefix("<script>: ")
+            raise ConfigError(f"scenario {scenario.id}: its script: {text}", path=scenario.path) from exc
 
     # ------------------------------------------------------------------ results
     def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:

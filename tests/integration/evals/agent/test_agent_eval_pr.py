@@ -326,3 +326,15 @@ def test_list_names_each_scenario_with_its_tier_and_a_tier_runs_only_its_scenari
     assert [c["case_id"] for c in card["cases"]] == ["vacation-days", "leaky-summary"]
     code, out = _run_pr(tmp_path / "x", capsys, "--tier", "nightly")
     assert code == 1 and "--tier 'nightly': unknown tier" in out and "ci_tiers.json" in out
+
+
+def test_a_judge_script_too_short_for_its_retries_names_the_scenario(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "scenarios"
+    shutil.copytree(FIXTURE, folder)
+    path = folder / "document_qa" / "vacation-days.yaml"
+    text = path.read_text()
+    head, _, _ = text.partition("  judge:\n")
+    path.write_text(head + "  judge:\n    - not an answer\n")
+    code, _, err = cli(["eval", "agent", "--scenarios", str(folder), "--out", str(tmp_path / "r")], capsys)
+    assert code == 1
+    assert f"{path}: scenario vacation-days: its script: script ran out of replies" in err
