@@ -205,6 +205,10 @@ def calibrate(
 
     with EvalLock(list(command_line) or ["assay", "eval", "agent", "controls"]):
         directory = new_run_dir(results_dir, "controls", "agent")  # a bad --results-dir fails first
-        run = asyncio.run(go())
+        try:
+            run = asyncio.run(go())
+        except BaseException:
+            directory.rmdir()  # nothing was measured: leave no empty record behind
+            raise
         save_controls_run(run, directory)
     return run, directory
