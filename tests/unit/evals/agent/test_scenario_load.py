@@ -234,3 +234,18 @@ def test_a_top_level_list_is_refused(tmp_path: Path) -> None:
     root = _tree(tmp_path, {"document_qa/refund-window.yaml": "- a\n- b\n"})
     err = _error(load_scenarios, root)
     assert err.line == 1 and "mapping" in str(err)
+
+
+def test_a_category_the_suite_does_not_cover_warns_but_loads(tmp_path: Path) -> None:
+    other = GOOD.replace("category: document_qa", "category: billing_disputes")
+    root = _tree(tmp_path, {"billing_disputes/refund-window.yaml": other})
+    with pytest.warns(ScenarioWarning, match="'billing_disputes' is not one the suite covers"):
+        (s,) = load_scenarios(root)
+    assert s.category == "billing_disputes"
+
+
+def test_the_simulator_script_needs_one_list_per_turn(tmp_path: Path) -> None:
+    bad = GOOD.replace("  judge:\n", '  simulator:\n    - ["<<NEXT>>"]\n  judge:\n')
+    root = _tree(tmp_path, {"document_qa/refund-window.yaml": bad})
+    err = _error(load_scenarios, root)
+    assert err.line == 31 and "script.simulator has 1 list(s); the scenario has 2 turn(s)" in str(err)
