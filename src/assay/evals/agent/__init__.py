@@ -39,6 +39,12 @@ FULL_MODEL = "local/smollm2"
 PR_MODEL = "scripted:scenario-scripts"
 DEFAULT_HARNESS = "reference"
 PR_EMBEDDER, FULL_EMBEDDER = "hash", "local"
+#: the embedded model's context in full (its own default, 2048, is shorter than one judged conversation)
+LOCAL_CTX_SIZE = 8192
+
+
+def _model_options(spec: str) -> dict[str, Any]:
+    return {"ctx_size": LOCAL_CTX_SIZE} if spec.startswith("local/") else {}
 
 
 def _scenarios_dir(options: dict[str, Any]) -> Path:
@@ -219,6 +225,7 @@ class AgentBenchmark(Benchmark):
                 "embedder": embedder,
                 "fence": bool(self.options.get("fence")),
                 "judge_constrained": self._judge_constrained(),
+                "local_ctx_size": LOCAL_CTX_SIZE if self._suite == "full" else None,
             },
         )
 
@@ -235,7 +242,7 @@ class AgentBenchmark(Benchmark):
         _, simulator, judge = self._role_specs()
         built: dict[str, ChatModel] = {}
         for spec in dict.fromkeys((simulator, judge)):
-            built[spec] = get_model(spec)
+            built[spec] = get_model(spec, **_model_options(spec))
             check = getattr(built[spec], "preflight", None)
             if check is not None:
                 await check()
@@ -250,7 +257,8 @@ class AgentBenchmark(Benchmark):
             if self.harness_name != DEFAULT_HARNESS:  # an unknown harness is refused before any scenario
                 await get_harness(self.harness_name).close()
             # the gateway serves from a thread with its own event loop, so it holds its own model instance
-            self._gateway = Gateway(self._role_specs()[0])
+            agent = self._role_specs()[0]
+            self._gateway = Gateway(agent, model_options=_model_options(agent))
             await asyncio.to_thread(self._gateway.start)
 
     async def teardown(self) -> None:

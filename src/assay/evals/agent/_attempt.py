@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.agents import Harness, Route, RunSpec
+from assay.errors import InfraError, UsageError
 from assay.evals._base import AttemptContext, Outcome
 from assay.evals.agent._record import CheckResult, ConversationTurn, RoleCost, ScenarioRecord
 from assay.evals.agent._scenario import Scenario
@@ -188,9 +189,24 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
             judge_cost = RoleCost(calls=judged.calls, usage=judged.usage)
             cost["judge"] = record.cost["judge"] = judge_cost
             keep_partial(False)
-        except BaseException:
-            # cancelled by --timeout, or an outage: the runner records what ctx holds now
+        except (InfraError, UsageError):
+            keep_partial(judging)  # an outage or a bad setup: the runner records what ctx holds now
+            raise
+        except Exception as exc:
+            # a role's call failed in a way that is no outage (a request the backend refused, a harness
+            # that raised): the scenario was not measured right, so ERROR, with the spend and turns so far
             keep_partial(judging)
+            role = "judge" if judging else running.in_flight or "setup"
+            message = f"the {role} failed: {type(exc).__name__}: {exc}"[:2000]
+            details = {**ctx.partial_details, "reason": message, "failed_role": role}
+            return Outcome(
+                status=Status.ERROR,
+                error=ErrorInfo(type=type(exc).__name__, message=message),
+                details=details,
+                usage=ctx.spent,
+            )
+        except BaseException:
+            keep_partial(judging)  # cancelled by --timeout: the runner records what ctx holds now
             raise
     metrics = _metrics(checks, turns, cost)
     usage = _roles_usage(cost)
@@ -206,7 +222,18 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
             usage=usage,
             metrics=metrics,
         )
-    verdict = derive(judged.answer, checks, len(turns))
+    try:
+        verdict = derive(judged.answer, checks, len(turns))
+    except ValueError as exc:  # an answer that parsed but does not fit this conversation
+        record.reason = f"the judge's answer does not fit the conversation: {exc}"
+        record.judgement = {"raw": judged.raw, "answer": judged.answer.model_dump(mode="json")}
+        return Outcome(
+            status=Status.ERROR,
+            error=ErrorInfo(type="JudgeAnswerError", message=record.reason[:2000]),
+            details=record.model_dump(mode="json"),
+            usage=usage,
+            metrics=metrics,
+        )
     record.judgement = {**verdict.model_dump(mode="json"), "answer": judged.answer.model_dump(mode="json")}
     record.failed_turn = verdict.failed_turn
     record.reason = verdict.reason

@@ -338,3 +338,22 @@ def test_a_judge_script_too_short_for_its_retries_names_the_scenario(tmp_path: P
     code, _, err = cli(["eval", "agent", "--scenarios", str(folder), "--out", str(tmp_path / "r")], capsys)
     assert code == 1
     assert f"{path}: scenario vacation-days: its script: script ran out of replies" in err
+
+
+class RefusingUser(AgentBenchmark):
+    """The simulated user's backend refuses its request (as a model whose context is too short does)."""
+
+    def simulator_model_for(self, scenario: Scenario) -> ChatModel:
+        return ScriptedModel([{"error": "subject", "message": "maximum context length is 2048 tokens"}])
+
+
+def test_a_role_whose_request_is_refused_is_an_error_that_keeps_the_spend(tmp_path: Path) -> None:
+    opts = RunOptions(out=tmp_path / "r", command_line=["t"])
+    result = run_benchmark(RefusingUser, {"scenarios_dir": str(FIXTURE), "scenario": "vacation-days"}, opts)
+    assert result.exit_code == 0  # not an outage: the run goes on
+    (row,) = _journal(result.run_dir)
+    assert row["status"] == "ERROR" and row["details"]["failed_role"] == "simulator"
+    assert row["error"]["message"].startswith("the simulator failed: ModelResponseError:")
+    assert "maximum context length" in row["error"]["message"]
+    assert row["details"]["cost"]["agent"]["usage"]["calls"] == 2 and row["usage"]["calls"] == 2
+    assert row["details"]["cost"]["simulator"]["complete"] is False
