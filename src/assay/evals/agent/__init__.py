@@ -39,8 +39,15 @@ FULL_MODEL = "local/smollm2"
 PR_MODEL = "scripted:scenario-scripts"
 DEFAULT_HARNESS = "reference"
 PR_EMBEDDER, FULL_EMBEDDER = "hash", "local"
+#: the most tokens one call of each role may write (the reference agent's answers, the simulated user's message,
+#: the judge's JSON): generous for a strong model, and a stop for a weak one that rambles to its context's end
+MAX_TOKENS = {"agent": 2048, "simulator": 256, "judge": 2048}
 #: the embedded model's context in full (its own default, 2048, is shorter than one judged conversation)
 LOCAL_CTX_SIZE = 8192
+
+
+def _agent_options() -> dict[str, Any]:
+    return {"max_tokens": MAX_TOKENS["agent"]}
 
 
 def _model_options(spec: str) -> dict[str, Any]:
@@ -225,6 +232,7 @@ class AgentBenchmark(Benchmark):
                 "embedder": embedder,
                 "fence": bool(self.options.get("fence")),
                 "judge_constrained": self._judge_constrained(),
+                "max_tokens": dict(MAX_TOKENS),
                 "local_ctx_size": LOCAL_CTX_SIZE if self._suite == "full" else None,
             },
         )
@@ -306,7 +314,9 @@ class AgentBenchmark(Benchmark):
             agent_model = _script_model([r for turn in scenario.script.agent for r in turn])
 
             def make(prepared: Any) -> Any:
-                return ReferenceHarness(model=agent_model, **prepared.reference_options())
+                return ReferenceHarness(
+                    model=agent_model, generate_options=_agent_options(), **prepared.reference_options()
+                )
 
         else:
             from assay.agents import get_harness
@@ -316,7 +326,9 @@ class AgentBenchmark(Benchmark):
 
             def make(prepared: Any) -> Any:
                 if name == DEFAULT_HARNESS:
-                    return get_harness(name, **prepared.reference_options())
+                    return get_harness(
+                        name, generate_options=_agent_options(), **prepared.reference_options()
+                    )
                 return get_harness(name)
 
         return AttemptPlan(
@@ -331,6 +343,8 @@ class AgentBenchmark(Benchmark):
             agent_model=self.options.get("agent_model"),
             copy_documents=self._suite == "full" and self.harness_name != DEFAULT_HARNESS,
             judge_constrained=self._judge_constrained(),
+            simulator_options={"max_tokens": MAX_TOKENS["simulator"]},
+            judge_options={"temperature": 0, "max_tokens": MAX_TOKENS["judge"]},
             agent_label=agent,
             simulator_label=simulator,
             judge_label=judge,

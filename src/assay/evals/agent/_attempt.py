@@ -43,6 +43,9 @@ class AttemptPlan:
     agent_model: str | None = None
     #: copy the setup documents into ``<workdir>/documents/`` (harnesses without a documents tool)
     copy_documents: bool = False
+    #: options of every simulator / judge call (a cap on tokens: a weak model can ramble to its context's end)
+    simulator_options: dict[str, Any] | None = None
+    judge_options: dict[str, Any] | None = None
     #: ask the judge's backend for JSON of the answer's schema only (llama.cpp backends take it)
     judge_constrained: bool = False
     agent_label: str | None = None
@@ -143,7 +146,11 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
 
                 try:
                     turns, ended_by, agent_cost, sim_cost, model_ran = await converse(
-                        scenario, harness, Simulator(plan.simulator_model), spec_for, cost=running
+                        scenario,
+                        harness,
+                        Simulator(plan.simulator_model, generate_options=plan.simulator_options),
+                        spec_for,
+                        cost=running,
                     )
                 finally:
                     await harness.close()
@@ -182,9 +189,9 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
                 )
             keep_partial(True)
             judging = True
-            judged = await Judge(plan.judge_model, constrained=plan.judge_constrained).judge(
-                JudgeView.of(scenario, turns, checks)
-            )
+            judged = await Judge(
+                plan.judge_model, options=plan.judge_options, constrained=plan.judge_constrained
+            ).judge(JudgeView.of(scenario, turns, checks))
             judging = False
             judge_cost = RoleCost(calls=judged.calls, usage=judged.usage)
             cost["judge"] = record.cost["judge"] = judge_cost

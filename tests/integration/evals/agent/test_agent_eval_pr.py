@@ -140,6 +140,9 @@ def test_the_simulator_never_sees_the_judge_prompt_and_vice_versa(tmp_path: Path
         assert texts[0] == JUDGE_SYSTEM_PROMPT or JUDGE_SYSTEM_PROMPT in texts[0]
         assert not any(p in t for p in sim_prompts for t in texts)
         assert not any("<<NEXT>>" in t for t in texts)  # the simulator's markers belong to its prompt only
+    # each role's calls are capped (a weak model otherwise rambles to the end of its context)
+    assert {c["options"].get("max_tokens") for m in sims for c in m.calls} == {256}
+    assert {c["options"].get("max_tokens") for m in judges for c in m.calls} == {2048}
 
 
 class JudgeOutage(AgentBenchmark):
