@@ -360,3 +360,18 @@ def test_a_role_whose_request_is_refused_is_an_error_that_keeps_the_spend(tmp_pa
     assert "maximum context length" in row["error"]["message"]
     assert row["details"]["cost"]["agent"]["usage"]["calls"] == 2 and row["usage"]["calls"] == 2
     assert row["details"]["cost"]["simulator"]["complete"] is False
+
+
+def test_the_shipped_smoke_tier_runs_its_scenarios_and_they_pass(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from assay.evals.agent._scenario_load import default_scenarios_dir
+    from assay.evals.agent._tiers import load_tiers, tiers_path
+
+    smoke = list(load_tiers(tiers_path(default_scenarios_dir())).tiers["smoke"].scenarios)
+    code, stdout, err = cli(["eval", "agent", "--tier", "smoke", "--out", str(tmp_path / "s")], capsys)
+    assert code == 0, stdout + err
+    card = json.loads((tmp_path / "s" / "scorecard.json").read_text())
+    assert sorted(c["case_id"] for c in card["cases"]) == sorted(smoke)
+    assert card["extra"]["selection"]["by"] == {"tier": "smoke"} and card["extra"]["selection"]["of"] > len(
+        smoke
+    )
+    assert card["summary"]["counts"].get("PASS") == len(smoke)  # smoke holds the stable, passing scenarios
