@@ -29,6 +29,13 @@ _P = click.Path(path_type=Path)
     help="Judgings of each control (self-consistency: all repeats give the same verdict).",
 )
 @click.option(
+    "--temperature",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    help="Sampling temperature of the judge calls (0: as eval agent judges).",
+)
+@click.option(
     "--controls",
     "controls_dir",
     type=_P,
@@ -48,6 +55,7 @@ def agent_controls_command(
     ctx: click.Context,
     judge_models: tuple[str, ...],
     repeats: int,
+    temperature: float,
     controls_dir: Path | None,
     results_dir: Path,
 ) -> None:
@@ -62,6 +70,7 @@ def agent_controls_command(
         run, directory = calibrate(
             judge_models,
             repeats=repeats,
+            temperature=temperature,
             controls_dir=controls_dir or default_controls_dir(),
             results_dir=results_dir,
             command_line=["assay", *sys.argv[1:]],
@@ -74,7 +83,7 @@ def agent_controls_command(
         click.echo(
             f"  agreement {r.agreement:.2f} (PASS {_f(r.agreement_pass)}, FAIL {_f(r.agreement_fail)}), "
             f"self-consistency {r.self_consistency:.2f}, kappa with labels {_f(r.kappa_vs_labels)}, "
-            f"unparseable {r.unparseable}/{r.n_judgings}"
+            f"unparseable {r.unparseable}/{r.n_judgings}; its own PASS/FAIL agreed {_f(r.own_verdict_agreement)}"
         )
         if r.below:
             click.echo(f"  below threshold: {'; '.join(r.below)}")

@@ -60,8 +60,9 @@ class Judging(BaseModel):
 
     repeat: int
     verdict: Verdict
-    #: the judge's own PASS/FAIL (None when unusable)
+    #: the judge's own PASS/FAIL (None when unusable), and whether it follows from its own scores and findings
     judge_said: str | None = None
+    judge_consistent: bool | None = None
     #: FAIL controls: the answer named the labelled failing dimension (score < MIN_CORE) or zero rule
     flagged: bool | None = None
     #: per turn: the judge's scores
@@ -104,6 +105,11 @@ class JudgeRecord(BaseModel):
     self_consistency: float
     #: judgings with no usable answer after the retries (counted as disagreements)
     unparseable: int
+    #: the judge's own PASS/FAIL against the labels (not what decides: the verdict is re-derived)
+    own_verdict_agreement: float | None = None
+    #: judgings whose own verdict contradicts the judge's own scores and findings (on controls no code
+    #: check decides: where one failed, a FAIL over good scores is the judge reading the checks)
+    self_contradictions: int = 0
     #: judge calls beyond one per judging (answers that had to be retried)
     retried_calls: int
     #: FAIL judgings of FAIL controls that named the labelled failing dimension / all judgings of FAIL controls
@@ -115,6 +121,9 @@ class JudgeRecord(BaseModel):
     decided_by_code: int = 0
     #: the judge's decoding was held to the answer's JSON schema (as ``eval agent`` does for local models)
     constrained: bool = False
+    #: sampling temperature of the judge's calls (0, as ``eval agent`` judges: then only a nondeterministic
+    #: backend can be self-inconsistent)
+    temperature: float = 0.0
     usage: Usage = Field(default_factory=Usage)
     elapsed_s: float = 0.0
     passed: bool
@@ -186,6 +195,7 @@ def _judging(control: Control, repeat: int, outcome: JudgeOutcome) -> Judging:
     judgement = derive(outcome.answer, control.checks, len(control.turns))
     base.verdict = "PASS" if judgement.passed else "FAIL"
     base.judge_said = judgement.judge_said
+    base.judge_consistent = judgement.judge_consistent
     if control.label == "FAIL":  # a PASS verdict on a FAIL control named nothing
         base.flagged = base.verdict == "FAIL" and bool(_flagged(control, outcome))
     base.scores = [dict(t.scores) for t in outcome.answer.turns]
@@ -235,6 +245,7 @@ def judge_record(
     usage: Usage | None = None,
     elapsed_s: float = 0.0,
     constrained: bool = False,
+    temperature: float = 0.0,
 ) -> JudgeRecord:
     """Fold one judge's control results into its measures and its pass/fail on the thresholds."""
     judgings = [j for r in results for j in r.judgings]
@@ -271,6 +282,14 @@ def judge_record(
         agreement_fail=on_fail,
         self_consistency=consistency,
         unparseable=sum(j.verdict == "ERROR" for j in judgings),
+        own_verdict_agreement=round(
+            sum(j.judge_said == r.label for r in results for j in r.judgings) / len(judgings), 4
+        )
+        if judgings
+        else None,
+        self_contradictions=sum(
+            j.judge_consistent is False for r in results if not r.decided_by_code for j in r.judgings
+        ),
         retried_calls=sum(max(j.calls - 1, 0) for j in judgings),
         flagged_rate=round(sum(flagged) / len(flagged), 4) if flagged else None,
         flagged_by_dimension={d: round(sum(fs) / len(fs), 4) for d, fs in sorted(by_dim.items())},
@@ -278,6 +297,7 @@ def judge_record(
         kappa_vs_labels=None if kappa is None else round(kappa, 4),
         decided_by_code=sum(r.decided_by_code for r in results),
         constrained=constrained,
+        temperature=temperature,
         usage=usage or Usage(),
         elapsed_s=round(elapsed_s, 3),
         passed=not below,
@@ -292,12 +312,13 @@ async def _judge_all(
     repeats: int,
     retries: int,
     constrained: bool,
+    temperature: float,
     max_concurrency: int,
     on_progress: Progress | None,
     done: list[int],
     total: int,
 ) -> tuple[list[ControlResult], Usage]:
-    judge = Judge(model, retries=retries, constrained=constrained)
+    judge = Judge(model, retries=retries, constrained=constrained, options={"temperature": temperature})
     slots = asyncio.Semaphore(max_concurrency)
     views = {c.id: c.view() for c in controls}
 
@@ -326,6 +347,7 @@ async def run_controls(
     repeats: int = 3,
     retries: int = 2,
     constrained: Mapping[str, bool] | None = None,
+    temperature: float = 0.0,
     max_concurrency: int = 4,
     on_progress: Progress | None = None,
     command_line: Sequence[str] = (),
@@ -333,7 +355,8 @@ async def run_controls(
 ) -> ControlsRun:
     """Judge every control ``repeats`` times with each judge model and measure each judge.
 
-    ``constrained`` names the judges whose decoding is held to the answer's schema (``Judge(constrained=)``).
+    ``constrained`` names the judges whose decoding is held to the answer's schema (``Judge(constrained=)``);
+    ``temperature`` is that of every judge call (0: as ``eval agent`` judges).
     An :class:`~assay.errors.InfraError` of a judge model propagates (nothing is measured on an outage).
     """
     if repeats < 2:
@@ -347,10 +370,10 @@ async def run_controls(
         start = time.perf_counter()
         held = bool((constrained or {}).get(name, False))
         results, usage = await _judge_all(
-            controls, model, repeats, retries, held, max_concurrency, on_progress, done, total
+            controls, model, repeats, retries, held, temperature, max_concurrency, on_progress, done, total
         )
         elapsed = time.perf_counter() - start
-        records.append(judge_record(name, results, controls, repeats, usage, elapsed, held))
+        records.append(judge_record(name, results, controls, repeats, usage, elapsed, held, temperature))
     return ControlsRun(
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         command_line=list(command_line),

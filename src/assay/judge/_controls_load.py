@@ -3,7 +3,9 @@
 A control is the material of one judged scenario attempt (the scenario without its script, the finished
 conversation, the code checks that ran) plus a label a person wrote: ``PASS`` or ``FAIL``, the failing
 dimension or zero rule, the failing turn, who labelled it, against which rubric version and why. Each control
-names its ``twin``: the nearest transcript with the opposite label (its near-miss).
+names its ``twin``: the nearest transcript with the opposite label (its near-miss). The judge reads a control
+exactly as it reads a scenario attempt, under a neutral scenario id (:func:`neutral_id`): never the control's
+name, label or rationale. Its ``checks`` are frozen as ``eval agent`` computes them (a test holds them to it).
 
 Every problem is a ConfigError naming the file and line: bad YAML, an unknown field, a label without its
 failing dimension, a control labelled against another rubric version, a twin that is missing or has the

@@ -57,9 +57,17 @@ def _judge_section(r: JudgeRecord) -> list[str]:
         f"rubric {r.rubric_version} · judge prompt {r.judge_prompt_digest[:12]} · controls {r.controls_digest} · "
         f"{r.n_controls} controls × {r.repeats} repeats = {r.n_judgings} judgings · "
         f"{r.usage.input_tokens + r.usage.output_tokens} tokens · {r.elapsed_s:.1f} s"
-        + (" · decoding held to the answer's schema" if r.constrained else ""),
+        + (" · decoding held to the answer's schema" if r.constrained else "")
+        + f" · temperature {r.temperature:g}",
         "",
     ]
+    if r.temperature == 0:
+        lines += [
+            "At temperature 0 (as `eval agent` judges) a deterministic backend repeats itself: "
+            "self-consistency then shows only the backend's nondeterminism; `--temperature` measures "
+            "how stable the judge's verdicts are when it samples.",
+            "",
+        ]
     if not r.passed:
         lines += [
             f"**Not calibrated:** {'; '.join(r.below)}. Verdicts this judge gives on rubric {r.rubric_version} "
@@ -78,6 +86,8 @@ def _judge_section(r: JudgeRecord) -> list[str]:
         f"| self-consistency | {_pct(r.self_consistency)} (need {MIN_CONSISTENCY:.0%}) |",
         f"| Cohen's kappa with labels | {_num(r.kappa_vs_labels)} |",
         f"| unparseable answers (disagreements) | {r.unparseable} of {r.n_judgings} |",
+        f"| the judge's own PASS/FAIL agreeing with labels | {_pct(r.own_verdict_agreement)} |",
+        f"| own verdict contradicting its own scores | {r.self_contradictions} of {r.n_judgings} |",
         f"| retried judge calls | {r.retried_calls} |",
         f"| FAIL verdicts naming the labelled dimension | {_pct(r.flagged_rate)} |",
         f"| controls decided by a failed code check | {r.decided_by_code} |",
@@ -162,6 +172,7 @@ def calibrate(
     judge_models: Sequence[str],
     *,
     repeats: int = 3,
+    temperature: float = 0.0,
     controls_dir: Path,
     results_dir: Path,
     command_line: Sequence[str] = (),
@@ -185,6 +196,8 @@ def calibrate(
         seen.add(name)
     if repeats < 2:
         raise ConfigError(f"self-consistency needs at least 2 repeats, got {repeats}", path="--repeats")
+    if temperature < 0:
+        raise ConfigError(f"the temperature must be 0 or more, got {temperature:g}", path="--temperature")
     controls = load_controls(controls_dir)
     models = {name: get_model(name) for name in judge_models}
 
@@ -196,6 +209,7 @@ def calibrate(
                 controls,
                 models,
                 repeats=repeats,
+                temperature=temperature,
                 # held to the answer's schema as `eval agent` holds a local judge (llama.cpp decodes to it)
                 constrained={name: name.startswith("local/") for name in models},
                 on_progress=lambda done, total: ph.advance(),

@@ -44,10 +44,12 @@ class PolicyJudge(BaseChatModel):
         self.by_prompt = {judge_messages(c.view())[1].content: c for c in controls}
         self.policy = policy
         self.seen: dict[str, int] = {}
+        self.options: list[dict] = []
 
     async def _call(self, messages, tools, stream, options, emit) -> ModelOutput:  # type: ignore[override]
         control = self.by_prompt[messages[1].content]
         n = self.seen[control.id] = self.seen.get(control.id, 0) + 1
+        self.options.append(dict(options))
         return ModelOutput(text=self.policy(control, n), usage=Usage(input_tokens=100, output_tokens=20))
 
 
@@ -121,6 +123,7 @@ async def test_faithful_judge_passes_every_measure(controls) -> None:
     assert run.passed and r.passed and r.below == []
     assert (r.agreement, r.agreement_pass, r.agreement_fail, r.self_consistency) == (1.0, 1.0, 1.0, 1.0)
     assert r.kappa_vs_labels == 1.0 and r.unparseable == 0 and r.retried_calls == 0
+    assert r.own_verdict_agreement == 1.0 and r.self_contradictions == 0 and r.temperature == 0
     assert r.flagged_rate == 1.0 and set(r.flagged_by_dimension.values()) == {1.0}
     assert all(v == 0.0 for v in r.dimension_spread.values() if v is not None)
     assert r.n_controls == len(controls) and r.n_judgings == 3 * len(controls)
@@ -245,3 +248,19 @@ def test_report_says_the_embedded_model_is_weak(controls) -> None:
     record = judge_record("local/smollm2", [], controls, 3)
     text = render_controls_report(ControlsRun(created_at="t", judges=[record], passed=False))
     assert "tiny model" in text and "expected to fail" in text
+
+
+async def test_own_verdict_is_recorded_but_the_derived_one_decides(controls) -> None:
+    def says_fail_scores_pass(control: Control, n: int) -> str:
+        answer = json.loads(faithful(control, n))
+        if control.label == "PASS":
+            answer["verdict"] = "FAIL"  # contradicts its own (perfect) scores
+        return json.dumps(answer)
+
+    judge = PolicyJudge(controls, says_fail_scores_pass)
+    run = await run_controls(controls, {"contrary": judge}, repeats=2, temperature=0.7)
+    (r,) = run.judges
+    n_pass = sum(c.label == "PASS" for c in controls)
+    assert r.passed and r.agreement == 1.0  # the verdict is re-derived from the scores
+    assert r.self_contradictions == 2 * n_pass and r.own_verdict_agreement == 0.5
+    assert r.temperature == 0.7 and {o["temperature"] for o in judge.options} == {0.7}

@@ -67,6 +67,8 @@ def test_faithful_passes_and_yes_man_fails_with_kappa(tmp_path: Path, capsys) ->
             faithful,
             "--repeats",
             "2",
+            "--temperature",
+            "0.5",
             "--results-dir",
             str(results),
         ],
@@ -79,6 +81,7 @@ def test_faithful_passes_and_yes_man_fails_with_kappa(tmp_path: Path, capsys) ->
     (record,) = saved["judges"]
     assert record["judge_model"] == faithful and record["rubric_version"] == "agent-1" and record["passed"]
     assert record["n_judgings"] == 2 * len(controls) and not record["constrained"]
+    assert record["temperature"] == 0.5
     assert "## " + faithful + ": passed" in (folder / "report.md").read_text()
 
     yes_man = _script(
