@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
 
+from assay.agents import Limits
 from assay.errors import ConfigError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
@@ -42,6 +43,9 @@ PR_EMBEDDER, FULL_EMBEDDER = "hash", "local"
 #: the most tokens one call of each role may write (the reference agent's answers, the simulated user's message,
 #: the judge's JSON): generous for a strong model, and a stop for a weak one that rambles to its context's end
 MAX_TOKENS = {"agent": 2048, "simulator": 256, "judge": 2048}
+#: the caps of one agent run (one user message): a scenario's question needs a few tool calls, not fifty, and a
+#: weak model that loops on a tool is cut off (``cut_off``, recorded) rather than left to run for an hour
+AGENT_LIMITS = {"wall_clock_s": 300.0, "max_steps": 15}
 #: the embedded model's context in full (its own default, 2048, is shorter than one judged conversation)
 LOCAL_CTX_SIZE = 8192
 
@@ -233,6 +237,7 @@ class AgentBenchmark(Benchmark):
                 "fence": bool(self.options.get("fence")),
                 "judge_constrained": self._judge_constrained(),
                 "max_tokens": dict(MAX_TOKENS),
+                "agent_limits": dict(AGENT_LIMITS),
                 "local_ctx_size": LOCAL_CTX_SIZE if self._suite == "full" else None,
             },
         )
@@ -343,6 +348,7 @@ class AgentBenchmark(Benchmark):
             agent_model=self.options.get("agent_model"),
             copy_documents=self._suite == "full" and self.harness_name != DEFAULT_HARNESS,
             judge_constrained=self._judge_constrained(),
+            limits=Limits(**AGENT_LIMITS),
             simulator_options={"max_tokens": MAX_TOKENS["simulator"]},
             judge_options={"temperature": 0, "max_tokens": MAX_TOKENS["judge"]},
             agent_label=agent,

@@ -11,11 +11,11 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.agents import Harness, Route, RunSpec
+from assay.agents import Harness, Limits, Route, RunSpec
 from assay.errors import InfraError, UsageError
 from assay.evals._base import AttemptContext, Outcome
 from assay.evals.agent._record import CheckResult, ConversationTurn, RoleCost, ScenarioRecord
@@ -39,6 +39,8 @@ class AttemptPlan:
     judge_model: ChatModel
     route: Route | None = None
     fence: bool = False
+    #: the caps of each agent run (one user message)
+    limits: Limits = field(default_factory=Limits)
     #: the model the agent must have run (``--agent-model``); None: not checked
     agent_model: str | None = None
     #: copy the setup documents into ``<workdir>/documents/`` (harnesses without a documents tool)
@@ -142,7 +144,7 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
                 harness = plan.make_harness(prepared)
 
                 def spec_for() -> RunSpec:
-                    return RunSpec(workdir=workdir, route=plan.route, fence=plan.fence)
+                    return RunSpec(workdir=workdir, limits=plan.limits, route=plan.route, fence=plan.fence)
 
                 try:
                     turns, ended_by, agent_cost, sim_cost, model_ran = await converse(
