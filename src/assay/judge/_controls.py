@@ -20,7 +20,7 @@ import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -124,6 +124,8 @@ class JudgeRecord(BaseModel):
     #: sampling temperature of the judge's calls (0, as ``eval agent`` judges: then only a nondeterministic
     #: backend can be self-inconsistent)
     temperature: float = 0.0
+    #: the most tokens one judge call may write (None: the backend's own limit)
+    max_tokens: int | None = None
     usage: Usage = Field(default_factory=Usage)
     elapsed_s: float = 0.0
     passed: bool
@@ -246,6 +248,7 @@ def judge_record(
     elapsed_s: float = 0.0,
     constrained: bool = False,
     temperature: float = 0.0,
+    max_tokens: int | None = None,
 ) -> JudgeRecord:
     """Fold one judge's control results into its measures and its pass/fail on the thresholds."""
     judgings = [j for r in results for j in r.judgings]
@@ -298,6 +301,7 @@ def judge_record(
         decided_by_code=sum(r.decided_by_code for r in results),
         constrained=constrained,
         temperature=temperature,
+        max_tokens=max_tokens,
         usage=usage or Usage(),
         elapsed_s=round(elapsed_s, 3),
         passed=not below,
@@ -313,12 +317,16 @@ async def _judge_all(
     retries: int,
     constrained: bool,
     temperature: float,
+    max_tokens: int | None,
     max_concurrency: int,
     on_progress: Progress | None,
     done: list[int],
     total: int,
 ) -> tuple[list[ControlResult], Usage]:
-    judge = Judge(model, retries=retries, constrained=constrained, options={"temperature": temperature})
+    options: dict[str, Any] = {"temperature": temperature}
+    if max_tokens is not None:
+        options["max_tokens"] = max_tokens
+    judge = Judge(model, retries=retries, constrained=constrained, options=options)
     slots = asyncio.Semaphore(max_concurrency)
     views = {c.id: c.view() for c in controls}
 
@@ -348,6 +356,7 @@ async def run_controls(
     retries: int = 2,
     constrained: Mapping[str, bool] | None = None,
     temperature: float = 0.0,
+    max_tokens: int | None = None,
     max_concurrency: int = 4,
     on_progress: Progress | None = None,
     command_line: Sequence[str] = (),
@@ -356,7 +365,7 @@ async def run_controls(
     """Judge every control ``repeats`` times with each judge model and measure each judge.
 
     ``constrained`` names the judges whose decoding is held to the answer's schema (``Judge(constrained=)``);
-    ``temperature`` is that of every judge call (0: as ``eval agent`` judges).
+    ``temperature`` and ``max_tokens`` go to every judge call (0 and the judge's cap: as ``eval agent`` judges).
     An :class:`~assay.errors.InfraError` of a judge model propagates (nothing is measured on an outage).
     """
     if repeats < 2:
@@ -370,10 +379,22 @@ async def run_controls(
         start = time.perf_counter()
         held = bool((constrained or {}).get(name, False))
         results, usage = await _judge_all(
-            controls, model, repeats, retries, held, temperature, max_concurrency, on_progress, done, total
+            controls,
+            model,
+            repeats,
+            retries,
+            held,
+            temperature,
+            max_tokens,
+            max_concurrency,
+            on_progress,
+            done,
+            total,
         )
         elapsed = time.perf_counter() - start
-        records.append(judge_record(name, results, controls, repeats, usage, elapsed, held, temperature))
+        records.append(
+            judge_record(name, results, controls, repeats, usage, elapsed, held, temperature, max_tokens)
+        )
     return ControlsRun(
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         command_line=list(command_line),

@@ -58,7 +58,8 @@ def _judge_section(r: JudgeRecord) -> list[str]:
         f"{r.n_controls} controls × {r.repeats} repeats = {r.n_judgings} judgings · "
         f"{r.usage.input_tokens + r.usage.output_tokens} tokens · {r.elapsed_s:.1f} s"
         + (" · decoding held to the answer's schema" if r.constrained else "")
-        + f" · temperature {r.temperature:g}",
+        + f" · temperature {r.temperature:g}"
+        + (f" · at most {r.max_tokens} tokens a call" if r.max_tokens else ""),
         "",
     ]
     if r.temperature == 0:
@@ -182,6 +183,7 @@ def calibrate(
     Holds the machine's eval lock while judging. A judge model that cannot be built or reached fails before
     anything is judged (ConfigError / InfraError).
     """
+    from assay.evals.agent import LOCAL_CTX_SIZE, MAX_TOKENS
     from assay.models import get_model, preflight
     from assay.runs._lock import EvalLock
     from assay.runs._progress import phase
@@ -199,7 +201,11 @@ def calibrate(
     if temperature < 0:
         raise ConfigError(f"the temperature must be 0 or more, got {temperature:g}", path="--temperature")
     controls = load_controls(controls_dir)
-    models = {name: get_model(name) for name in judge_models}
+    # built and capped as `eval agent` builds its judge: a local model gets the context a judged conversation needs
+    models = {
+        name: get_model(name, **({"ctx_size": LOCAL_CTX_SIZE} if name.startswith("local/") else {}))
+        for name in judge_models
+    }
 
     async def go() -> ControlsRun:
         for model in models.values():
@@ -210,6 +216,7 @@ def calibrate(
                 models,
                 repeats=repeats,
                 temperature=temperature,
+                max_tokens=MAX_TOKENS["judge"],
                 # held to the answer's schema as `eval agent` holds a local judge (llama.cpp decodes to it)
                 constrained={name: name.startswith("local/") for name in models},
                 on_progress=lambda done, total: ph.advance(),

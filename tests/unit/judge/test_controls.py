@@ -258,9 +258,10 @@ async def test_own_verdict_is_recorded_but_the_derived_one_decides(controls) -> 
         return json.dumps(answer)
 
     judge = PolicyJudge(controls, says_fail_scores_pass)
-    run = await run_controls(controls, {"contrary": judge}, repeats=2, temperature=0.7)
+    run = await run_controls(controls, {"contrary": judge}, repeats=2, temperature=0.7, max_tokens=99)
     (r,) = run.judges
     n_pass = sum(c.label == "PASS" for c in controls)
     assert r.passed and r.agreement == 1.0  # the verdict is re-derived from the scores
     assert r.self_contradictions == 2 * n_pass and r.own_verdict_agreement == 0.5
-    assert r.temperature == 0.7 and {o["temperature"] for o in judge.options} == {0.7}
+    assert r.temperature == 0.7 and r.max_tokens == 99
+    assert {(o["temperature"], o["max_tokens"]) for o in judge.options} == {(0.7, 99)}

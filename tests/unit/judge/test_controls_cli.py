@@ -81,7 +81,7 @@ def test_faithful_passes_and_yes_man_fails_with_kappa(tmp_path: Path, capsys) ->
     (record,) = saved["judges"]
     assert record["judge_model"] == faithful and record["rubric_version"] == "agent-1" and record["passed"]
     assert record["n_judgings"] == 2 * len(controls) and not record["constrained"]
-    assert record["temperature"] == 0.5
+    assert record["temperature"] == 0.5 and record["max_tokens"] == 2048  # eval agent's judge cap
     assert "## " + faithful + ": passed" in (folder / "report.md").read_text()
 
     yes_man = _script(
