@@ -46,12 +46,14 @@ MAX_TOKENS = {"agent": 2048, "simulator": 256, "judge": 2048}
 #: the caps of one agent run (one user message): a scenario's question needs a few tool calls, not fifty, and a
 #: weak model that loops on a tool is cut off (``cut_off``, recorded) rather than left to run for an hour
 AGENT_LIMITS = {"wall_clock_s": 300.0, "max_steps": 15}
+#: messages the simulated user may send per objective before it moves on
+MAX_USER_MESSAGES = 3
 #: the embedded model's context in full (its own default, 2048, is shorter than one judged conversation)
 LOCAL_CTX_SIZE = 8192
 
 
-def _agent_options() -> dict[str, Any]:
-    return {"max_tokens": MAX_TOKENS["agent"]}
+def _agent_options(max_tokens: int) -> dict[str, Any]:
+    return {"max_tokens": max_tokens}
 
 
 def _model_options(spec: str) -> dict[str, Any]:
@@ -155,6 +157,35 @@ class AgentBenchmark(Benchmark):
                 help="Folder of <category>/<id>.yaml scenarios (default eval/scenarios).",
             ),
             click.Option(["--fence"], is_flag=True, default=False, help="Run the agent under bubblewrap."),
+            click.Option(
+                ["--max-steps"],
+                type=click.IntRange(min=1),
+                default=AGENT_LIMITS["max_steps"],
+                show_default=True,
+                help="Model calls the agent may make per user message.",
+            ),
+            click.Option(
+                ["--max-user-messages"],
+                type=click.IntRange(min=1),
+                default=MAX_USER_MESSAGES,
+                show_default=True,
+                help="Messages the simulated user may send per objective before it moves on.",
+            ),
+            click.Option(
+                ["--agent-max-tokens"],
+                type=click.IntRange(min=16),
+                default=MAX_TOKENS["agent"],
+                show_default=True,
+                help="Tokens one model call of the reference agent may write (a weak model can ramble to its context's end).",
+            ),
+            click.Option(
+                ["--judge-schema"],
+                type=click.Choice(["auto", "on", "off"]),
+                default="auto",
+                show_default=True,
+                help="Hold the judge's decoding to its answer's JSON schema (auto: on for local/ and "
+                "openai-compat/ backends, which llama.cpp, vLLM and Ollama serve).",
+            ),
         ]
 
     @classmethod
@@ -220,7 +251,21 @@ class AgentBenchmark(Benchmark):
 
     def _judge_constrained(self) -> bool:
         # the embedded model writes the answer's JSON shape only when its decoding is held to the schema
-        return self._suite == "full" and self._role_specs()[2].startswith("local/")
+        if self._suite != "full":
+            return False
+        choice = self.options.get("judge_schema") or "auto"
+        if choice != "auto":
+            return choice == "on"
+        return self._role_specs()[2].startswith(("local/", "openai-compat/"))
+
+    def _caps(self) -> tuple[int, int, int]:
+        """Agent steps per user message, user messages per objective, tokens per agent call."""
+        o = self.options
+        return (
+            int(o.get("max_steps") or AGENT_LIMITS["max_steps"]),
+            int(o.get("max_user_messages") or MAX_USER_MESSAGES),
+            int(o.get("agent_max_tokens") or MAX_TOKENS["agent"]),
+        )
 
     def subject_config(self) -> SubjectConfig:
         agent, simulator, judge = self._role_specs()
@@ -236,7 +281,9 @@ class AgentBenchmark(Benchmark):
                 "embedder": embedder,
                 "fence": bool(self.options.get("fence")),
                 "judge_constrained": self._judge_constrained(),
-                "max_tokens": dict(MAX_TOKENS),
+                "max_tokens": {**MAX_TOKENS, "agent": self._caps()[2]},
+                "max_steps": self._caps()[0],
+                "max_user_messages": self._caps()[1],
                 "agent_limits": dict(AGENT_LIMITS),
                 "local_ctx_size": LOCAL_CTX_SIZE if self._suite == "full" else None,
             },
@@ -320,7 +367,9 @@ class AgentBenchmark(Benchmark):
 
             def make(prepared: Any) -> Any:
                 return ReferenceHarness(
-                    model=agent_model, generate_options=_agent_options(), **prepared.reference_options()
+                    model=agent_model,
+                    generate_options=_agent_options(self._caps()[2]),
+                    **prepared.reference_options(),
                 )
 
         else:
@@ -332,7 +381,7 @@ class AgentBenchmark(Benchmark):
             def make(prepared: Any) -> Any:
                 if name == DEFAULT_HARNESS:
                     return get_harness(
-                        name, generate_options=_agent_options(), **prepared.reference_options()
+                        name, generate_options=_agent_options(self._caps()[2]), **prepared.reference_options()
                     )
                 return get_harness(name)
 
@@ -348,7 +397,8 @@ class AgentBenchmark(Benchmark):
             agent_model=self.options.get("agent_model"),
             copy_documents=self._suite == "full" and self.harness_name != DEFAULT_HARNESS,
             judge_constrained=self._judge_constrained(),
-            limits=Limits(**AGENT_LIMITS),
+            limits=Limits(**{**AGENT_LIMITS, "max_steps": self._caps()[0]}),
+            max_user_messages=self._caps()[1],
             simulator_options={"max_tokens": MAX_TOKENS["simulator"]},
             judge_options={"temperature": 0, "max_tokens": MAX_TOKENS["judge"]},
             agent_label=agent,

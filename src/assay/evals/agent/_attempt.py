@@ -50,6 +50,8 @@ class AttemptPlan:
     judge_options: dict[str, Any] | None = None
     #: ask the judge's backend for JSON of the answer's schema only (llama.cpp backends take it)
     judge_constrained: bool = False
+    #: messages the simulated user may send per objective
+    max_user_messages: int = 3
     agent_label: str | None = None
     simulator_label: str | None = None
     judge_label: str | None = None
@@ -152,6 +154,7 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
                         harness,
                         Simulator(plan.simulator_model, generate_options=plan.simulator_options),
                         spec_for,
+                        max_user_messages=plan.max_user_messages,
                         cost=running,
                     )
                 finally:
