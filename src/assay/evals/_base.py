@@ -151,6 +151,11 @@ class Benchmark(ABC):
         """Run-level metrics beyond the per-case means the shared fold computes (e.g. throughput)."""
         return {}
 
+    def secret_values(self) -> list[str]:
+        """Secret values the loaded suite plants for the subject to find (and must not echo): the run scrubs
+        them from every artifact like the environment's own secrets. Called after :meth:`load_suite`."""
+        return []
+
     def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
         """Benchmark facts the scorecard carries in ``extra`` (a targeted run's ``selection``, ...)."""
         return {}

@@ -91,7 +91,8 @@ class _Run:
         self, bench: Benchmark, suite: Suite, meta: RunMeta, run_dir: Path, opts: RunOptions
     ) -> None:
         self.bench, self.suite, self.meta, self.run_dir, self.opts = bench, suite, meta, run_dir, opts
-        self.scrubber = Scrubber()
+        # the secrets the suite itself plants (a scenario's fake key) are kept out of every artifact too
+        self.scrubber = Scrubber(extra_values=bench.secret_values())
         self.commit = git_commit()
 
     def pending(self, done: dict[tuple[str, int], Attempt]) -> list[AttemptSpec]:

@@ -267,6 +267,10 @@ class AgentBenchmark(Benchmark):
             int(o.get("agent_max_tokens") or MAX_TOKENS["agent"]),
         )
 
+    def secret_values(self) -> list[str]:
+        # the fake keys and passwords the security scenarios plant: never written to an artifact
+        return sorted({v for s in self._scenarios.values() for v in s.setup.secrets})
+
     def subject_config(self) -> SubjectConfig:
         agent, simulator, judge = self._role_specs()
         embedder = PR_EMBEDDER if self._suite == "pr" else FULL_EMBEDDER
