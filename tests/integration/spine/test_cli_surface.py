@@ -186,4 +186,3 @@ def test_help_advertises_only_benchmarks_that_exist(tmp_path):
     line = " ".join([lines[at], *(ln.strip() for ln in more)])
     named = re.sub(r"\([^)]*\)", "", line.split("Run a benchmark:", 1)[1]).strip(" .").split(",")
     assert sorted(n.strip() for n in named) == sorted(set(commands) - {"noise"}), line
-    assert "eval agent" not in readme
