@@ -16,7 +16,7 @@ from assay.judge._answer import (
     answer_schema,
     parse_judge_answer,
 )
-from assay.judge._judge import Judge, JudgeOutcome
+from assay.judge._judge import Judge, JudgeOutcome, holds_to_schema
 from assay.judge._prompt import JUDGE_SYSTEM_PROMPT, JudgeView, judge_messages, judge_prompt_digest
 from assay.judge._rubric import (
     DIMENSION_NAMES,
@@ -56,6 +56,7 @@ __all__ = [
     "ZeroRule",
     "answer_schema",
     "derive",
+    "holds_to_schema",
     "judge_messages",
     "judge_prompt_digest",
     "parse_judge_answer",

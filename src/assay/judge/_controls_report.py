@@ -184,6 +184,7 @@ def calibrate(
     anything is judged (ConfigError / InfraError).
     """
     from assay.evals.agent import LOCAL_CTX_SIZE, MAX_TOKENS
+    from assay.judge._judge import holds_to_schema
     from assay.models import get_model, preflight
     from assay.runs._lock import EvalLock
     from assay.runs._progress import phase
@@ -217,8 +218,8 @@ def calibrate(
                 repeats=repeats,
                 temperature=temperature,
                 max_tokens=MAX_TOKENS["judge"],
-                # held to the answer's schema as `eval agent` holds a local judge (llama.cpp decodes to it)
-                constrained={name: name.startswith("local/") for name in models},
+                # held to the answer's schema by the rule `eval agent` uses (auto: by provider)
+                constrained={name: holds_to_schema(name) for name in models},
                 on_progress=lambda done, total: ph.advance(),
                 command_line=command_line,
                 controls_dir=str(controls_dir),

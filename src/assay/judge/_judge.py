@@ -85,3 +85,17 @@ class Judge:
             outcome.parse_error = None
             return outcome
         return outcome
+
+
+#: backends that hold decoding to a JSON schema passed as ``response_format`` (llama.cpp, vLLM, Ollama serve
+#: ``openai-compat/``; the embedded model is llama.cpp): a weak judge writes the answer's shape only so held
+SCHEMA_DECODING_PROVIDERS = ("local/", "openai-compat/")
+
+
+def holds_to_schema(spec: str, choice: str = "auto") -> bool:
+    """Whether the judge model ``spec`` is asked for the answer's schema: ``on``, ``off``, or ``auto`` (by provider)."""
+    if choice not in ("auto", "on", "off"):
+        raise ValueError(f"choice must be auto, on or off, got {choice!r}")
+    if choice != "auto":
+        return choice == "on"
+    return spec.startswith(SCHEMA_DECODING_PROVIDERS)

@@ -100,3 +100,13 @@ async def test_constrained_sends_the_answer_schema_for_the_view(view, make_answe
     assert sent["temperature"] == 0
     assert sent["response_format"] == {"type": "json_object", "schema": answer_schema(2)}
     assert "response_format" not in Judge(model).call_options(2)
+
+
+def test_schema_decoding_by_provider_or_by_choice() -> None:
+    from assay.judge import holds_to_schema
+
+    assert holds_to_schema("local/smollm2") and holds_to_schema("openai-compat/qwen@http://127.0.0.1:8080/v1")
+    assert not holds_to_schema("anthropic/claude-sonnet-4-5") and not holds_to_schema("openai/gpt-4.1")
+    assert holds_to_schema("openai/gpt-4.1", "on") and not holds_to_schema("local/smollm2", "off")
+    with pytest.raises(ValueError, match="auto, on or off"):
+        holds_to_schema("local/smollm2", "maybe")

@@ -253,10 +253,9 @@ class AgentBenchmark(Benchmark):
         # the embedded model writes the answer's JSON shape only when its decoding is held to the schema
         if self._suite != "full":
             return False
-        choice = self.options.get("judge_schema") or "auto"
-        if choice != "auto":
-            return choice == "on"
-        return self._role_specs()[2].startswith(("local/", "openai-compat/"))
+        from assay.judge import holds_to_schema
+
+        return holds_to_schema(self._role_specs()[2], self.options.get("judge_schema") or "auto")
 
     def _caps(self) -> tuple[int, int, int]:
         """Agent steps per user message, user messages per objective, tokens per agent call."""
