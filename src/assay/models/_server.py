@@ -241,6 +241,7 @@ class LlamaServer:
     def stop(self, timeout_s: float = 5.0) -> None:
         """Terminate the server (kill it if it does not exit within ``timeout_s``)."""
         proc = self._proc
+        on_purpose = proc is not None and proc.poll() is None
         if proc is not None and proc.poll() is None:
             proc.terminate()
             try:
@@ -249,6 +250,9 @@ class LlamaServer:
                 proc.kill()
                 proc.wait(timeout=timeout_s)
         self._cleanup()
+        # a server stopped on purpose leaves no log behind (one that died keeps it: its error names it)
+        if on_purpose and self.log_path is not None:
+            self.log_path.unlink(missing_ok=True)
 
     def kill(self) -> None:
         """Kill the server at once (SIGKILL), as an outage would."""

@@ -142,7 +142,7 @@ class _DaemonPool(ThreadPoolExecutor):
 
 
 def run_interruptible(main: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run(main)`` where the first Ctrl-C raises the cancel flag and cancels ``main`` at once (even
+    """``asyncio.run(main)`` where the first Ctrl-C (or SIGTERM) raises the cancel flag and cancels ``main`` at once (even
     while the loop's thread is busy in synchronous code) and raises ``KeyboardInterrupt`` after ``main`` has
     cleaned up; worker threads are not waited for beyond :data:`GRACE_S`."""
     _CANCEL.clear()
@@ -163,7 +163,9 @@ def run_interruptible(main: Coroutine[Any, Any, T]) -> T:
         loop.call_soon_threadsafe(lambda: None)  # wake the loop if it waits on a thread
 
     installed = threading.current_thread() is threading.main_thread()
+    # SIGTERM (a CI job cancelled, `kill`) stops the run as Ctrl-C does: the journal kept, children stopped
     previous = signal.signal(signal.SIGINT, on_sigint) if installed else None
+    previous_term = signal.signal(signal.SIGTERM, on_sigint) if installed else None
     try:
         return loop.run_until_complete(task)
     except asyncio.CancelledError:
@@ -183,5 +185,6 @@ def run_interruptible(main: Coroutine[Any, Any, T]) -> T:
             _CANCEL.clear()  # what runs next in this process (a notebook, a test) starts afresh
             if installed:
                 signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+                signal.signal(signal.SIGTERM, previous_term if previous_term is not None else signal.SIG_DFL)
             asyncio.set_event_loop(None)
             loop.close()

@@ -26,8 +26,10 @@ def _wait_for(predicate, timeout: float = 60.0) -> None:
     raise AssertionError("condition not reached in time")
 
 
-def _interrupt(toy_env: dict[str, str], tmp_path: Path, knobs: list[str], finished: int) -> tuple[float, str]:
-    """Start a toy eval, wait until its slow work runs, send SIGINT; return (seconds to exit, stderr)."""
+def _interrupt(
+    toy_env: dict[str, str], tmp_path: Path, knobs: list[str], finished: int, sig: int = signal.SIGINT
+) -> tuple[float, str]:
+    """Start a toy eval, wait until its slow work runs, send ``sig``; return (seconds to exit, stderr)."""
     out, marker = tmp_path / "run", tmp_path / "marker"
     proc = start_assay(
         ["eval", "toy", "--cases", "12", "-j", "1", "--out", str(out), "--work-marker", str(marker), *knobs],
@@ -39,7 +41,7 @@ def _interrupt(toy_env: dict[str, str], tmp_path: Path, knobs: list[str], finish
         _wait_for(lambda: marker.exists() and len(read_journal(out / "results.jsonl")) >= finished)
         time.sleep(0.3)  # well inside the slow work
         sent = time.monotonic()
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
         took = time.monotonic() - sent
     finally:
@@ -76,6 +78,16 @@ def test_ctrl_c_during_threaded_work_stops_within_3s_keeping_finished_attempts(t
     if knob == "--child-work":
         pid = int((tmp_path / "marker").read_text())
         _wait_for(lambda: not _alive(pid), timeout=2)
+
+
+def test_sigterm_stops_the_run_as_ctrl_c_does_and_its_child_with_it(toy_env, tmp_path):
+    # a cancelled CI job or `kill`: the journal is kept, the resume command printed, no child left running
+    took, _ = _interrupt(
+        toy_env, tmp_path, ["--work-after", str(FAST), "--child-work", "60"], FAST, sig=signal.SIGTERM
+    )
+    assert took < 3.0, f"took {took:.1f}s to stop"
+    pid = int((tmp_path / "marker").read_text())
+    _wait_for(lambda: not _alive(pid), timeout=2)
 
 
 def test_ctrl_c_during_setup_in_the_loop_thread_stops_within_3s(toy_env, tmp_path):
