@@ -8,13 +8,22 @@ Shared by the benchmarks whose suites are YAML files (memory scenarios, agent sc
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import yaml
 
 from assay.errors import ConfigError
 
-__all__ = ["KeyLines", "LineError", "LineLoader", "line_at", "load_with_lines", "strip_lines"]
+__all__ = [
+    "KeyLines",
+    "LineError",
+    "LineLoader",
+    "line_at",
+    "load_with_lines",
+    "refuse_duplicate_ids",
+    "strip_lines",
+]
 
 KeyLines = dict[int, dict[Any, int]]
 
@@ -96,3 +105,17 @@ def line_at(data: Any, loc: tuple[Any, ...], key_lines: KeyLines | None = None) 
         if isinstance(node, dict):
             line = _own_line(node, key_lines) or line
     return line
+
+
+class _HasIdAndPath(Protocol):
+    id: str
+    path: str
+
+
+def refuse_duplicate_ids(items: Sequence[_HasIdAndPath]) -> None:
+    """A ConfigError naming both files when two loaded scenarios share an id."""
+    seen: dict[str, str] = {}
+    for item in items:
+        if item.id in seen:
+            raise ConfigError(f"scenario id {item.id!r} is also used by {seen[item.id]}", path=item.path)
+        seen[item.id] = item.path

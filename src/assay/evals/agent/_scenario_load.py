@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from assay.agents._record import ToolKind
 from assay.errors import ConfigError
-from assay.evals._yaml_lines import KeyLines, LineError, line_at, load_with_lines
+from assay.evals._yaml_lines import KeyLines, LineError, line_at, load_with_lines, refuse_duplicate_ids
 from assay.evals.agent._scenario import CATEGORIES, Scenario
 
 __all__ = [
@@ -267,9 +267,5 @@ def load_scenarios(directory: Path, include_drafts: bool = False) -> list[Scenar
             scenarios.append(scenario)
     if not scenarios:
         raise ConfigError("no <category>/*.yaml agent scenarios here", path=str(directory))
-    seen: dict[str, str] = {}
-    for s in scenarios:
-        if s.id in seen:
-            raise ConfigError(f"scenario id {s.id!r} is also used by {seen[s.id]}", path=s.path)
-        seen[s.id] = s.path
+    refuse_duplicate_ids(scenarios)
     return scenarios

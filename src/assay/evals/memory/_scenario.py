@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from assay.errors import ConfigError
-from assay.evals._yaml_lines import LineError, line_at, load_with_lines, strip_lines
+from assay.evals._yaml_lines import LineError, line_at, load_with_lines, refuse_duplicate_ids, strip_lines
 from assay.memory import Consolidation, Extraction
 
 __all__ = ["PROBE_KINDS", "ChatSpec", "Probe", "Scenario", "load_scenario", "load_scenarios"]
@@ -215,9 +215,5 @@ def load_scenarios(directory: Path) -> list[Scenario]:
     scenarios = [load_scenario(p) for p in sorted(directory.glob("*.yaml"))]
     if not scenarios:
         raise ConfigError("no *.yaml memory scenarios here", path=str(directory))
-    seen: dict[str, str] = {}
-    for s in scenarios:
-        if s.id in seen:
-            raise ConfigError(f"scenario id {s.id!r} is also used by {seen[s.id]}", path=s.path)
-        seen[s.id] = s.path
+    refuse_duplicate_ids(scenarios)
     return scenarios
