@@ -9,9 +9,11 @@ Shared by the benchmarks whose suites are YAML files (memory scenarios, agent sc
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 import yaml
+from pydantic import ValidationError
 
 from assay.errors import ConfigError
 
@@ -119,3 +121,17 @@ def refuse_duplicate_ids(items: Sequence[_HasIdAndPath]) -> None:
         if item.id in seen:
             raise ConfigError(f"scenario id {item.id!r} is also used by {seen[item.id]}", path=item.path)
         seen[item.id] = item.path
+
+
+def validation_error(exc: ValidationError, path: Path | str, data: Any, key_lines: KeyLines) -> ConfigError:
+    """The first problem pydantic found in data loaded with :func:`load_with_lines`, as a ConfigError naming
+    the file, the line and the field."""
+    first = exc.errors()[0]
+    loc = tuple(x for x in first["loc"] if x != "__line__")
+    ctx_err = (first.get("ctx") or {}).get("error")
+    line = ctx_err.line if isinstance(ctx_err, LineError) else line_at(data, loc, key_lines)
+    where = ".".join(str(x) for x in loc)
+    message = str(first["msg"]).removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden" and loc:
+        message = f"unknown field {loc[-1]!r}"
+    return ConfigError(f"{where}: {message}" if where else message, path=str(path), line=line)

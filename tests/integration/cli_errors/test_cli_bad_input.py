@@ -134,15 +134,13 @@ def test_memory_scenario_unknown_field_names_its_own_line(
     code, err = run(["eval", "memory", "--scenarios", str(scenarios)], capsys)
     assert code == 1
     assert error_line(err) == (
-        f"error: {scenarios / 'bad.yaml'}:{at + 1}: chats.0.turns.0.assistnt: Extra inputs are not permitted"
+        f"error: {scenarios / 'bad.yaml'}:{at + 1}: chats.0.turns.0.assistnt: unknown field 'assistnt'"
     )
     # a top-level key is named at its own line, not at the top of the file
     (scenarios / "bad.yaml").write_text("\n".join([*SCENARIO.read_text().splitlines(), "bogus_field: 3"]))
     code, err = run(["eval", "memory", "--scenarios", str(scenarios)], capsys)
     n = len(SCENARIO.read_text().splitlines()) + 1
-    assert (
-        error_line(err) == f"error: {scenarios / 'bad.yaml'}:{n}: bogus_field: Extra inputs are not permitted"
-    )
+    assert error_line(err) == f"error: {scenarios / 'bad.yaml'}:{n}: bogus_field: unknown field 'bogus_field'"
 
 
 def _rag_index(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:

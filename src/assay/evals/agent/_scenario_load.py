@@ -17,7 +17,14 @@ from pydantic import ValidationError
 
 from assay.agents._record import ToolKind
 from assay.errors import ConfigError
-from assay.evals._yaml_lines import KeyLines, LineError, line_at, load_with_lines, refuse_duplicate_ids
+from assay.evals._yaml_lines import (
+    KeyLines,
+    LineError,
+    line_at,
+    load_with_lines,
+    refuse_duplicate_ids,
+    validation_error,
+)
 from assay.evals.agent._scenario import CATEGORIES, Scenario
 
 __all__ = [
@@ -196,15 +203,7 @@ def load_scenario(path: Path, root: Path | None = None) -> Scenario:
         scenario = Scenario.model_validate(data)
         _check(scenario, path, data, key_lines, root)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = tuple(x for x in first["loc"] if x != "__line__")
-        ctx_err = (first.get("ctx") or {}).get("error")
-        line = ctx_err.line if isinstance(ctx_err, LineError) else line_at(data, loc, key_lines)
-        where = ".".join(str(x) for x in loc)
-        message = str(first["msg"]).removeprefix("Value error, ")
-        if first["type"] == "extra_forbidden":
-            message = f"unknown field {loc[-1]!r}" if loc else message
-        raise ConfigError(f"{where}: {message}" if where else message, path=str(path), line=line) from exc
+        raise validation_error(exc, path, data, key_lines) from exc
     except LineError as exc:
         raise ConfigError(str(exc), path=str(path), line=exc.line) from exc
     if path.parent.parent.name == DRAFTS_DIR:

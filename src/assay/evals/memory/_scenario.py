@@ -13,7 +13,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from assay.errors import ConfigError
-from assay.evals._yaml_lines import LineError, line_at, load_with_lines, refuse_duplicate_ids, strip_lines
+from assay.evals._yaml_lines import (
+    LineError,
+    load_with_lines,
+    refuse_duplicate_ids,
+    strip_lines,
+    validation_error,
+)
 from assay.memory import Consolidation, Extraction
 
 __all__ = ["PROBE_KINDS", "ChatSpec", "Probe", "Scenario", "load_scenario", "load_scenarios"]
@@ -196,13 +202,7 @@ def load_scenario(path: Path) -> Scenario:
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = tuple(x for x in first["loc"] if x != "__line__")
-        ctx_err = (first.get("ctx") or {}).get("error")
-        line = ctx_err.line if isinstance(ctx_err, LineError) else line_at(data, loc, key_lines)
-        where = ".".join(str(x) for x in loc)
-        message = str(first["msg"]).removeprefix("Value error, ")
-        raise ConfigError(f"{where}: {message}" if where else message, path=str(path), line=line) from exc
+        raise validation_error(exc, path, data, key_lines) from exc
     scenario.path = str(path)
     scenario.digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     return scenario
