@@ -375,3 +375,21 @@ def test_the_shipped_smoke_tier_runs_its_scenarios_and_they_pass(tmp_path: Path,
         smoke
     )
     assert card["summary"]["counts"].get("PASS") == len(smoke)  # smoke holds the stable, passing scenarios
+
+
+class JudgeOutOfQuota(AgentBenchmark):
+    """The judge's provider is out of quota and says when it resets (as a provider's reset header would)."""
+
+    def judge_model_for(self, scenario: Scenario) -> ChatModel:
+        return ScriptedModel([{"error": "quota", "message": "monthly quota used up", "retry_after": 7200}])
+
+
+def test_a_judge_out_of_quota_stops_the_run_saying_when_it_resets(tmp_path: Path) -> None:
+    opts = RunOptions(out=tmp_path / "q", max_concurrency=1, command_line=["t"])
+    result = run_benchmark(JudgeOutOfQuota, {"scenarios_dir": str(FIXTURE)}, opts)
+    assert result.exit_code == 3
+    reason = result.stopped_reason or ""
+    assert "monthly quota used up" in reason and "the provider says it resets at" in reason, reason
+    assert result.resume_command and str(result.run_dir) in result.resume_command
+    statuses = {r["status"] for r in _journal(result.run_dir)}
+    assert statuses <= {"INFRA_ERROR", "NOT_RUN", "SKIPPED"} and "INFRA_ERROR" in statuses
