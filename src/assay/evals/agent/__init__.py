@@ -126,6 +126,7 @@ class AgentBenchmark(Benchmark):
         self._simulator: ChatModel | None = None
         self._judge: ChatModel | None = None
         self._gateway: Any = None
+        self._results_dir = Path("results")
 
     @classmethod
     def cli_options(cls) -> list[click.Option]:
@@ -312,6 +313,7 @@ class AgentBenchmark(Benchmark):
         self._simulator, self._judge = built[simulator], built[judge]
 
     async def setup(self, run_dir: str) -> None:
+        self._results_dir = Path(run_dir).parent  # where `assay eval agent controls` records calibrations
         if self._embedder is None:  # a caller that skipped preflight
             await self.preflight()
         if self._suite == "full":
@@ -436,7 +438,30 @@ class AgentBenchmark(Benchmark):
         }
         if self._selection.targeted:
             extra["selection"] = self._selection.as_extra()
+        extra["judge_calibration"] = self._judge_calibration()
         return extra
+
+    def _judge_calibration(self) -> dict[str, Any]:
+        """Whether the judge passed ``assay eval agent controls`` on this rubric and judge prompt (the newest
+        record in the results folder this run is in); a scripted judge is not calibrated, it is the script."""
+        from assay.judge import RUBRIC_VERSION, judge_prompt_digest
+        from assay.judge._controls_report import latest_calibration
+
+        judge = self._role_specs()[2]
+        out: dict[str, Any] = {"judge_model": judge, "rubric_version": RUBRIC_VERSION}
+        if self._suite == "pr":
+            return {**out, "status": "scripted"}
+        digest = judge_prompt_digest()
+        record = latest_calibration(self._results_dir, judge, RUBRIC_VERSION, digest)
+        if record is None:
+            return {**out, "status": "uncalibrated", "looked_in": str(self._results_dir)}
+        return {
+            **out,
+            "status": "passed" if record.passed else "failed",
+            "agreement": record.agreement,
+            "self_consistency": record.self_consistency,
+            "below": list(record.below),
+        }
 
     def failure_reason(self, attempt: Attempt) -> str:
         return failure_reason(attempt) or super().failure_reason(attempt)

@@ -201,6 +201,7 @@ def render_section(card: Scorecard) -> str:
             f"> **Weak model**: {who}: the small embedded model runs everything end to end but answers, "
             "plays the user and grades poorly; read these numbers as a smoke test, not as the agent's quality.",
         ]
+    lines += _calibration_lines(card.extra.get("judge_calibration") or {})
     failing = info.get("failing") or []
     lines += ["", "### Failing scenarios", ""]
     if failing:
@@ -255,3 +256,25 @@ def score_plot(card: Scorecard) -> Plot | None:
     title = "judged score by category"
     ax.set_title(title, fontsize=9)
     return finish(fig, "agent_judged_score_by_category.png", title)
+
+
+def _calibration_lines(cal: dict[str, Any]) -> list[str]:
+    """Whether the judge's verdicts come from a judge that passed its controls on this rubric."""
+    status, judge, rubric = cal.get("status"), cal.get("judge_model"), cal.get("rubric_version")
+    if status in (None, "scripted"):
+        return []
+    if status == "passed":
+        return [
+            "",
+            f"Judge `{judge}` passed its controls on rubric {rubric} (agreement {cal['agreement']:.2f}).",
+        ]
+    why = (
+        f"it failed its controls on rubric {rubric} ({'; '.join(cal.get('below') or [])})"
+        if status == "failed"
+        else f"no controls record for it on rubric {rubric} in {cal.get('looked_in')}"
+    )
+    return [
+        "",
+        f"> **Uncalibrated judge**: `{judge}`: {why}. Its verdicts are unchecked opinions; run "
+        f"`assay eval agent controls --judge-model {judge}` before trusting them.",
+    ]

@@ -163,3 +163,36 @@ def test_the_report_says_when_a_role_runs_the_weak_embedded_model(tmp_path: Path
         "**Weak model**: simulator local/smollm2, judge openai-compat/smollm2@http://127.0.0.1:8080/v1"
         in text
     )
+
+
+def test_the_scorecard_says_whether_its_judge_passed_its_controls(tmp_path: Path) -> None:
+    """A judge that always writes one PASS turn fails `controls` for real; the run judged by it says so."""
+    from assay.judge._controls_load import default_controls_dir
+    from assay.judge._controls_report import calibrate
+
+    models = _scripts(tmp_path)
+    results = tmp_path / "results"
+    options = {
+        "scenarios_dir": str(FIXTURE),
+        "scenario": "vacation-days",
+        "model": models["agent"],
+        "simulator_model": models["simulator"],
+        "judge_model": models["judge"],
+    }
+    # before any calibration: the report flags the judge as uncalibrated
+    first = run_benchmark(
+        AgentBenchmark, options, RunOptions(suite="full", results_dir=results, command_line=["t"])
+    )
+    cal = first.scorecard.extra["judge_calibration"]
+    assert cal["status"] == "uncalibrated" and cal["judge_model"] == models["judge"]
+    assert "**Uncalibrated judge**" in (first.run_dir / "report.md").read_text()
+
+    run, _ = calibrate([models["judge"]], repeats=2, controls_dir=default_controls_dir(), results_dir=results)
+    assert not run.passed  # a yes-man: it passes the FAIL controls too
+    second = run_benchmark(
+        AgentBenchmark, options, RunOptions(suite="full", results_dir=results, command_line=["t"])
+    )
+    cal = second.scorecard.extra["judge_calibration"]
+    assert cal["status"] == "failed" and cal["agreement"] < 0.9 and cal["below"]
+    report = (second.run_dir / "report.md").read_text()
+    assert "**Uncalibrated judge**" in report and "failed its controls on rubric agent-1" in report
