@@ -258,6 +258,10 @@ class AgentBenchmark(Benchmark):
 
         return holds_to_schema(self._role_specs()[2], self.options.get("judge_schema") or "auto")
 
+    def _agent_limits(self) -> dict[str, Any]:
+        """The caps of each agent run as applied (and recorded): --max-steps over the default."""
+        return {**AGENT_LIMITS, "max_steps": self._caps()[0]}
+
     def _caps(self) -> tuple[int, int, int]:
         """Agent steps per user message, user messages per objective, tokens per agent call."""
         o = self.options
@@ -288,7 +292,7 @@ class AgentBenchmark(Benchmark):
                 "max_tokens": {**MAX_TOKENS, "agent": self._caps()[2]},
                 "max_steps": self._caps()[0],
                 "max_user_messages": self._caps()[1],
-                "agent_limits": dict(AGENT_LIMITS),
+                "agent_limits": self._agent_limits(),
                 "local_ctx_size": LOCAL_CTX_SIZE if self._suite == "full" else None,
             },
         )
@@ -402,7 +406,7 @@ class AgentBenchmark(Benchmark):
             agent_model=self.options.get("agent_model"),
             copy_documents=self._suite == "full" and self.harness_name != DEFAULT_HARNESS,
             judge_constrained=self._judge_constrained(),
-            limits=Limits(**{**AGENT_LIMITS, "max_steps": self._caps()[0]}),
+            limits=Limits(**self._agent_limits()),
             max_user_messages=self._caps()[1],
             simulator_options={"max_tokens": MAX_TOKENS["simulator"]},
             judge_options={"temperature": 0, "max_tokens": MAX_TOKENS["judge"]},
