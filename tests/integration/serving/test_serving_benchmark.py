@@ -228,7 +228,9 @@ def test_after_saturation_the_higher_sweep_rates_are_skipped() -> None:
 
 
 def test_resumed_sweep_takes_its_ends_from_the_run_directory(stub_factory, tmp_path: Path) -> None:
-    stub = stub_factory(ttft_s=0.01, itl_s=0.001, tokens=3)
+    # requests slow enough (~70 ms) that 6 at once clearly beat one at a time even on a loaded machine:
+    # with ~13 ms ones the sweep sometimes found max "not clearly above" sync and skipped its rate level
+    stub = stub_factory(ttft_s=0.05, itl_s=0.01, tokens=3)
     out = tmp_path / "run"
     options = {
         "model": _model(stub),
