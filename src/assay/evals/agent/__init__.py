@@ -215,6 +215,12 @@ class AgentBenchmark(Benchmark):
                 raise ConfigError(
                     f"--harness {self.harness_name}: pr runs the scripted reference agent; use --suite full"
                 )
+        tokens = self.options.get("agent_max_tokens")
+        if self.harness_name != DEFAULT_HARNESS and tokens is not None and tokens != MAX_TOKENS["agent"]:
+            # only the reference agent's model calls take a cap from here: refused, never ignored
+            raise ConfigError(
+                f"--agent-max-tokens applies to the reference agent, not to --harness {self.harness_name}"
+            )
 
     def load_suite(self, suite: str) -> Suite:
         from assay.evals.agent._scenario_load import load_scenarios

@@ -196,3 +196,13 @@ def test_the_scorecard_says_whether_its_judge_passed_its_controls(tmp_path: Path
     assert cal["status"] == "failed" and cal["agreement"] < 0.9 and cal["below"]
     report = (second.run_dir / "report.md").read_text()
     assert "**Uncalibrated judge**" in report and "failed its controls on rubric agent-1" in report
+
+
+def test_agent_max_tokens_is_refused_for_a_harness_it_cannot_reach(tmp_path: Path) -> None:
+    import pytest
+
+    from assay.errors import ConfigError
+
+    bench = AgentBenchmark({"scenarios_dir": str(FIXTURE), "harness": "claude-code", "agent_max_tokens": 256})
+    with pytest.raises(ConfigError, match="--agent-max-tokens applies to the reference agent"):
+        bench.load_suite("full")
