@@ -97,13 +97,23 @@ def propose_command(run_dirs: tuple[Path, ...], out: Path) -> None:
 
 
 @click.command("health")
-@click.argument("run_dirs", nargs=-1, required=True, type=_P)
+@click.argument("run_dirs", nargs=-1, type=_P)
+@click.option("--strong", "strong", multiple=True, type=_P, help="A run of the stronger model (repeatable).")
+@click.option("--weak", "weak", multiple=True, type=_P, help="A run of the weaker model (repeatable).")
 @click.option("--out", type=_P, default=None, help="Directory to write health.json and health.md to.")
-def health_command(run_dirs: tuple[Path, ...], out: Path | None) -> None:
-    """Flag saturated, always-fail, inverted and flaky cases over RUN_DIRs (of one or more models)."""
+def health_command(
+    run_dirs: tuple[Path, ...], strong: tuple[Path, ...], weak: tuple[Path, ...], out: Path | None
+) -> None:
+    """Flag saturated, always-fail, inverted and flaky cases over RUN_DIRs (of one or more models).
+
+    With --strong / --weak the strongest model is the one named, and inverted means the weak model scored
+    higher than the strong one.
+    """
     from assay.gate import health, health_markdown
 
-    report = health(list(run_dirs), out=out)
+    if not (run_dirs or strong or weak):
+        raise UsageError("health needs runs: give RUN_DIR arguments, --strong DIR or --weak DIR")
+    report = health(list(run_dirs), out=out, strong=list(strong), weak=list(weak))
     console = _console()
     console.print(Markdown(health_markdown(report)))
     if out is not None:

@@ -1,13 +1,14 @@
 """Scenario health: which cases still tell models apart, over runs of one or more subject models.
 
-Runs are grouped by subject model and pooled per case. The **strongest** model is the one with the highest
-pooled pass rate. Per case:
+Runs are grouped by subject model and pooled per case. The **strongest** model is the one named with
+``strong`` (``--strong``), else the one with the highest pooled pass rate (among the models not named
+``weak``). Per case:
 
 * **saturated**: every attempt passed on every model, each measured at least twice (one attempt cannot
   say a case is stable): it no longer separates anything;
 * **always-fail**: no attempt passed on the strongest model: broken, or out of reach;
-* **inverted**: a weaker model passes it more often than the strongest (or as often, with a mean score
-  higher by more than 0.1): suspect grading;
+* **inverted**: a weaker model (the one named ``weak`` when one is, else any other) passes it more often
+  than the strongest (or as often, with a mean score higher by more than 0.1): suspect grading;
 * **flaky**: some model both passed and failed it;
 * **skipped**: no model has a measured attempt, and the case was skipped (with a reason);
 * **not-measured**: no model has a measured attempt, and it was not (only) skipped.
@@ -33,7 +34,7 @@ from pydantic import BaseModel, Field
 from assay.errors import ConfigError, NotComparableError
 from assay.runs._records import SCHEMA_VERSION, MetricKind, Scorecard
 
-from ._load import load_run
+from ._load import LoadedRun, load_run
 from ._metrics import compare_metric, metric_alpha
 
 Flag = Literal["saturated", "always-fail", "inverted", "flaky", "skipped", "not-measured"]
@@ -81,7 +82,10 @@ class HealthReport(BaseModel):
     benchmark: str
     suite: str
     runs: list[str]
-    models: list[str]  # strongest first
+    models: list[str]  # strongest first (the weak model, when named, last)
+    #: the models named with ``--strong`` / ``--weak`` (None: not named; the strongest is then inferred)
+    strong: str | None = None
+    weak: str | None = None
     model_pass_rate: dict[str, float | None]
     cases: list[CaseHealth]
     categories: list[CategoryHealth]
@@ -124,7 +128,8 @@ def _pool(cards: Sequence[Scorecard]) -> dict[str, ModelCase]:
     return out
 
 
-def _flags(by_model: dict[str, ModelCase], strongest: str) -> list[Flag]:
+def _flags(by_model: dict[str, ModelCase], strongest: str, weaker: Sequence[str]) -> list[Flag]:
+    """The case's flags; ``weaker``: the models held against the strongest for **inverted**."""
     flags: list[Flag] = []
     measured = {m: mc for m, mc in by_model.items() if mc.measured > 0}
     if not measured:
@@ -136,7 +141,7 @@ def _flags(by_model: dict[str, ModelCase], strongest: str) -> list[Flag]:
         flags.append("always-fail")
     if top is not None and top.pass_rate is not None:
         for model, mc in measured.items():
-            if model == strongest or mc.pass_rate is None:
+            if model == strongest or model not in weaker or mc.pass_rate is None:
                 continue
             higher_rate = mc.pass_rate > top.pass_rate + _EPS
             same_rate = abs(mc.pass_rate - top.pass_rate) <= _EPS
@@ -153,8 +158,10 @@ def _flags(by_model: dict[str, ModelCase], strongest: str) -> list[Flag]:
     return flags
 
 
-def _metric_health(first: dict[str, Scorecard], models: Sequence[str]) -> list[MetricHealth]:
-    """Each gated metric, flagged by its kind (see the module docstring)."""
+def _metric_health(
+    first: dict[str, Scorecard], models: Sequence[str], weaker: Sequence[str]
+) -> list[MetricHealth]:
+    """Each gated metric, flagged by its kind (see the module docstring); ``models[0]`` is the strongest."""
     strongest = first[models[0]]
     names = [n for n, mv in strongest.summary.metrics.items() if mv.gated]
     alpha = metric_alpha(len(names))
@@ -168,7 +175,7 @@ def _metric_health(first: dict[str, Scorecard], models: Sequence[str]) -> list[M
         if ref.kind == "proportion" and measured and all(abs(v - best) < _EPS for v in measured):
             flags.append("saturated")
         top_items = {c.case_id: c.metrics for c in strongest.cases}
-        for m in models[1:]:
+        for m in (m for m in models[1:] if m in weaker):
             other = first[m].summary.metrics.get(name)
             items = {c.case_id: c.metrics for c in first[m].cases}
             verdict = compare_metric(name, ref, other, None, alpha, top_items, items).verdict
@@ -181,11 +188,55 @@ def _metric_health(first: dict[str, Scorecard], models: Sequence[str]) -> list[M
     return out
 
 
-def health(run_dirs: Sequence[Path | str], out: Path | str | None = None) -> HealthReport:
-    """Flag every case over the given runs; with ``out`` write ``health.json`` and ``health.md`` there."""
-    if not run_dirs:
+def _load_roles(
+    run_dirs: Sequence[Path | str], strong: Sequence[Path | str], weak: Sequence[Path | str]
+) -> tuple[list[LoadedRun], str | None, str | None]:
+    """Load every run once (a path given twice counts once) and the model each role names, or None."""
+    strong_keys = {Path(p).resolve(): p for p in strong}
+    for p in weak:
+        if Path(p).resolve() in strong_keys:
+            raise ConfigError("the run is named both --strong and --weak", path=str(p))
+    seen: dict[Path, LoadedRun] = {}
+    roles: dict[str, list[LoadedRun]] = {"strong": [], "weak": []}
+    for role, paths in (("", run_dirs), ("strong", strong), ("weak", weak)):
+        for p in paths:
+            key = Path(p).resolve()
+            if key not in seen:
+                seen[key] = load_run(p)
+            if role:
+                roles[role].append(seen[key])
+    named: dict[str, str | None] = {}
+    for role, role_runs in roles.items():
+        labels = {_model_label(r.scorecard) for r in role_runs}
+        if len(labels) > 1:
+            listed = ", ".join(f"{r.path} ({_model_label(r.scorecard)})" for r in role_runs)
+            raise ConfigError(f"--{role} names runs of more than one model: {listed}")
+        named[role] = labels.pop() if labels else None
+    if named["strong"] is not None and named["strong"] == named["weak"]:
+        listed = ", ".join(str(r.path) for r in roles["strong"] + roles["weak"])
+        raise ConfigError(
+            f"--strong and --weak name runs of the same model {named['strong']!r} ({listed}): "
+            "name runs of a stronger and a weaker model"
+        )
+    return list(seen.values()), named["strong"], named["weak"]
+
+
+def health(
+    run_dirs: Sequence[Path | str],
+    out: Path | str | None = None,
+    *,
+    strong: Sequence[Path | str] = (),
+    weak: Sequence[Path | str] = (),
+) -> HealthReport:
+    """Flag every case over the given runs; with ``out`` write ``health.json`` and ``health.md`` there.
+
+    ``strong`` / ``weak``: runs of the stronger / weaker model (each of one model, not the same one). With
+    ``strong`` the strongest model is that one, not the best pass rate; with ``weak``, **inverted** holds
+    that model (not every other) against the strongest. The other runs are grouped by model as they are.
+    """
+    runs, strong_model, weak_model = _load_roles(run_dirs, strong, weak)
+    if not runs:
         raise ConfigError("health needs at least one run directory")
-    runs = [load_run(p) for p in run_dirs]
     first = runs[0].scorecard
     for r in runs[1:]:
         sc = r.scorecard
@@ -205,8 +256,16 @@ def health(run_dirs: Sequence[Path | str], out: Path | str | None = None) -> Hea
         rates[m] = sum(c.passed for c in cases.values()) / meas if meas else None
         sc_vals = [c.score_mean for c in cases.values() if c.score_mean is not None]
         scores[m] = sum(sc_vals) / len(sc_vals) if sc_vals else 0.0
-    models = sorted(pooled, key=lambda m: (-(rates[m] if rates[m] is not None else -1.0), -scores[m], m))
-    strongest = models[0]
+    ranked = sorted(pooled, key=lambda m: (-(rates[m] if rates[m] is not None else -1.0), -scores[m], m))
+    rest = [m for m in ranked if m not in (strong_model, weak_model)]
+    if strong_model is None and weak_model is not None and not rest:
+        raise ConfigError(
+            f"--weak names the only model ({weak_model!r}): name the stronger one's runs with --strong "
+            "or give runs of another model"
+        )
+    strongest = strong_model or rest[0]
+    models = [strongest] + [m for m in rest if m != strongest] + ([weak_model] if weak_model else [])
+    weaker = [weak_model] if weak_model else models[1:]
     categories: dict[str, str] = {}
     order: list[str] = []
     for r in runs:
@@ -219,7 +278,10 @@ def health(run_dirs: Sequence[Path | str], out: Path | str | None = None) -> Hea
         by_model = {m: pooled[m].get(cid, ModelCase()) for m in models}
         case_health.append(
             CaseHealth(
-                case_id=cid, category=categories[cid], flags=_flags(by_model, strongest), by_model=by_model
+                case_id=cid,
+                category=categories[cid],
+                flags=_flags(by_model, strongest, weaker),
+                by_model=by_model,
             )
         )
     cats = []
@@ -241,10 +303,12 @@ def health(run_dirs: Sequence[Path | str], out: Path | str | None = None) -> Hea
         suite=first.suite,
         runs=[str(r.path) for r in runs],
         models=models,
+        strong=strong_model,
+        weak=weak_model,
         model_pass_rate=rates,
         cases=case_health,
         categories=cats,
-        metrics=_metric_health({m: cards[0] for m, cards in by_model_cards.items()}, models),
+        metrics=_metric_health({m: cards[0] for m, cards in by_model_cards.items()}, models, weaker),
         counts={f: sum(f in c.flags for c in case_health) for f in FLAGS},
         created_at=datetime.now(UTC),
     )
@@ -268,6 +332,10 @@ def health_markdown(report: HealthReport) -> str:
         f"{len(report.runs)} run(s); models, strongest first: "
         + ", ".join(f"`{m}` {_pct(report.model_pass_rate[m])}" for m in report.models)
     )
+    if report.strong or report.weak:
+        named = ", ".join(f"{r} `{m}`" for r, m in (("strong", report.strong), ("weak", report.weak)) if m)
+        why = " (the strongest is the strong model, not the best pass rate)" if report.strong else ""
+        lines.extend(["", f"Named: {named}{why}."])
     lines.append("")
     lines.append("| flag | cases |")
     lines.append("|---|---:|")
