@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from assay.errors import ExitCode
+
+if TYPE_CHECKING:
+    from assay.judge._controls_load import Control
 
 _P = click.Path(path_type=Path)
 
@@ -50,6 +54,20 @@ _P = click.Path(path_type=Path)
     show_default=True,
     help="Where the controls-agent-<UTC>/ folder goes.",
 )
+@click.option(
+    "--if-changed",
+    is_flag=True,
+    help="The CI lane: calibrate only the judge models whose newest record was made with another judge "
+    "prompt, rubric or control set (or that have none); judge models and repeats come from the tiers "
+    "file's lanes.controls unless given.",
+)
+@click.option(
+    "--tiers",
+    "tiers_file",
+    type=_P,
+    default=None,
+    help="--if-changed: the tiers file with lanes.controls (default: eval/ci_tiers.json).",
+)
 @click.pass_context
 def agent_controls_command(
     ctx: click.Context,
@@ -58,20 +76,32 @@ def agent_controls_command(
     temperature: float,
     controls_dir: Path | None,
     results_dir: Path,
+    if_changed: bool,
+    tiers_file: Path | None,
 ) -> None:
     """Judge every labelled control N times with the judge prompts alone; report agreement with the labels
     (overall, PASS, FAIL), self-consistency, score spread and kappa. Exit 2 below 0.90 agreement or 0.90
     self-consistency."""
-    from assay.judge._controls_load import default_controls_dir
+    from assay.judge._controls_load import default_controls_dir, load_controls
     from assay.judge._controls_report import calibrate, weak_judge_note
     from assay.runs._progress import reporting
 
+    controls_dir = controls_dir or default_controls_dir()
+    standing_ok = True
+    if tiers_file is not None and not if_changed:
+        raise click.UsageError("--tiers is read only with --if-changed")
+    if if_changed:
+        judge_models, repeats = _lane_settings(ctx, judge_models, repeats, tiers_file)
+        due, standing_ok = _due_models(results_dir, judge_models, load_controls(controls_dir))
+        if not due:
+            ctx.exit(ExitCode.OK if standing_ok else ExitCode.REGRESSION)
+        judge_models = due
     with reporting():
         run, directory = calibrate(
             judge_models,
             repeats=repeats,
             temperature=temperature,
-            controls_dir=controls_dir or default_controls_dir(),
+            controls_dir=controls_dir,
             results_dir=results_dir,
             command_line=["assay", *sys.argv[1:]],
         )
@@ -93,7 +123,54 @@ def agent_controls_command(
     for k in run.kappa:
         click.echo(f"kappa {k.a} vs {k.b}: {_f(k.kappa)} (observed agreement {k.observed:.2f}, n={k.n})")
     click.echo(f"results: {directory}")
-    ctx.exit(ExitCode.OK if run.passed else ExitCode.REGRESSION)
+    ctx.exit(ExitCode.OK if run.passed and standing_ok else ExitCode.REGRESSION)
+
+
+def _lane_settings(
+    ctx: click.Context, judge_models: tuple[str, ...], repeats: int, tiers_file: Path | None
+) -> tuple[tuple[str, ...], int]:
+    """The judge models and repeats of the controls lane; a flag given on the command line wins."""
+    from click.core import ParameterSource
+
+    from assay.evals.agent._scenario_load import default_scenarios_dir
+    from assay.evals.agent._tiers import load_tiers, tiers_path
+
+    path = tiers_file or tiers_path(default_scenarios_dir())
+    lane = load_tiers(path).controls_lane
+    if lane is None:
+        if tiers_file is not None:
+            raise click.UsageError(f"{path} has no lanes.controls")
+        return judge_models, repeats
+    if ctx.get_parameter_source("judge_models") == ParameterSource.DEFAULT:
+        judge_models = lane.judge_models
+    if ctx.get_parameter_source("repeats") == ParameterSource.DEFAULT:
+        repeats = lane.repeats
+    return judge_models, repeats
+
+
+def _due_models(
+    results_dir: Path, judge_models: tuple[str, ...], controls: list[Control]
+) -> tuple[tuple[str, ...], bool]:
+    """The judge models calibration is due for (each printed with why), and whether the others' standing
+    records all passed."""
+    from assay.judge._controls_lane import controls_due
+
+    due: list[str] = []
+    standing_ok = True
+    for model in judge_models:
+        check = controls_due(results_dir, model, controls)
+        if check.due:
+            click.echo(f"{model}: calibration due: {'; '.join(check.reasons)}")
+            due.append(model)
+            continue
+        assert check.record is not None
+        status = "passed" if check.record.passed else "NOT CALIBRATED"
+        click.echo(
+            f"{model}: unchanged since its calibration of {check.recorded_at} (same judge prompt, rubric and "
+            f"controls): {status}" + (f" ({'; '.join(check.record.below)})" if check.record.below else "")
+        )
+        standing_ok = standing_ok and check.record.passed
+    return tuple(due), standing_ok
 
 
 def _f(value: float | None) -> str:

@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 from assay.judge._controls_load import Control, controls_digest
 from assay.judge._judge import Judge, JudgeOutcome
 from assay.judge._prompt import judge_prompt_digest
-from assay.judge._rubric import DIMENSION_NAMES, MIN_CORE, RUBRIC_VERSION, ZERO_RULE_NAMES
+from assay.judge._rubric import DIMENSION_NAMES, MIN_CORE, RUBRIC_VERSION, ZERO_RULE_NAMES, rubric_digest
 from assay.judge._verdict import derive
 from assay.models import ChatModel, Usage
 
@@ -94,6 +94,8 @@ class JudgeRecord(BaseModel):
 
     judge_model: str
     rubric_version: str = RUBRIC_VERSION
+    #: :func:`assay.judge._rubric.rubric_digest` (None in records written before it was kept)
+    rubric_digest: str | None = None
     judge_prompt_digest: str
     controls_digest: str
     repeats: int
@@ -275,6 +277,7 @@ def judge_record(
         below.append(f"self-consistency {consistency:.2f} < {MIN_CONSISTENCY:.2f}")
     return JudgeRecord(
         judge_model=judge_model,
+        rubric_digest=rubric_digest(),
         judge_prompt_digest=judge_prompt_digest(),
         controls_digest=controls_digest(controls),
         repeats=repeats,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from assay.errors import ConfigError
@@ -21,6 +21,7 @@ __all__ = [
     "CONTROLS_JSON",
     "CONTROLS_MD",
     "calibrate",
+    "iter_records",
     "latest_calibration",
     "render_controls_report",
     "save_controls_run",
@@ -150,22 +151,28 @@ def save_controls_run(run: ControlsRun, directory: Path) -> None:
     write_scrubbed(directory / CONTROLS_MD, render_controls_report(run), scrubber)
 
 
-def latest_calibration(
-    results_dir: Path, judge_model: str, rubric_version: str, judge_prompt_digest: str
-) -> JudgeRecord | None:
-    """The newest record under ``results_dir/controls-*`` for this judge model, rubric and judge prompt."""
-    best: tuple[str, JudgeRecord] | None = None
+def iter_records(results_dir: Path) -> Iterator[tuple[str, JudgeRecord]]:
+    """Every judge record under ``results_dir/controls-*`` with its run's creation time (damaged files skipped)."""
     for path in sorted(results_dir.glob(f"controls-*/{CONTROLS_JSON}")):
         try:
             run = ControlsRun.model_validate(json.loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError):
             continue  # a damaged or foreign file is not a calibration
         for r in run.judges:
-            key = (r.judge_model, r.rubric_version, r.judge_prompt_digest)
-            if key == (judge_model, rubric_version, judge_prompt_digest) and (
-                best is None or run.created_at >= best[0]
-            ):
-                best = (run.created_at, r)
+            yield run.created_at, r
+
+
+def latest_calibration(
+    results_dir: Path, judge_model: str, rubric_version: str, judge_prompt_digest: str
+) -> JudgeRecord | None:
+    """The newest record under ``results_dir/controls-*`` for this judge model, rubric and judge prompt."""
+    best: tuple[str, JudgeRecord] | None = None
+    for created_at, r in iter_records(results_dir):
+        key = (r.judge_model, r.rubric_version, r.judge_prompt_digest)
+        if key == (judge_model, rubric_version, judge_prompt_digest) and (
+            best is None or created_at >= best[0]
+        ):
+            best = (created_at, r)
     return best[1] if best else None
 
 

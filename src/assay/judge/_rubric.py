@@ -8,8 +8,10 @@ Changing any of this changes :data:`RUBRIC_VERSION`.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 __all__ = [
     "CORE_DIMENSIONS",
@@ -23,6 +25,7 @@ __all__ = [
     "ZERO_RULE_NAMES",
     "Dimension",
     "ZeroRule",
+    "rubric_digest",
     "turn_score",
 ]
 
@@ -73,3 +76,21 @@ def turn_score(scores: Mapping[str, int | None]) -> float | None:
     if total == 0:
         return None
     return sum(_WEIGHTS[d] * s / MAX_SCORE for d, s in scores.items() if s is not None) / total
+
+
+def rubric_digest() -> str:
+    """sha256 of everything the verdict rule reads: version, scale, thresholds, dimensions and zero rules.
+
+    A change here that forgot to bump :data:`RUBRIC_VERSION` still changes the digest, so the controls lane
+    (``assay eval agent controls --if-changed``) sees it.
+    """
+    rubric = {
+        "version": RUBRIC_VERSION,
+        "max_score": MAX_SCORE,
+        "pass_threshold": PASS_THRESHOLD,
+        "min_core": MIN_CORE,
+        "core": CORE_DIMENSIONS,
+        "dimensions": [asdict(d) for d in DIMENSIONS],
+        "zero_rules": [asdict(r) for r in ZERO_RULES],
+    }
+    return hashlib.sha256(json.dumps(rubric, sort_keys=True).encode("utf-8")).hexdigest()

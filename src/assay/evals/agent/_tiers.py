@@ -3,11 +3,16 @@
     {"tiers": {"smoke":   {"description": "...", "scenarios": ["id", ...]},
                "full":    {"description": "...", "scenarios": [...]},
                "backlog": {"description": "...", "scenarios": {"id": "why it is here"}}},
-     "excluded": {"id": "why it runs in no tier"}}
+     "excluded": {"id": "why it runs in no tier"},
+     "lanes": {"controls": {"description": "...", "judge_models": ["local/smollm2"], "repeats": 3}}}
 
 A tier lists scenario ids (``backlog`` and ``excluded`` say why each one is there). The file sits next to the
 scenarios folder (``<scenarios>/../ci_tiers.json``). Every fault is a ConfigError naming the file and, for
 malformed JSON, the line.
+
+A lane is a CI job that runs on a condition rather than on every push. The one lane is ``controls``: judge
+calibration (``assay eval agent controls --if-changed``), due when the judge prompt, the rubric, the labelled
+controls or a judge model it names has no passing record yet (:mod:`assay.judge._controls_lane`).
 """
 
 from __future__ import annotations
@@ -20,11 +25,22 @@ from typing import Any
 
 from assay.errors import ConfigError
 
-__all__ = ["TIERS_FILE", "Tier", "Tiers", "coverage_problems", "load_tiers", "tiers_path"]
+__all__ = [
+    "LANES",
+    "TIERS_FILE",
+    "ControlsLane",
+    "Tier",
+    "Tiers",
+    "coverage_problems",
+    "load_tiers",
+    "tiers_path",
+]
 
 TIERS_FILE = "ci_tiers.json"
 #: tiers whose every scenario must carry the reason it is there
 REASONED_TIERS = frozenset({"backlog"})
+#: the lanes a tiers file may configure
+LANES = ("controls",)
 
 
 @dataclass(frozen=True)
@@ -37,10 +53,20 @@ class Tier:
 
 
 @dataclass(frozen=True)
+class ControlsLane:
+    """Judge calibration in CI: which judge models it calibrates, and how many judgings of each control."""
+
+    description: str
+    judge_models: tuple[str, ...]
+    repeats: int = 3
+
+
+@dataclass(frozen=True)
 class Tiers:
     path: Path
     tiers: dict[str, Tier]
     excluded: dict[str, str]
+    controls_lane: ControlsLane | None = None
 
     def tier_of(self, scenario_id: str) -> str | None:
         """The first tier listing ``scenario_id`` (in file order), ``excluded``, or None."""
@@ -77,7 +103,7 @@ def load_tiers(path: Path) -> Tiers:
         raise ConfigError(
             'expected {"tiers": {NAME: {"scenarios": [...]}, ...}, "excluded": {...}}', path=str(path)
         )
-    unknown = sorted(set(data) - {"tiers", "excluded", "description"})
+    unknown = sorted(set(data) - {"tiers", "excluded", "description", "lanes"})
     if unknown:
         raise ConfigError(f"unknown key(s) {', '.join(unknown)}", path=str(path))
     tiers: dict[str, Tier] = {}
@@ -106,7 +132,35 @@ def load_tiers(path: Path) -> Tiers:
         inside = [t.name for t in tiers.values() if sid in t.scenarios]
         if inside:
             raise ConfigError(f"excluded[{sid!r}] is also in tier {inside[0]!r}", path=str(path))
-    return Tiers(path=path, tiers=tiers, excluded=excluded)
+    return Tiers(path=path, tiers=tiers, excluded=excluded, controls_lane=_controls_lane(data, path))
+
+
+def _controls_lane(data: dict[str, Any], path: Path) -> ControlsLane | None:
+    lanes = data.get("lanes", {})
+    if not isinstance(lanes, dict):
+        raise ConfigError('"lanes" must map a lane name to its settings', path=str(path))
+    unknown = sorted(set(lanes) - set(LANES))
+    if unknown:
+        raise ConfigError(
+            f"lanes: unknown lane(s) {', '.join(unknown)} (known: {', '.join(LANES)})", path=str(path)
+        )
+    raw = lanes.get("controls")
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ConfigError("lanes.controls must be an object", path=str(path))
+    extra = sorted(set(raw) - {"description", "judge_models", "repeats"})
+    if extra:
+        raise ConfigError(f"lanes.controls: unknown key(s) {', '.join(extra)}", path=str(path))
+    models = raw.get("judge_models")
+    if not isinstance(models, list) or not models or not all(isinstance(m, str) and m for m in models):
+        raise ConfigError(
+            "lanes.controls.judge_models must be a non-empty list of model specs", path=str(path)
+        )
+    repeats = raw.get("repeats", 3)
+    if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 2:
+        raise ConfigError("lanes.controls.repeats must be an integer of 2 or more", path=str(path))
+    return ControlsLane(str(raw.get("description", "")), tuple(models), repeats)
 
 
 def coverage_problems(tiers: Tiers, scenario_ids: Iterable[str]) -> list[str]:
