@@ -1,6 +1,6 @@
 """Running and saving a controls run: :func:`calibrate` judges the controls with each named judge model and
 writes ``results/controls-agent-<UTC>/controls.json`` (one record per judge model + rubric version + judge
-prompt digest) and ``report.md``, both scrubbed; :func:`latest_calibration` reads a judge's newest record back.
+prompt digest) and ``report.md``, both scrubbed; :func:`iter_records` reads the records back (:mod:`assay.judge._controls_lane` decides from them).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ __all__ = [
     "CONTROLS_MD",
     "calibrate",
     "iter_records",
-    "latest_calibration",
     "render_controls_report",
     "save_controls_run",
     "weak_judge_note",
@@ -160,20 +159,6 @@ def iter_records(results_dir: Path) -> Iterator[tuple[str, JudgeRecord]]:
             continue  # a damaged or foreign file is not a calibration
         for r in run.judges:
             yield run.created_at, r
-
-
-def latest_calibration(
-    results_dir: Path, judge_model: str, rubric_version: str, judge_prompt_digest: str
-) -> JudgeRecord | None:
-    """The newest record under ``results_dir/controls-*`` for this judge model, rubric and judge prompt."""
-    best: tuple[str, JudgeRecord] | None = None
-    for created_at, r in iter_records(results_dir):
-        key = (r.judge_model, r.rubric_version, r.judge_prompt_digest)
-        if key == (judge_model, rubric_version, judge_prompt_digest) and (
-            best is None or created_at >= best[0]
-        ):
-            best = (created_at, r)
-    return best[1] if best else None
 
 
 def calibrate(

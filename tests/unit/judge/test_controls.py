@@ -15,11 +15,11 @@ import pytest
 from assay.errors import InfraError
 from assay.judge import DIMENSION_NAMES, ZERO_RULE_NAMES, judge_messages, judge_prompt_digest
 from assay.judge._controls import MIN_AGREEMENT, ControlsRun, cohen_kappa, run_controls
+from assay.judge._controls_lane import controls_due
 from assay.judge._controls_load import Control, default_controls_dir, load_controls
 from assay.judge._controls_report import (
     CONTROLS_JSON,
     CONTROLS_MD,
-    latest_calibration,
     render_controls_report,
     save_controls_run,
 )
@@ -236,10 +236,10 @@ async def test_saved_record_is_read_back_per_model_rubric_and_prompt(controls, t
     ]
     report = (folder / CONTROLS_MD).read_text()
     assert "## faithful: passed" in report and "## yes-man: FAILED" in report and "Not calibrated" in report
-    found = latest_calibration(tmp_path, "yes-man", "agent-1", judge_prompt_digest())
-    assert found is not None and not found.passed and found.repeats == 2
-    assert latest_calibration(tmp_path, "yes-man", "agent-0", judge_prompt_digest()) is None
-    assert latest_calibration(tmp_path, "other", "agent-1", judge_prompt_digest()) is None
+    found = controls_due(tmp_path, "yes-man", controls)
+    assert not found.due and found.record is not None and not found.record.passed and found.record.repeats == 2
+    assert controls_due(tmp_path, "yes-man", controls[:-2]).due  # another control set
+    assert controls_due(tmp_path, "other", controls).due
 
 
 def test_report_says_the_embedded_model_is_weak(controls) -> None:

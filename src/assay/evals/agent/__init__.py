@@ -159,6 +159,12 @@ class AgentBenchmark(Benchmark):
             ),
             click.Option(["--fence"], is_flag=True, default=False, help="Run the agent under bubblewrap."),
             click.Option(
+                ["--profile"],
+                type=click.Path(path_type=Path, file_okay=False),
+                default=None,
+                help="The reference agent's profile folder (system.md, tools/, skills/; default: the built-in one).",
+            ),
+            click.Option(
                 ["--max-steps"],
                 type=click.IntRange(min=1),
                 default=AGENT_LIMITS["max_steps"],
@@ -215,6 +221,13 @@ class AgentBenchmark(Benchmark):
                 raise ConfigError(
                     f"--harness {self.harness_name}: pr runs the scripted reference agent; use --suite full"
                 )
+        if self.harness_name != DEFAULT_HARNESS and self.options.get("profile"):
+            raise ConfigError(
+                f"--profile is the reference agent's folder, not --harness {self.harness_name}'s"
+            )
+        profile = self.options.get("profile")
+        if profile and not Path(profile).is_dir():
+            raise ConfigError("--profile: not a folder (the reference agent's profile)", path=str(profile))
         tokens = self.options.get("agent_max_tokens")
         if self.harness_name != DEFAULT_HARNESS and tokens is not None and tokens != MAX_TOKENS["agent"]:
             # only the reference agent's model calls take a cap from here: refused, never ignored
@@ -277,6 +290,11 @@ class AgentBenchmark(Benchmark):
             int(o.get("agent_max_tokens") or MAX_TOKENS["agent"]),
         )
 
+    def _profile(self) -> str | None:
+        """The reference agent's profile folder, as given (None: the built-in one)."""
+        profile = self.options.get("profile")
+        return str(profile) if profile else None
+
     def secret_values(self) -> list[str]:
         # the fake keys and passwords the security scenarios plant: never written to an artifact
         return sorted({v for s in self._scenarios.values() for v in s.setup.secrets})
@@ -300,6 +318,7 @@ class AgentBenchmark(Benchmark):
                 "max_user_messages": self._caps()[1],
                 "agent_limits": self._agent_limits(),
                 "local_ctx_size": LOCAL_CTX_SIZE if self._suite == "full" else None,
+                "profile": self._profile(),
             },
         )
 
@@ -383,6 +402,7 @@ class AgentBenchmark(Benchmark):
             def make(prepared: Any) -> Any:
                 return ReferenceHarness(
                     model=agent_model,
+                    profile=self._profile(),
                     generate_options=_agent_options(self._caps()[2]),
                     **prepared.reference_options(),
                 )
@@ -396,7 +416,10 @@ class AgentBenchmark(Benchmark):
             def make(prepared: Any) -> Any:
                 if name == DEFAULT_HARNESS:
                     return get_harness(
-                        name, generate_options=_agent_options(self._caps()[2]), **prepared.reference_options()
+                        name,
+                        profile=self._profile(),
+                        generate_options=_agent_options(self._caps()[2]),
+                        **prepared.reference_options(),
                     )
                 return get_harness(name)
 
@@ -452,19 +475,24 @@ class AgentBenchmark(Benchmark):
         return extra
 
     def _judge_calibration(self) -> dict[str, Any]:
-        """Whether the judge passed ``assay eval agent controls`` on this rubric and judge prompt (the newest
-        record in the results folder this run is in); a scripted judge is not calibrated, it is the script."""
-        from assay.judge import RUBRIC_VERSION, judge_prompt_digest
-        from assay.judge._controls_report import latest_calibration
+        """Whether the judge passed ``assay eval agent controls`` on this rubric, judge prompt and control set
+        (its newest record in the results folder this run is in, read by the controls lane's rule); a scripted
+        judge is not calibrated, it is the script."""
+        from assay.judge import RUBRIC_VERSION
+        from assay.judge._controls_lane import controls_due
+        from assay.judge._controls_load import default_controls_dir, load_controls
 
         judge = self._role_specs()[2]
         out: dict[str, Any] = {"judge_model": judge, "rubric_version": RUBRIC_VERSION}
         if self._suite == "pr":
             return {**out, "status": "scripted"}
-        digest = judge_prompt_digest()
-        record = latest_calibration(self._results_dir, judge, RUBRIC_VERSION, digest)
-        if record is None:
-            return {**out, "status": "uncalibrated", "looked_in": str(self._results_dir)}
+        try:
+            check = controls_due(self._results_dir, judge, load_controls(default_controls_dir()))
+        except ConfigError as exc:  # no control set to judge calibration by: say so, measure anyway
+            return {**out, "status": "uncalibrated", "why": f"the controls cannot be read: {exc}"}
+        if check.due or check.record is None:
+            return {**out, "status": "uncalibrated", "why": "; ".join(check.reasons)}
+        record = check.record
         return {
             **out,
             "status": "passed" if record.passed else "failed",

@@ -271,7 +271,7 @@ def _calibration_lines(cal: dict[str, Any]) -> list[str]:
     why = (
         f"it failed its controls on rubric {rubric} ({'; '.join(cal.get('below') or [])})"
         if status == "failed"
-        else f"no controls record for it on rubric {rubric} in {cal.get('looked_in')}"
+        else f"no current controls record for it: {cal.get('why') or 'none found'}"
     )
     return [
         "",
