@@ -100,20 +100,30 @@ def propose_command(run_dirs: tuple[Path, ...], out: Path) -> None:
 @click.argument("run_dirs", nargs=-1, type=_P)
 @click.option("--strong", "strong", multiple=True, type=_P, help="A run of the stronger model (repeatable).")
 @click.option("--weak", "weak", multiple=True, type=_P, help="A run of the weaker model (repeatable).")
+@click.option(
+    "--tiers",
+    type=_P,
+    default=None,
+    help="ci_tiers.json to suggest moves for (agent runs; default: the one next to the runs' scenarios folder).",
+)
 @click.option("--out", type=_P, default=None, help="Directory to write health.json and health.md to.")
 def health_command(
-    run_dirs: tuple[Path, ...], strong: tuple[Path, ...], weak: tuple[Path, ...], out: Path | None
+    run_dirs: tuple[Path, ...],
+    strong: tuple[Path, ...],
+    weak: tuple[Path, ...],
+    tiers: Path | None,
+    out: Path | None,
 ) -> None:
     """Flag saturated, always-fail, inverted and flaky cases over RUN_DIRs (of one or more models).
 
     With --strong / --weak the strongest model is the one named, and inverted means the weak model scored
-    higher than the strong one.
+    higher than the strong one. For agent runs, moves between CI tiers are suggested, never applied.
     """
     from assay.gate import health, health_markdown
 
     if not (run_dirs or strong or weak):
         raise UsageError("health needs runs: give RUN_DIR arguments, --strong DIR or --weak DIR")
-    report = health(list(run_dirs), out=out, strong=list(strong), weak=list(weak))
+    report = health(list(run_dirs), out=out, strong=list(strong), weak=list(weak), tiers=tiers)
     console = _console()
     console.print(Markdown(health_markdown(report)))
     if out is not None:

@@ -13,7 +13,13 @@ Runs are grouped by subject model and pooled per case. The **strongest** model i
 * **skipped**: no model has a measured attempt, and the case was skipped (with a reason);
 * **not-measured**: no model has a measured attempt, and it was not (only) skipped.
 
-Per category the strongest model's pass rate is the **headroom** left (1 - pass rate).
+Per category the strongest model's pass rate is the **headroom** left (1 - pass rate). For the agent
+benchmark it is the *judged* pass rate, as its scorecard's: passes over the attempts that reached the judge
+(PASS and FAIL; a FAIL from a code check is judged too, and counts as failed); an attempt where the agent
+broke (ERROR) or ran out of time never reached the judge.
+
+For agent runs, moves between the CI tiers of ``ci_tiers.json`` are suggested from the flags
+(:mod:`assay.gate._health_moves`), never applied.
 
 Per gated metric, read by its kind (:class:`MetricHealth`): a proportion is **saturated** when every model
 scores its best possible value (1, or 0 when lower is better); a continuous metric or a count has no
@@ -34,6 +40,7 @@ from pydantic import BaseModel, Field
 from assay.errors import ConfigError, NotComparableError
 from assay.runs._records import SCHEMA_VERSION, MetricKind, Scorecard
 
+from ._health_moves import MoveSuggestion, find_tiers, moves_markdown, suggest_moves
 from ._load import LoadedRun, load_run
 from ._metrics import compare_metric, metric_alpha
 
@@ -41,12 +48,16 @@ Flag = Literal["saturated", "always-fail", "inverted", "flaky", "skipped", "not-
 FLAGS: tuple[Flag, ...] = ("saturated", "always-fail", "inverted", "flaky", "skipped", "not-measured")
 MetricFlag = Literal["saturated", "inverted"]
 SCORE_MARGIN = 0.1
+#: benchmarks whose headroom is the judged pass rate (their PASS and FAIL attempts are the judged ones)
+JUDGED_BENCHMARKS = frozenset({"agent"})
 _EPS = 1e-9
 
 
 class ModelCase(BaseModel):
     measured: int = 0
     passed: int = 0
+    #: attempts that reached a verdict (PASS or FAIL): the judged ones, for a judged benchmark
+    judged: int = 0
     skipped: int = 0
     pass_rate: float | None = None
     score_mean: float | None = None
@@ -73,6 +84,8 @@ class CategoryHealth(BaseModel):
     cases: int
     strongest_pass_rate: float | None
     headroom: float | None
+    #: what the pass rate is over: judged attempts (the agent benchmark) or all measured ones
+    rate_over: Literal["judged", "measured"] = "measured"
 
 
 class HealthReport(BaseModel):
@@ -91,6 +104,10 @@ class HealthReport(BaseModel):
     categories: list[CategoryHealth]
     metrics: list[MetricHealth] = Field(default_factory=list)
     counts: dict[str, int] = Field(default_factory=dict)
+    #: the CI tiers file the moves were suggested for (agent runs), or None with ``moves_note`` saying why
+    tiers_file: str | None = None
+    moves: list[MoveSuggestion] = Field(default_factory=list)
+    moves_note: str | None = None
     created_at: datetime
 
     def flagged(self, flag: Flag) -> list[str]:
@@ -104,6 +121,7 @@ def _model_label(sc: Scorecard) -> str:
 def _pool(cards: Sequence[Scorecard]) -> dict[str, ModelCase]:
     measured: dict[str, int] = defaultdict(int)
     passed: dict[str, int] = defaultdict(int)
+    judged: dict[str, int] = defaultdict(int)
     skipped: dict[str, int] = defaultdict(int)
     score_sum: dict[str, float] = defaultdict(float)
     score_n: dict[str, int] = defaultdict(int)
@@ -111,6 +129,7 @@ def _pool(cards: Sequence[Scorecard]) -> dict[str, ModelCase]:
         for c in sc.cases:
             measured[c.case_id] += c.measured
             passed[c.case_id] += c.passed
+            judged[c.case_id] += c.counts.get("PASS", 0) + c.counts.get("FAIL", 0)
             skipped[c.case_id] += c.counts.get("SKIPPED", 0)
             if c.score_mean is not None and c.measured:
                 score_sum[c.case_id] += c.score_mean * c.measured
@@ -121,6 +140,7 @@ def _pool(cards: Sequence[Scorecard]) -> dict[str, ModelCase]:
         out[cid] = ModelCase(
             measured=m,
             passed=passed[cid],
+            judged=judged[cid],
             skipped=skipped[cid],
             pass_rate=passed[cid] / m if m else None,
             score_mean=score_sum[cid] / score_n[cid] if score_n[cid] else None,
@@ -227,12 +247,15 @@ def health(
     *,
     strong: Sequence[Path | str] = (),
     weak: Sequence[Path | str] = (),
+    tiers: Path | str | None = None,
 ) -> HealthReport:
     """Flag every case over the given runs; with ``out`` write ``health.json`` and ``health.md`` there.
 
     ``strong`` / ``weak``: runs of the stronger / weaker model (each of one model, not the same one). With
     ``strong`` the strongest model is that one, not the best pass rate; with ``weak``, **inverted** holds
     that model (not every other) against the strongest. The other runs are grouped by model as they are.
+    ``tiers``: the CI tiers file to suggest moves for (agent runs; default: the one the runs' scenarios
+    folder has).
     """
     runs, strong_model, weak_model = _load_roles(run_dirs, strong, weak)
     if not runs:
@@ -284,20 +307,23 @@ def health(
                 by_model=by_model,
             )
         )
+    over: Literal["judged", "measured"] = "judged" if first.benchmark in JUDGED_BENCHMARKS else "measured"
     cats = []
     for cat in sorted(set(categories.values())):
         in_cat = [cid for cid in order if categories[cid] == cat]
         top = [pooled[strongest][cid] for cid in in_cat if cid in pooled[strongest]]
-        meas = sum(c.measured for c in top)
-        rate = sum(c.passed for c in top) / meas if meas else None
+        denominator = sum(c.judged if over == "judged" else c.measured for c in top)
+        rate = sum(c.passed for c in top) / denominator if denominator else None
         cats.append(
             CategoryHealth(
                 category=cat,
                 cases=len(in_cat),
                 strongest_pass_rate=rate,
                 headroom=None if rate is None else 1.0 - rate,
+                rate_over=over,
             )
         )
+    tiers_found, moves_note = find_tiers(runs, tiers)
     report = HealthReport(
         benchmark=first.benchmark,
         suite=first.suite,
@@ -310,6 +336,9 @@ def health(
         categories=cats,
         metrics=_metric_health({m: cards[0] for m, cards in by_model_cards.items()}, models, weaker),
         counts={f: sum(f in c.flags for c in case_health) for f in FLAGS},
+        tiers_file=None if tiers_found is None else str(tiers_found.path),
+        moves=[] if tiers_found is None else suggest_moves(case_health, models, tiers_found),
+        moves_note=moves_note,
         created_at=datetime.now(UTC),
     )
     if out is not None:
@@ -341,7 +370,8 @@ def health_markdown(report: HealthReport) -> str:
     lines.append("|---|---:|")
     lines.extend(f"| {f} | {report.counts.get(f, 0)} |" for f in FLAGS)
     lines.append("")
-    lines.append("### Headroom per category (strongest model)")
+    over = "judged " if report.categories and report.categories[0].rate_over == "judged" else ""
+    lines.append(f"### Headroom per category (strongest model's {over}pass rate)")
     lines.append("")
     lines.append("| category | cases | pass rate | headroom |")
     lines.append("|---|---:|---:|---:|")
@@ -378,4 +408,5 @@ def health_markdown(report: HealthReport) -> str:
     else:
         lines.append("No case is flagged.")
     lines.append("")
+    lines.extend(moves_markdown(report.moves, report.tiers_file, report.moves_note))
     return "\n".join(lines)
