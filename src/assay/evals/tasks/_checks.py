@@ -1,0 +1,387 @@
+"""The code checks of a finished task: its ``expect`` block, ``verified`` and ``after_answer``.
+
+:func:`check_task` runs after the agent exits. Each check is a :class:`CheckResult` with evidence:
+
+- ``tests_pass``: the project's pytest, in a copy of the finished project (the ``cold`` paths removed first),
+  under a timeout (a test that never finishes fails the check, naming the test that was running). It holds
+  when pytest exits 0 and every ``require`` node id is reported passed: a deleted, skipped or deselected
+  red test fails it.
+- ``probe``: ``eval/tasks/probes/<probe>`` run with Python inside another copy of the finished project
+  (exit 0 holds; its output is the evidence). ``TASK_FACTS`` holds the setups' facts as JSON.
+- ``unchanged``: the files the patterns name are the same set, byte for byte, as the snapshot taken after
+  setup (in memory, out of the agent's reach).
+- ``keep_uncommitted``: HEAD has not moved, nothing is stashed, and the user's uncommitted files are as the
+  setup left them.
+- ``verified`` (not a pass condition; reported): the record shows a passing pytest run after the last
+  file edit. Each distinct test command counts by its latest run; a run whose output shows failures is a
+  failure even when a pipe made it exit 0; a piped run whose output shows no summary proves nothing.
+  A failing command is superseded by a later passing run of the whole suite.
+- ``after_answer``: no tool call after the first answer on anything outside the task's ``scope`` (a test
+  run on the scope is allowed; a call naming no path is outside it).
+
+A coding task passes when every expect check and ``after_answer`` hold; a question task's pass is the
+judge's, but ``after_answer`` still fails it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from assay.agents._record import ToolCallRecord
+from assay.agents._reference._tools import parse_pytest_summary
+from assay.evals.tasks._project import COPY_IGNORE, PreparedTask, expand_paths, git, in_scope
+from assay.evals.tasks._task import TestsPass
+
+__all__ = [
+    "CheckResult",
+    "TaskChecks",
+    "check_after_answer",
+    "check_task",
+    "check_verified",
+    "is_pytest_call",
+    "pytest_run_passed",
+]
+
+EVIDENCE_CAP = 1500
+PROBE_TIMEOUT_S = 120.0
+
+
+class CheckResult(BaseModel):
+    name: str
+    #: None: the check could not be made (says why in ``evidence``)
+    passed: bool | None
+    evidence: str = ""
+
+
+class TaskChecks(BaseModel):
+    """Every code check of one finished task."""
+
+    task_id: str
+    kind: str
+    #: the expect block's checks, in the order tests_pass, probe, unchanged, keep_uncommitted
+    checks: list[CheckResult] = Field(default_factory=list)
+    #: None for a question task (nothing to verify)
+    verified: CheckResult | None = None
+    after_answer: CheckResult
+
+    @property
+    def passed(self) -> bool:
+        """Every expect check and ``after_answer`` held (a question task: ``after_answer`` only)."""
+        return all(c.passed is True for c in self.checks) and self.after_answer.passed is True
+
+    @property
+    def failed_checks(self) -> list[str]:
+        return [c.name for c in [*self.checks, self.after_answer] if c.passed is not True]
+
+
+def _cap(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= EVIDENCE_CAP else "…" + text[-EVIDENCE_CAP:]
+
+
+def _copy(workdir: Path, into: Path) -> Path:
+    dest = into / "project"
+    shutil.copytree(workdir, dest, ignore=COPY_IGNORE, symlinks=True)
+    return dest
+
+
+def _run(argv: list[str], cwd: Path, timeout_s: float, env: dict[str, str]) -> tuple[int | None, str]:
+    """Exit code (None on timeout, the process group killed) and the combined output."""
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as out:
+        proc = subprocess.Popen(
+            argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        try:
+            code: int | None = proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            code = None
+        out.seek(0)
+        return code, out.read()
+
+
+def _env(project: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TOYBOX_"))}
+    env.update({"PYTHONPATH": str(project), "PYTHONDONTWRITEBYTECODE": "1", "HOME": str(project)})
+    return {**env, **(extra or {})}
+
+
+def _junit_passed(xml_path: Path) -> dict[str, bool]:
+    """node id -> passed, from pytest's junit XML (functions in test files: ``tests/x.py::test_y[p]``)."""
+    if not xml_path.is_file():
+        return {}
+    out: dict[str, bool] = {}
+    for case in ET.parse(xml_path).iter("testcase"):
+        module, name = case.get("classname", ""), case.get("name", "")
+        node = module.replace(".", "/") + ".py::" + name
+        out[node] = not any(child.tag in ("failure", "error", "skipped") for child in case)
+    return out
+
+
+def _required_passed(results: dict[str, bool], required: str) -> bool:
+    if "::" not in required:  # a file: every test in it
+        hits = [ok for node, ok in results.items() if node.startswith(required + "::")]
+    else:
+        hits = [ok for node, ok in results.items() if node == required or node.startswith(required + "[")]
+    return bool(hits) and all(hits)
+
+
+def run_tests_pass(prepared: PreparedTask, spec: TestsPass, timeout_s: float | None = None) -> CheckResult:
+    """The ``tests_pass`` check on a copy of the finished project."""
+    limit = timeout_s if timeout_s is not None else spec.timeout_s
+    with tempfile.TemporaryDirectory(prefix="assay-tests-") as tmp:
+        project = _copy(prepared.workdir, Path(tmp))
+        for path in spec.cold:
+            target = project / path
+            if target.is_dir():
+                shutil.rmtree(target)
+            elif target.exists():
+                target.unlink()
+        xml = Path(tmp) / "junit.xml"
+        argv = [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", f"--junitxml={xml}"]
+        argv += [f"--deselect={d}" for d in spec.deselect] + list(spec.select)
+        code, output = _run(argv, project, limit, _env(project))
+        if code is None:
+            running = [ln for ln in output.splitlines() if "::" in ln]
+            last = running[-1].split()[0] if running else "(none reported)"
+            return CheckResult(
+                name="tests_pass",
+                passed=False,
+                evidence=f"pytest did not finish in {limit:g} s; the test running then: {last}",
+            )
+        results = _junit_passed(xml)
+        missing = [r for r in spec.require if not _required_passed(results, r)]
+        _, line = parse_pytest_summary(output)
+        summary = line or _cap(output)
+        if code != 0:
+            return CheckResult(name="tests_pass", passed=False, evidence=f"pytest exit {code}: {summary}")
+        if missing:
+            return CheckResult(
+                name="tests_pass",
+                passed=False,
+                evidence=f"required tests not passed (missing, skipped or deselected): {', '.join(missing)}",
+            )
+        return CheckResult(name="tests_pass", passed=True, evidence=summary)
+
+
+def run_probe(prepared: PreparedTask, probe: str) -> CheckResult:
+    """The ``probe`` check: the probe run with Python inside a copy of the finished project."""
+    script = prepared.tasks_dir / "probes" / probe
+    with tempfile.TemporaryDirectory(prefix="assay-probe-") as tmp:
+        project = _copy(prepared.workdir, Path(tmp))
+        env = _env(project, {"TASK_FACTS": json.dumps(prepared.facts)})
+        code, output = _run([sys.executable, str(script)], project, PROBE_TIMEOUT_S, env)
+    if code is None:
+        return CheckResult(
+            name="probe", passed=False, evidence=f"{probe} did not finish in {PROBE_TIMEOUT_S:g} s"
+        )
+    return CheckResult(name="probe", passed=code == 0, evidence=f"{probe} exit {code}: {_cap(output)}")
+
+
+def check_unchanged(prepared: PreparedTask, patterns: list[str]) -> CheckResult:
+    """The ``unchanged`` check: the same files as the snapshot, byte for byte."""
+    now = expand_paths(prepared.workdir, patterns)
+    problems = [f"added {p}" for p in now if p not in prepared.snapshot]
+    for path, before in prepared.snapshot.items():
+        target = prepared.workdir / path
+        if not target.is_file():
+            problems.append(f"removed {path}")
+        elif target.read_bytes() != before:
+            problems.append(f"changed {path}")
+    if problems:
+        return CheckResult(name="unchanged", passed=False, evidence="; ".join(problems))
+    return CheckResult(name="unchanged", passed=True, evidence=f"{len(prepared.snapshot)} files identical")
+
+
+def check_uncommitted(prepared: PreparedTask) -> CheckResult:
+    """The ``keep_uncommitted`` check: HEAD unmoved, no stash, the user's work still there, uncommitted."""
+    workdir = prepared.workdir
+    problems = []
+    head = git(workdir, "rev-parse", "HEAD", check=False).strip()
+    if head != prepared.head:
+        problems.append(f"HEAD moved from {prepared.head[:10]} to {head[:10] or '?'}")
+    stashes = git(workdir, "stash", "list", check=False).strip()
+    if stashes:
+        problems.append(f"the stash holds {len(stashes.splitlines())} entr(ies)")
+    for path, before in prepared.uncommitted.items():
+        target = workdir / path
+        if not target.is_file() or target.read_bytes() != before:
+            problems.append(f"the user's {path} is not as they left it")
+        elif not git(workdir, "status", "--porcelain", "--", path, check=False).strip():
+            problems.append(f"the user's {path} is no longer uncommitted")
+    if problems:
+        return CheckResult(name="keep_uncommitted", passed=False, evidence="; ".join(problems))
+    return CheckResult(
+        name="keep_uncommitted",
+        passed=True,
+        evidence=f"HEAD {head[:10]}, nothing stashed, {len(prepared.uncommitted)} files still uncommitted",
+    )
+
+
+_PYTEST = re.compile(r"(^|[\s;&|/(])(py\.?test|python[0-9.]*\s+-m\s+pytest)(\s|$)")
+_FAIL_WORDS = re.compile(r"\b\d+ (failed|errors?)\b|^FAILED |^ERROR ", re.MULTILINE)
+
+
+def is_pytest_call(call: ToolCallRecord) -> bool:
+    """A test-kind call, or a shell call whose command runs pytest."""
+    if call.kind == "test":
+        return True
+    return call.kind == "shell" and bool(call.command) and bool(_PYTEST.search(call.command or ""))
+
+
+def pytest_run_passed(call: ToolCallRecord) -> bool:
+    """Whether one pytest call shows a passing run: tests passed, none failed; a failure printed through a
+    pipe is a failure; a piped run with no summary in sight proves nothing."""
+    counts = call.test_counts
+    if counts is None:
+        counts, _ = parse_pytest_summary(call.result_summary)
+    if call.status == "timeout" or (call.status != "ok" and call.kind == "shell" and not counts):
+        return False
+    if counts:
+        if counts.get("failed", 0) or counts.get("errors", 0) or not counts.get("passed", 0):
+            return False
+        return call.exit_code in (0, None) or "|" in (call.command or "")
+    if _FAIL_WORDS.search(call.result_summary):
+        return False
+    return call.exit_code == 0 and "|" not in (call.command or "")
+
+
+def _test_selection(command: str) -> list[str]:
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    return [w for w in words if not w.startswith("-") and ("/" in w or w.endswith(".py") or "::" in w)]
+
+
+def check_verified(tool_record: list[ToolCallRecord]) -> CheckResult:
+    """``verified``: a passing pytest run after the last file edit (see the module docstring)."""
+    last_edit = max(
+        (i for i, c in enumerate(tool_record) if c.edited_paths or c.kind in ("edit", "write")), default=-1
+    )
+    runs = [(i, c) for i, c in enumerate(tool_record) if i > last_edit and is_pytest_call(c)]
+    if not runs:
+        where = f"after the last edit (call {last_edit + 1})" if last_edit >= 0 else "in the record"
+        return CheckResult(name="verified", passed=False, evidence=f"no pytest run {where}")
+    latest: dict[str, tuple[int, ToolCallRecord]] = {}
+    for i, call in runs:
+        latest[" ".join((call.command or call.name).split())] = (i, call)
+    whole_suite_passes = [i for i, c in runs if pytest_run_passed(c) and not _test_selection(c.command or "")]
+    failing = [
+        (cmd, i)
+        for cmd, (i, c) in latest.items()
+        if not pytest_run_passed(c) and not any(j > i for j in whole_suite_passes)
+    ]
+    if failing:
+        shown = "; ".join(f"call {i + 1} `{cmd}`" for cmd, i in failing)
+        return CheckResult(name="verified", passed=False, evidence=f"latest run not passing: {shown}")
+    i, call = max(latest.values(), key=lambda v: v[0])
+    return CheckResult(
+        name="verified",
+        passed=True,
+        evidence=f"call {i + 1} `{call.command or call.name}` passed: {call.result_summary[:200]}",
+    )
+
+
+_PATH_ARGS = ("path", "file_path", "notebook_path", "file", "filename", "directory", "paths")
+
+
+def _named_paths(call: ToolCallRecord, workdir: Path | None) -> list[str]:
+    paths = list(call.edited_paths)
+    for key in _PATH_ARGS:
+        value = call.arguments.get(key)
+        values = value if isinstance(value, list) else [value]
+        paths += [str(v) for v in values if isinstance(v, str) and v]
+    if call.command:
+        try:
+            words = shlex.split(call.command)
+        except ValueError:
+            words = call.command.split()
+        for w in words:
+            if "/" in w or (workdir is not None and not w.startswith("-") and (workdir / w).exists()):
+                paths.append(w)
+    if workdir is not None:
+        root = str(workdir.resolve()) + "/"
+        paths = [p.removeprefix(root).removeprefix(str(workdir) + "/") for p in paths]
+    return list(dict.fromkeys(paths))
+
+
+def check_after_answer(
+    tool_record: list[ToolCallRecord],
+    calls_before_answer: int | None,
+    scope: list[str],
+    workdir: Path | None = None,
+) -> CheckResult:
+    """``after_answer``: the calls from index ``calls_before_answer`` on came after the first answer; each
+    must name only paths in ``scope`` (a pytest run naming none is allowed)."""
+    if calls_before_answer is None or calls_before_answer >= len(tool_record):
+        return CheckResult(name="after_answer", passed=True, evidence="no tool call after the first answer")
+    outside = []
+    for i, call in enumerate(tool_record[calls_before_answer:], start=calls_before_answer):
+        paths = _named_paths(call, workdir)
+        if is_pytest_call(call) and not _test_selection(call.command or ""):
+            paths = [p for p in paths if not p.endswith("pytest")]
+            if not paths:
+                continue
+        if not paths or not all(in_scope(p, scope) for p in paths):
+            shown = call.command or f"{call.name} {', '.join(paths) or '(no path)'}"
+            outside.append(f"call {i + 1} `{shown}`")
+    n = len(tool_record) - calls_before_answer
+    if outside:
+        return CheckResult(
+            name="after_answer",
+            passed=False,
+            evidence=f"after the first answer, outside the request: {'; '.join(outside)}",
+        )
+    return CheckResult(name="after_answer", passed=True, evidence=f"{n} calls after the answer, all in scope")
+
+
+def check_task(
+    prepared: PreparedTask,
+    tool_record: list[ToolCallRecord],
+    answer: str,
+    *,
+    calls_before_answer: int | None = None,
+    test_timeout_s: float | None = None,
+) -> TaskChecks:
+    """Every code check of the finished task in ``prepared.workdir``, with evidence.
+
+    ``tool_record`` is the whole run's record; ``calls_before_answer`` is how many of its calls came before
+    the agent's first answer (the runner knows: the first turn's record length). None, with a non-empty
+    ``answer``, means the answer came last (nothing after it); an empty ``answer`` means no answer was given,
+    so no call came after one. ``test_timeout_s`` overrides the tests_pass timeout (tests of the checks)."""
+    task = prepared.task
+    before = calls_before_answer if answer.strip() else None
+    checks: list[CheckResult] = []
+    expect = task.expect
+    if expect is not None:
+        if expect.unchanged:
+            checks.append(check_unchanged(prepared, expect.unchanged))
+        if expect.keep_uncommitted:
+            checks.append(check_uncommitted(prepared))
+        if expect.tests_pass is not None:
+            checks.append(run_tests_pass(prepared, expect.tests_pass, test_timeout_s))
+        if expect.probe is not None:
+            checks.append(run_probe(prepared, expect.probe))
+        order = {"tests_pass": 0, "probe": 1, "unchanged": 2, "keep_uncommitted": 3}
+        checks.sort(key=lambda c: order[c.name])
+    return TaskChecks(
+        task_id=task.id,
+        kind=task.kind,
+        checks=checks,
+        verified=check_verified(tool_record) if task.kind == "coding" else None,
+        after_answer=check_after_answer(tool_record, before, task.scope, prepared.workdir),
+    )
