@@ -17,6 +17,7 @@ COMMANDS: dict[str, str] = {
     "memory": "assay.cli._memory:memory_group",
     "agent": "assay.cli._agent:agent_group",
     "gateway": "assay.cli._gateway:gateway_command",
+    "hillclimb": "assay.cli._hillclimb:hillclimb_command",
 }
 
 #: extra subcommands of `assay eval` that are not benchmarks
@@ -44,6 +45,7 @@ SHORT_HELP: dict[str, str] = {
     "memory": "Show, search and forget what the memory store holds.",
     "agent": "Run an agent under test in a workdir (run PROMPT, chat, serve).",
     "gateway": "Serve a model to agents on loopback (OpenAI and Anthropic APIs).",
+    "hillclimb": "Edit the agent one change at a time; keep only gains that hold on held-out scenarios.",
 }
 
 #: one-line help of the built-in benchmarks for `assay eval --help`
