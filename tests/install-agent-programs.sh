@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The programs the agent-layer tests run for real, each installed once (a second run is a no-op):
-# bubblewrap for the fence (Debian package; needs root), Claude Code and Codex CLI from npm, mini-swe-agent and
+# bubblewrap for the fence and chromium for browser tests (Debian packages; need root), Claude Code and Codex CLI from npm, mini-swe-agent and
 # aider from PyPI. The npm and PyPI ones go to project-local prefixes under .cache/ (git-ignored), so assay's
 # own environment is untouched.
 set -euo pipefail
@@ -12,6 +12,14 @@ if ! command -v bwrap >/dev/null; then
         exit 1
     fi
     apt-get update -qq && apt-get install -y -qq bubblewrap
+fi
+# Debian's chromium: the browser the report PNGs and the viewer's browser tests drive (none can be downloaded)
+if ! command -v chromium >/dev/null; then
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "install-agent-programs: chromium is missing; install it as root (apt-get install chromium)" >&2
+        exit 1
+    fi
+    apt-get update -qq && apt-get install -y -qq chromium
 fi
 [ -x .cache/npm/node_modules/.bin/claude ] || npm install --prefix .cache/npm --no-audit --no-fund @anthropic-ai/claude-code@2.1.197
 [ -x .cache/npm/node_modules/.bin/codex ] || npm install --prefix .cache/npm --no-audit --no-fund @openai/codex@0.171.0
