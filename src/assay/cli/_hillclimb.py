@@ -33,6 +33,15 @@ _P = click.Path(path_type=Path)
     "--fixer", default=None, help="The harness that edits: reference, claude-code, command:TEMPLATE, ..."
 )
 @click.option("--fixer-model", default=None, help="The fixer's model (needed by --fixer reference).")
+@click.option(
+    "--fixer-max-steps",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Model calls per fixer run (default 12).",
+)
+@click.option(
+    "--fixer-wall", type=click.FloatRange(min=1), default=None, help="Seconds per fixer run (default 900)."
+)
 @click.option("--rounds", type=click.IntRange(min=1), default=5, show_default=True, help="Most rounds.")
 @click.option(
     "--iterations", type=click.IntRange(min=3), default=3, show_default=True, help="Repeats per split."
@@ -108,6 +117,10 @@ def hillclimb_command(ctx: click.Context, **kw: object) -> None:
             progress=True,
             echo=click.echo,
         )
+        config.fixer_limits = config.fixer_limits.model_copy(
+            update={k: v for k, v in (("max_steps", kw["fixer_max_steps"]), ("wall_clock_s", kw["fixer_wall"]))
+                    if v is not None}
+        )  # fmt: skip
         if kw["salt"] is not None:
             config.salt = str(kw["salt"])
         history = _guard(lambda: run_hillclimb(config), where)

@@ -25,6 +25,10 @@ FIXER_RULES = """Rules (an edit that breaks one is rejected by a check in code):
 - Do not special-case a file name, path or document name that appears in them.
 - Make ONE substantive change (one idea), then stop and say in one sentence what you changed and why."""
 
+#: characters of the prompt: the failures beyond it are left out (an 8192-token model must still fit it,
+#: its tools' descriptions and room to read a file and answer)
+PROMPT_CAP = 12_000
+
 PROMPT_HEAD = """You improve an AI assistant by editing its profile: the files in your working folder.
 - system.md is its system prompt.
 - tools/<name>.md describes one tool it is offered; a tool without its description file is NOT offered.
@@ -37,7 +41,7 @@ a tool it was not offered or did not understand) and fix it with one edit of the
 """
 
 
-def fixer_prompt(failures: list[list[Attempt]], view: Any, cap: int = 24_000) -> str:
+def fixer_prompt(failures: list[list[Attempt]], view: Any, cap: int = PROMPT_CAP) -> str:
     """The prompt for one round: ``failures`` are the failing attempts of each train scenario."""
     parts = [PROMPT_HEAD.format(n=len(failures), rules=FIXER_RULES)]
     for i, attempts in enumerate(failures, start=1):

@@ -29,6 +29,8 @@ from assay.hillclimb._target import Target, get_target
 __all__ = ["FLAT_ROUNDS", "MIN_ITERATIONS", "HillclimbConfig", "resume_hillclimb", "run_hillclimb"]
 
 FLAT_ROUNDS = 2
+#: model calls one fixer run may make (a file or two read, one edit, an answer)
+FIXER_STEPS = 12
 MIN_ITERATIONS = 3
 
 
@@ -49,7 +51,7 @@ class HillclimbConfig:
     out: Path | None = None
     results_dir: Path = Path("results")
     branch: str | None = None
-    fixer_limits: Limits = field(default_factory=lambda: Limits(wall_clock_s=900.0, max_steps=20))
+    fixer_limits: Limits = field(default_factory=lambda: Limits(wall_clock_s=900.0, max_steps=FIXER_STEPS))
     progress: bool = False
     echo: Any = print
 
@@ -136,12 +138,13 @@ async def _start(config: HillclimbConfig) -> FixHistory:
         max_cost=config.max_cost,
         max_wall_s=config.max_wall_s,
         split=split,
+        fixer_limits=config.fixer_limits.model_dump(),
     )
     history.save(out)
     config.echo(
         f"hillclimb: {out} (branch {branch}); train {len(split.train)}, held-out {len(split.heldout)}"
     )
-    return await _Loop(history, out, target, config.fixer_limits, config.echo, config.progress).run()
+    return await _Loop(history, out, target, config.echo, config.progress).run()
 
 
 async def _resume(directory: Path, echo: Any, progress: bool) -> FixHistory:
@@ -169,9 +172,7 @@ async def _resume(directory: Path, echo: Any, progress: bool) -> FixHistory:
         )
     history.status, history.stop_reason = "running", ""
     echo(f"hillclimb: resuming {directory} at round {len(history.rounds) or 'baseline'}")
-    return await _Loop(
-        history, directory, target, Limits(wall_clock_s=900.0, max_steps=20), echo, progress
-    ).run()
+    return await _Loop(history, directory, target, echo, progress).run()
 
 
 def _add_cost(total: dict[str, dict[str, Any]], role: str, row: dict[str, Any]) -> None:
@@ -192,17 +193,9 @@ def _spend(*scores: SplitScore | None) -> dict[str, dict[str, Any]]:
 
 
 class _Loop:
-    def __init__(
-        self, history: FixHistory, out: Path, target: Target, limits: Limits, echo: Any, progress: bool
-    ) -> None:
-        self.h, self.out, self.target, self.limits, self.echo, self.progress = (
-            history,
-            out,
-            target,
-            limits,
-            echo,
-            progress,
-        )
+    def __init__(self, history: FixHistory, out: Path, target: Target, echo: Any, progress: bool) -> None:
+        self.h, self.out, self.target, self.echo, self.progress = history, out, target, echo, progress
+        self.limits = Limits(**history.fixer_limits)
         self.repo, self.profile = Path(history.repo), Path(history.profile)
         self.noise = Path(history.noise) if history.noise else None
         self.t0 = time.monotonic()
