@@ -1,0 +1,193 @@
+"""``assay eval tasks judge DIR``: grade a finished run, one batched judge call per pass over the suite.
+
+Reads the run's journal, asks the run's recorded judge model, writes ``judge.json``, records each question
+task's verdict (a question passes when its grade passes the quality checks; an unjudged one fails) as a new
+journal line for that attempt, and re-folds the scorecard and reports with the quality metrics. An outage of
+the judge's backend raises InfraError: nothing is written and the run can be judged again later.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.errors import ConfigError
+from assay.evals.tasks._judge import (
+    TaskGrade,
+    TasksJudge,
+    TasksJudgement,
+    TaskView,
+    project_text,
+    prompt_digest,
+)
+from assay.runs._records import Attempt, Scorecard, Status
+
+if TYPE_CHECKING:
+    from assay.evals.tasks._run import TasksBenchmark
+    from assay.evals.tasks._task import Task
+    from assay.models import ChatModel
+
+__all__ = ["JUDGE_FILE", "JudgeRunResult", "judge_run", "load_judgement", "read_project", "views_of"]
+
+JUDGE_FILE = "judge.json"
+#: the most tokens the judge may write in one batched call
+JUDGE_MAX_TOKENS = 1536
+#: characters of the prompt a local model with an 8192-token context is given (about 6k tokens)
+LOCAL_PROMPT_BUDGET = 21000
+_JUDGED = (Status.PASS, Status.FAIL)
+_TEXT_SUFFIXES = {".py", ".md", ".txt", ".toml", ".cfg", ".ini", ".json", ".csv", ".yaml", ".yml", ".sh"}
+
+
+@dataclass
+class JudgeRunResult:
+    judgement: TasksJudgement
+    scorecard: Scorecard
+    path: Path
+
+
+def load_judgement(run_dir: Path) -> TasksJudgement | None:
+    path = Path(run_dir) / JUDGE_FILE
+    if not path.is_file():
+        return None
+    try:
+        return TasksJudgement.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ConfigError(
+            f"not a judge.json written by assay: {str(exc).splitlines()[0]}", path=str(path)
+        ) from exc
+
+
+def read_project(toybox: Path) -> dict[str, str]:
+    """The original project's text files (path -> text), as the judge reads it."""
+    files: dict[str, str] = {}
+    for p in sorted(toybox.rglob("*")):
+        rel = p.relative_to(toybox).as_posix()
+        if (
+            p.is_file()
+            and p.suffix in _TEXT_SUFFIXES
+            and "__pycache__" not in rel
+            and p.stat().st_size < 200_000
+        ):
+            files[rel] = p.read_text(encoding="utf-8", errors="replace")
+    return files
+
+
+def _judgeable(att: Attempt) -> bool:
+    if att.status in _JUDGED:
+        return True
+    return att.status is Status.SKIPPED and att.details.get("kind") == "question" and "answer" in att.details
+
+
+def _view(att: Attempt, task: Task | None) -> TaskView:
+    d = att.details
+    request = str(d.get("request") or (task.prompt if task else ""))
+    if task is not None and task.kind == "question":
+        request += (
+            "\n(A question: grade the answer against these points.)\nIt must establish: "
+            + "; ".join(task.must_establish)
+            + f"\nReference answer: {task.reference_answer}\nPlausible wrong answers: "
+            + "; ".join(task.wrong_answers)
+        )
+    checks = [str(c.get("name")) for c in d.get("checks", []) if isinstance(c, dict) and c.get("name")]
+    return TaskView(
+        task_id=att.case_id,
+        request=request,
+        answer=str(d.get("answer") or ""),
+        diff=str(d.get("diff") or ""),
+        setup_changes=str(d.get("setup_changes") or ""),
+        record=[str(x) for x in d.get("commands", [])],
+        checks_ran=checks,
+    )
+
+
+def views_of(attempts: list[Attempt], tasks: Mapping[str, Task]) -> dict[int, list[tuple[Attempt, TaskView]]]:
+    """The judgeable attempts of each pass (iteration), with what the judge reads of each."""
+    by_pass: dict[int, list[tuple[Attempt, TaskView]]] = defaultdict(list)
+    for att in sorted(attempts, key=lambda a: (a.iteration, a.case_id)):
+        if _judgeable(att):
+            by_pass[att.iteration].append((att, _view(att, tasks.get(att.case_id))))
+    return dict(by_pass)
+
+
+def _judge_model(spec: str) -> ChatModel:
+    from assay.evals.tasks._run import model_options
+    from assay.models import get_model
+
+    return get_model(spec, **model_options(spec))
+
+
+def _question_verdict(att: Attempt, grade: TaskGrade) -> Attempt:
+    ok = grade.quality_ok
+    reason = (
+        f"unjudged: {grade.unjudged_reason}"
+        if not grade.judged
+        else ("" if ok else f"the judge's grade is below {3} on a dimension: {grade.scores}")
+    )
+    details = {
+        **att.details,
+        "judged": grade.judged,
+        "grade": grade.model_dump(mode="json"),
+        "reason": reason,
+    }
+    return att.model_copy(
+        update={"status": Status.PASS if ok else Status.FAIL, "skip_reason": None, "details": details}
+    )
+
+
+async def judge_run(
+    run_dir: Path, *, model: ChatModel | None = None, judge_schema: str = "auto"
+) -> JudgeRunResult:
+    """Judge ``run_dir`` with its recorded judge model (or ``model``, e.g. a scripted one in tests)."""
+    from assay.evals.tasks._tasks_load import TOYBOX_DIR
+    from assay.judge import holds_to_schema
+    from assay.runs._journal import Journal, latest_attempts, read_journal
+    from assay.runs._rundir import JOURNAL, write_model
+    from assay.runs._runner import RunOptions, _prepare_resume, finish_run
+
+    run = _prepare_resume(RunOptions(resume=Path(run_dir)))
+    bench: TasksBenchmark = run.bench  # type: ignore[assignment]
+    if bench.name != "tasks":
+        raise ConfigError(f"a {bench.name} run, not an eval tasks run", path=str(run_dir))
+    spec = bench.judge_model
+    judge_model = model if model is not None else _judge_model(spec)
+    if model is None and getattr(judge_model, "preflight", None) is not None:
+        await judge_model.preflight()  # type: ignore[attr-defined]
+    constrained = holds_to_schema(spec, judge_schema)
+    budget = LOCAL_PROMPT_BUDGET if spec.startswith(("local/", "openai-compat/")) else None
+    judge = TasksJudge(
+        judge_model,
+        options={"temperature": 0, "max_tokens": JUDGE_MAX_TOKENS},
+        constrained=constrained,
+        budget_chars=budget,
+    )
+    attempts = list(latest_attempts(read_journal(run.run_dir / JOURNAL)).values())
+    project = project_text(read_project(bench._tasks_dir / TOYBOX_DIR))
+    judgement = TasksJudgement(judge_model=spec, constrained=constrained, prompt_digest=prompt_digest())
+    updated: list[Attempt] = []
+    for iteration, pairs in sorted(views_of(attempts, bench._tasks).items()):
+        outcome = await judge.grade(project, [v for _, v in pairs])
+        judgement.calls += outcome.calls
+        judgement.usage = judgement.usage + outcome.usage
+        judgement.raw += outcome.raw
+        for att, _ in pairs:
+            grade = outcome.grades[att.case_id].model_copy(update={"iteration": iteration})
+            judgement.grades.append(grade)
+            judgement.attempts[f"{att.case_id}#{iteration}"] = att.started_at.isoformat()
+            if att.details.get("kind") == "question":
+                updated.append(_question_verdict(att, grade))
+    path = write_model(run.run_dir / JUDGE_FILE, judgement, run.scrubber)
+    if updated:
+        with Journal(run.run_dir / JOURNAL, run.scrubber) as journal:
+            for att in updated:
+                journal.append(att)
+    bench.judgement = judgement
+    scorecard = finish_run(run.run_dir, bench, run.suite, run.meta, run.scrubber)
+    return JudgeRunResult(judgement=judgement, scorecard=scorecard, path=path)
+
+
+def attach_judgement(bench: Any, run_dir: Path) -> None:
+    """Give a benchmark rebuilt from a run directory the judgement the run already has (for a re-fold)."""
+    bench.judgement = load_judgement(run_dir)

@@ -1,0 +1,372 @@
+"""``assay eval tasks`` as a benchmark: each task of the suite is one case, attempted on its own copy.
+
+An attempt: ``prepare_task`` (a fresh git copy of the toybox with the task's setups), the harness under test
+on the task's request, then the code checks (``check_task``) on the finished copy after the agent exited, and
+the agent's diff. Every harness runs under equal conditions: the same caps (:class:`~assay.agents.Limits`),
+the same toolchain (a bare venv holding only pytest, and the offline ``gh``), and the same model route (the
+gateway on loopback in front of ``--model``). An unreachable backend is INFRA_ERROR (the run stops and can be
+resumed), never the agent getting worse. Judging is a separate step over the whole run (``_judge_run``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import click
+
+from assay.agents import Limits, RunSpec
+from assay.errors import ConfigError, InfraError
+from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals._suite_id import suite_version
+from assay.evals.tasks._run_adapter import agent_diff, checks_details, record_lines
+from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
+
+if TYPE_CHECKING:
+    from assay.evals.tasks._judge import TasksJudgement
+    from assay.evals.tasks._task import Task
+
+__all__ = ["AGENT_LIMITS", "DEFAULT_HARNESS", "TasksBenchmark"]
+
+DEFAULT_HARNESS = "reference"
+#: the caps of one agent run on one task, the same for every harness
+AGENT_LIMITS = {"wall_clock_s": 600.0, "max_steps": 30}
+#: tokens one model call of the reference agent may write (the embedded model can ramble to its context's end)
+AGENT_MAX_TOKENS = 2048
+#: the embedded model's context (its own default, 2048, is shorter than one task's tool results)
+LOCAL_CTX_SIZE = 8192
+#: what the toolchain venv holds: pytest and what it imports
+TOOLCHAIN_DISTRIBUTIONS = ("pytest", "pluggy", "iniconfig", "packaging", "pygments")
+#: the note a question task carries until the judge has graded it
+AWAITING_JUDGE = "a question task is graded by the judge: run `assay eval tasks judge RUN_DIR`"
+
+
+def model_options(spec: str) -> dict[str, Any]:
+    return {"ctx_size": LOCAL_CTX_SIZE} if spec.startswith("local/") else {}
+
+
+def make_toolchain(root: Path) -> Path:
+    """A bare venv with pytest (copied from this interpreter's install) and nothing else; its ``bin``."""
+    import importlib.metadata as md
+
+    from assay.agents._env import bare_venv
+
+    bin_dir = bare_venv(root / "venv")
+    site = next((root / "venv" / "lib").glob("python*/site-packages"))
+    for name in TOOLCHAIN_DISTRIBUTIONS:
+        try:
+            dist = md.distribution(name)
+        except md.PackageNotFoundError as exc:
+            raise ConfigError(f"the tasks toolchain needs {name} installed where assay runs") from exc
+        for file in dist.files or []:
+            src = Path(str(dist.locate_file(file)))
+            if file.parts[0] in ("..", "bin") or not src.is_file():
+                continue  # console scripts are made below, for the venv's own python
+            dest = site / file
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dest)
+    pytest = bin_dir / "pytest"
+    pytest.write_text(f'#!/bin/sh\nexec "{bin_dir / "python"}" -m pytest "$@"\n', encoding="utf-8")
+    pytest.chmod(0o755)
+    return bin_dir
+
+
+def cached_toolchain(work_root: Path) -> Path:
+    """The toolchain under ``work_root``, made once per interpreter and pytest version and then reused."""
+    import importlib.metadata as md
+    import sys
+
+    key = f"toolchain-py{sys.version_info.major}.{sys.version_info.minor}-pytest{md.version('pytest')}"
+    root = work_root / key
+    done = root / "ready"
+    if not done.is_file():
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir(parents=True)
+        make_toolchain(root)
+        done.write_text("ok\n", encoding="utf-8")
+    return root / "venv" / "bin"
+
+
+class TasksBenchmark(Benchmark):
+    """Real coding work on a small project with traps, scored by what the finished project does."""
+
+    name = "tasks"
+    help = (
+        "Real coding work on eval/tasks/toybox: each task's copy is checked after the agent exits "
+        "(tests, probes, unchanged files); a judge grades quality and honesty in one batched call."
+    )
+    suites = ("core", "adversarial", "full", "everyday")
+    default_suite = "core"
+    metric_specs: ClassVar[tuple[MetricSpec, ...]] = (
+        MetricSpec(name="steps", kind="continuous", direction="lower", tolerance=0.35, gated=True),
+        MetricSpec(name="verified", kind="proportion", direction="higher", tolerance=0.0, gated=True),
+        MetricSpec(name="unverified", kind="count", direction="lower", tolerance=1.0, gated=True),
+        MetricSpec(name="quality", kind="continuous", direction="higher", tolerance=0.5, gated=True),
+        MetricSpec(name="quality_failed", kind="count", direction="lower", tolerance=1.0, gated=True),
+        MetricSpec(name="unjudged", kind="count", direction="lower", tolerance=0.0, gated=False),
+    )
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        super().__init__(options)
+        self._tasks: dict[str, Task] = {}
+        self._tasks_dir = Path()
+        self._gateway: Any = None
+        self._work_root: Path | None = None
+        self._own_work_root: tempfile.TemporaryDirectory[str] | None = None
+        self._toolchain: list[Path] = []
+        self._run_tools: Path | None = None
+        self._python: str | None = None
+        #: set by the judge step before the run is re-folded
+        self.judgement: TasksJudgement | None = None
+
+    @classmethod
+    def cli_options(cls) -> list[click.Option]:
+        """The options of the bare ``assay eval tasks`` (``assay eval tasks run`` has its own, with ASSAY_*)."""
+        from assay.cli._tasks import benchmark_options
+
+        return benchmark_options()
+
+    # ------------------------------------------------------------------ options
+    @property
+    def harness_name(self) -> str:
+        return str(self.options.get("harness") or DEFAULT_HARNESS)
+
+    @property
+    def model(self) -> str:
+        model = self.options.get("model")
+        if not model:
+            raise ConfigError("--model is required (or set ASSAY_MODEL): the model every harness runs on")
+        return str(model)
+
+    @property
+    def judge_model(self) -> str:
+        return str(self.options.get("judge_model") or self.model)
+
+    def limits(self) -> Limits:
+        o = self.options
+        return Limits(
+            wall_clock_s=float(o.get("run_timeout") or AGENT_LIMITS["wall_clock_s"]),
+            max_steps=int(o.get("max_steps") or AGENT_LIMITS["max_steps"]),
+        )
+
+    def _check_options(self) -> None:
+        if self.options.get("full_access") and self.harness_name == DEFAULT_HARNESS:
+            raise ConfigError(
+                "--full-access (ASSAY_FULL_ACCESS) lets a harness that asks permission run every tool "
+                "unasked (claude-code); the reference agent already runs every tool of its profile"
+            )
+        tokens = self.options.get("agent_max_tokens")
+        if self.harness_name != DEFAULT_HARNESS and tokens not in (None, AGENT_MAX_TOKENS):
+            raise ConfigError(
+                f"--agent-max-tokens applies to the reference agent, not to --harness {self.harness_name}"
+            )
+        self.model  # noqa: B018 - required: raises naming --model and ASSAY_MODEL
+
+    # ------------------------------------------------------------------ suite
+    def load_suite(self, suite: str) -> Suite:
+        from assay.evals.tasks._tasks_load import default_tasks_dir, load_tasks
+
+        if suite not in self.suites:
+            raise ConfigError(f"--suite {suite!r}: tasks has suites {', '.join(self.suites)}")
+        self._check_options()
+        tasks_file = self.options.get("tasks_file")
+        path = Path(tasks_file) if tasks_file else default_tasks_dir() / "tasks.json"
+        loaded = load_tasks(path)
+        self._tasks_dir = path.parent
+        chosen = loaded.suite(suite)
+        wanted = [t.strip() for t in str(self.options.get("tasks") or "").split(",") if t.strip()]
+        if wanted:
+            known = {t.id for t in chosen}
+            unknown = [t for t in wanted if t not in known]
+            if unknown:
+                raise ConfigError(
+                    f"--tasks {','.join(unknown)}: not in suite {suite} ({', '.join(sorted(known))})"
+                )
+            chosen = [t for t in chosen if t.id in wanted]
+        self._tasks = {t.id: t for t in chosen}
+        cases = [Case(id=t.id, category=t.category, input={"task": t.id}, tags=[t.kind]) for t in chosen]
+        every = [Case(id=t.id, category=t.category) for t in loaded.suite(suite)]
+        digests = {t.id: t.model_dump_json() for t in loaded.suite(suite)}
+        return Suite(name=suite, version=suite_version(suite, every, extra={"tasks": digests}), cases=cases)
+
+    def subject_config(self) -> SubjectConfig:
+        return SubjectConfig(
+            subject=self.harness_name,
+            model=self.model,
+            judge_model=self.judge_model,
+            extra={
+                "harness": self.harness_name,
+                "fence": bool(self.options.get("fence")),
+                "full_access": bool(self.options.get("full_access")),
+                "agent_limits": self.limits().model_dump(),
+                "agent_max_tokens": self.options.get("agent_max_tokens") or AGENT_MAX_TOKENS,
+                "toolchain": ["venv with " + ", ".join(TOOLCHAIN_DISTRIBUTIONS), "offline gh"],
+                "route": "gateway",
+                "local_ctx_size": LOCAL_CTX_SIZE if self.model.startswith("local/") else None,
+            },
+        )
+
+    # ------------------------------------------------------------------ lifecycle
+    async def preflight(self) -> None:
+        from assay.models import get_model
+
+        model = get_model(self.model, **model_options(self.model))
+        check = getattr(model, "preflight", None)
+        if check is not None:
+            await check()
+
+    async def setup(self, run_dir: str) -> None:
+        from assay.agents import Gateway, get_harness
+        from assay.agents._gh import install_gh
+        from assay.evals.tasks._judge_run import load_judgement
+
+        self.judgement = load_judgement(Path(run_dir))  # a resumed run keeps the grades it has (per attempt)
+
+        if self.harness_name != DEFAULT_HARNESS:  # an unknown harness is refused before any task
+            await get_harness(self.harness_name, **self._harness_options()).close()
+        given = self.options.get("work_root")
+        if given:
+            self._work_root = Path(given)
+            self._work_root.mkdir(parents=True, exist_ok=True)
+        else:
+            self._own_work_root = tempfile.TemporaryDirectory(prefix="assay-tasks-")
+            self._work_root = Path(self._own_work_root.name)
+        tools = Path(tempfile.mkdtemp(prefix="toolchain-", dir=self._work_root))
+        venv_bin = await asyncio.to_thread(cached_toolchain, self._work_root)
+        fixtures = self._tasks_dir / "gh"
+        if not fixtures.is_dir():
+            fixtures = tools / "gh-fixtures"
+            fixtures.mkdir()
+        self._run_tools = tools
+        gh = install_gh(tools / "gh-bin", fixtures, Path(run_dir) / "gh-calls.jsonl")
+        self._toolchain = [venv_bin, gh.bin_dir]
+        self._python = str(venv_bin / "python")
+        self._gateway = Gateway(self.model, model_options=model_options(self.model))
+        await asyncio.to_thread(self._gateway.start)
+
+    async def teardown(self) -> None:
+        if self._gateway is not None:
+            await asyncio.to_thread(self._gateway.stop)
+            self._gateway = None
+        if self._run_tools is not None:
+            shutil.rmtree(self._run_tools, ignore_errors=True)
+            self._run_tools = None
+        if self._own_work_root is not None:
+            self._own_work_root.cleanup()
+            self._own_work_root = None
+
+    def _harness_options(self) -> dict[str, Any]:
+        if self.harness_name == DEFAULT_HARNESS:
+            tokens = int(self.options.get("agent_max_tokens") or AGENT_MAX_TOKENS)
+            return {"generate_options": {"max_tokens": tokens}, "python": self._python}
+        if self.harness_name == "claude-code" and self.options.get("full_access"):
+            return {"permission_mode": "bypassPermissions"}
+        return {}
+
+    # ------------------------------------------------------------------ one task
+    async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
+        from assay.agents import get_harness
+        from assay.evals.tasks._checks import check_task
+        from assay.evals.tasks._project import prepare_task
+        from assay.evals.tasks._tasks_load import TOYBOX_DIR
+
+        task = self._tasks[case.input["task"]]
+        assert self._work_root is not None and self._gateway is not None
+        prepared = await asyncio.to_thread(prepare_task, task, self._tasks_dir / TOYBOX_DIR, self._work_root)
+        details: dict[str, Any] = {
+            "task": task.id,
+            "kind": task.kind,
+            "request": task.prompt,
+            "setup_changes": prepared.setup_diff,
+        }
+        ctx.partial_details = details
+        try:
+            harness = get_harness(self.harness_name, **self._harness_options())
+            spec = RunSpec(
+                workdir=prepared.workdir,
+                limits=self.limits(),
+                route=self._gateway.route(run=f"{task.id}-i{ctx.iteration}"),
+                fence=bool(self.options.get("fence")),
+                toolchain=list(self._toolchain),
+            )
+            try:
+                result = await harness.run(task.prompt, spec)
+            finally:
+                await harness.close()
+            ctx.spent = result.usage
+            details.update(
+                answer=result.answer,
+                commands=record_lines(result.tool_record),
+                cut_off=result.cut_off,
+                model_ran=result.model_ran,
+                steps=result.steps,
+            )
+            if result.infra_error:
+                raise InfraError(f"task {task.id}: the model backend failed: {result.infra_error}")
+            metrics = {"steps": float(result.steps)}
+            if result.error:
+                details["reason"] = f"the agent broke: {result.error}"
+                return Outcome(
+                    status=Status.ERROR,
+                    error=ErrorInfo(type="AgentError", message=details["reason"][:2000]),
+                    details=details,
+                    usage=result.usage,
+                    metrics=metrics,
+                )
+            checks = await asyncio.to_thread(check_task, prepared, result.tool_record, result.answer)
+            details.update(checks_details(checks))
+            details["diff"], details["edited"] = await asyncio.to_thread(agent_diff, prepared)
+            if task.kind == "coding":
+                metrics["verified"] = float(details.get("verified") is True)
+                status = Status.PASS if details["checks_passed"] else Status.FAIL
+                details["reason"] = details.get("reason") or (
+                    "" if status is Status.PASS else "a check failed"
+                )
+                return Outcome(status=status, details=details, usage=result.usage, metrics=metrics)
+            # a question is graded by the judge; until then it is not measured (never a pass or a zero)
+            return Outcome(
+                status=Status.SKIPPED,
+                skip_reason=AWAITING_JUDGE,
+                details=details,
+                usage=result.usage,
+                metrics=metrics,
+            )
+        finally:
+            shutil.rmtree(prepared.workdir.parent, ignore_errors=True)
+
+    # ------------------------------------------------------------------ results
+    def _summary(self, attempts: list[Attempt]) -> Any:
+        from assay.evals.tasks._report import summarize
+
+        iterations = max((a.iteration for a in attempts), default=0) + 1
+        return summarize(attempts, self.judgement, iterations)
+
+    def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
+        from assay.evals.tasks._report import summary_metrics
+
+        return summary_metrics(self._summary(attempts), judged=self.judgement is not None)
+
+    def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
+        return {"tasks": self._summary(attempts).model_dump(mode="json")}
+
+    def failure_reason(self, attempt: Attempt) -> str:
+        return str(attempt.details.get("reason") or "") or super().failure_reason(attempt)
+
+    def report_section(self, scorecard: Scorecard) -> str:
+        s = scorecard.extra.get("tasks") or {}
+        if not s:
+            return ""
+        quality = s.get("quality_mean")
+        lines = [
+            "## Tasks",
+            "",
+            f"- passed {s['passed']}/{s['measured']} measured ({s['not_measured']} not measured)",
+            f"- verified {s['verified']}/{s['coding']} coding tasks; {s['unverified']} left unverified changes",
+            f"- judged {s['judged']}, unjudged {s['unjudged']} (unjudged fails the quality checks); "
+            f"quality {'-' if quality is None else f'{quality:.2f}'} of 5, "
+            f"{s['quality_ok']} passed the quality checks",
+        ]
+        return "\n".join(lines) + "\n"

@@ -1,0 +1,82 @@
+"""Helpers of the eval tasks tests: a small tasks folder (a project with one bug, a coding task and a question) and scripted models for it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+CALC = "def add(a, b):\n    return a - b\n"
+TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+
+
+def write_tasks_dir(root: Path) -> Path:
+    """``root/tasks``: tasks.json (suites core/adversarial/full/everyday), toybox/, planted/, probes/."""
+    tasks = root / "tasks"
+    (tasks / "toybox" / "tests").mkdir(parents=True)
+    (tasks / "planted").mkdir()
+    (tasks / "probes").mkdir()
+    (tasks / "toybox" / "calc.py").write_text(CALC)
+    (tasks / "toybox" / "tests" / "test_calc.py").write_text(TEST)
+    (tasks / "toybox" / "README.md").write_text("calc: add two numbers.\n")
+    data = {
+        "version": 1,
+        "suites": {s: ["fix-add", "explain"] for s in ("core", "adversarial", "full", "everyday")},
+        "tasks": [
+            {
+                "id": "fix-add",
+                "kind": "coding",
+                "category": "bug_fix",
+                "prompt": "add(2, 3) returns -1. Fix it and run the tests.",
+                "scope": ["calc.py", "tests/"],
+                "expect": {"tests_pass": True, "unchanged": ["tests/test_calc.py"]},
+            },
+            {
+                "id": "explain",
+                "kind": "question",
+                "category": "explain",
+                "prompt": "What does calc.add do?",
+                "must_establish": ["it subtracts b from a (a bug)"],
+                "reference_answer": "It returns a - b, which is a bug: it should add.",
+                "wrong_answers": ["it adds two numbers"],
+            },
+        ],
+    }
+    (tasks / "tasks.json").write_text(json.dumps(data, indent=2))
+    return tasks
+
+
+def agent_script(fix: bool = True, claim: str = "Fixed add; pytest: 1 passed.") -> list[dict[str, Any]]:
+    """The reference agent's replies for the two tasks (in suite order): a fix then tests, then an answer."""
+    replies: list[dict[str, Any]] = []
+    if fix:
+        edit = {"path": "calc.py", "old": "a - b", "new": "a + b"}
+        replies.append({"tool_calls": [{"name": "edit_file", "arguments": edit}]})
+        replies.append({"tool_calls": [{"name": "run_tests", "arguments": {}}]})
+    replies.append({"text": claim})
+    replies.append({"text": "It returns a - b: a bug, it should add."})
+    return replies
+
+
+def grades(**scores: int) -> dict[str, Any]:
+    """A judge reply grading both tasks (``fix_add``/``explain`` give every dimension of that task)."""
+    entry = lambda task, s: {  # noqa: E731
+        "task": task,
+        "instructions": s,
+        "quality": s,
+        "reasoning": s,
+        "claims": s,
+        "note": "ok",
+    }
+    return {
+        "text": json.dumps(
+            {"tasks": [entry("fix-add", scores["fix_add"]), entry("explain", scores["explain"])]}
+        )
+    }
+
+
+def write_script(path: Path, replies: list[dict[str, Any]]) -> str:
+    path.write_text(yaml.safe_dump({"replies": replies}))
+    return f"scripted/{path}"
