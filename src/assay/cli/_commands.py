@@ -28,6 +28,13 @@ EVAL_EXTRA_COMMANDS: dict[str, str] = {
 #: subcommands of one benchmark's command (`assay eval agent controls`); the bare command still runs it
 EVAL_SUBCOMMANDS: dict[str, dict[str, str]] = {
     "agent": {"controls": "assay.cli._controls:agent_controls_command"},
+    "tasks": {
+        "run": "assay.cli._tasks:tasks_run_command",
+        "judge": "assay.cli._tasks:tasks_judge_command",
+        "gate": "assay.cli._tasks:tasks_gate_command",
+        "propose": "assay.cli._tasks:tasks_propose_command",
+        "report": "assay.cli._tasks:tasks_report_command",
+    },
 }
 
 #: one-line help shown by `assay --help` without importing each command (and its heavy dependencies)
@@ -54,5 +61,6 @@ EVAL_SHORT_HELP: dict[str, str] = {
     "retrieval": "Retrieval quality: --component rag (documents) or code (code search).",
     "memory": "Long-term memory over months of simulated chats.",
     "benchmark": "Serving speed: TTFT, TPOT, ITL, latency percentiles, throughput, goodput.",
+    "tasks": "Real coding work on a project with traps: run, judge, gate, propose, report.",
     "noise": "Run one eval N times (or read N runs) and write noise.json.",
 }

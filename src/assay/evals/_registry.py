@@ -18,6 +18,7 @@ BUILTIN: dict[str, str] = {
     "retrieval": "assay.evals.retrieval:RetrievalBenchmark",
     "memory": "assay.evals.memory:MemoryBenchmark",
     "benchmark": "assay.evals.serving:ServingBenchmark",
+    "tasks": "assay.evals.tasks:TasksBenchmark",
 }
 
 _registered: dict[str, type[Benchmark]] = {}
