@@ -12,9 +12,9 @@ def bounded(jobs, run):
     out = []
     t = threading.Thread(target=lambda: out.append(drain(jobs, run)), daemon=True)
     t.start()
-    t.join(5)
+    t.join(3)
     if not out:
-        fail(f"drain({jobs}) did not finish in 5 s")
+        fail(f"drain({jobs}) did not finish in 3 s")
     return out[0]
 
 
