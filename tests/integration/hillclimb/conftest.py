@@ -40,6 +40,10 @@ for action in json.loads(plan.read_text())[n]:
     elif kind == "append":
         with open("system.md", "a") as f:
             f.write("\\n" + arg + "\\n")
+    elif kind == "interrupt":  # Ctrl-C reaching the loop while the fixer works
+        import os, signal, time
+        os.kill(os.getppid(), signal.SIGINT)
+        time.sleep(30)
     elif kind == "outside":
         pathlib.Path(arg).write_text("written by the fixer\\n")
 print(f"round {n + 1}: applied my edit")
@@ -54,11 +58,23 @@ def _by_kind(names: list[str]) -> list[str]:
     return [n if n.startswith("kind:") else f"kind:{ALL_TOOLS[n].kind}" for n in names]
 
 
-def make_scenarios(dest: Path) -> None:
+#: quick loops: three document scenarios the scripted agent answers right once it is offered query_documents,
+#: and one it answers wrong whatever the profile
+SMALL = (
+    "dqa-quarterly-revenue",
+    "dqa-refund-window-member",
+    "dqa-price-table-annual",
+    "dqa-handbook-deprecation-notice",
+)
+
+
+def make_scenarios(dest: Path, only: tuple[str, ...] | None = None) -> None:
     shutil.copytree(SHIPPED / "_documents", dest / "_documents")
     for cat in CATEGORIES:
         (dest / cat).mkdir(parents=True)
         for f in sorted((SHIPPED / cat).glob("*.yaml")):
+            if only is not None and f.stem not in only:
+                continue
             data = yaml.safe_load(f.read_text())
             data["expected_tools"] = _by_kind(data.get("expected_tools") or [])
             (dest / cat / f.name).write_text(yaml.safe_dump(data, sort_keys=False))
@@ -90,13 +106,23 @@ class Climb:
 
 @pytest.fixture
 def climb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Climb:
+    return _climb(tmp_path, monkeypatch, None)
+
+
+@pytest.fixture
+def small_climb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Climb:
+    """Four document scenarios only (:data:`SMALL`: train 3, held-out 1)."""
+    return _climb(tmp_path, monkeypatch, SMALL)
+
+
+def _climb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, only: tuple[str, ...] | None) -> Climb:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ASSAY_NO_LOCK", "1")
     monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "home"))
     c = Climb(tmp_path)
     shutil.copytree(DEFAULT_PROFILE, c.profile)
     (c.profile / "tools" / "query_documents.md").unlink()  # the planted defect
-    make_scenarios(c.scenarios)
+    make_scenarios(c.scenarios, only)
     (c.repo / ".gitignore").write_text("results/\n")
     git(c.repo, "init", "-q", "-b", "main")
     git(c.repo, "config", "user.email", "t@example.invalid")
