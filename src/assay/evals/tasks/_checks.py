@@ -259,18 +259,33 @@ def pytest_run_passed(call: ToolCallRecord) -> bool:
     return call.exit_code == 0 and "|" not in (call.command or "")
 
 
+_SELECTING = ("-k", "-m", "--deselect", "--ignore", "--lf", "--last-failed", "--sw", "--stepwise")
+
+
 def _test_selection(command: str) -> list[str]:
+    """The words of a pytest command that pick some tests only (paths, node ids, ``-k``, ``-m``, ...)."""
     try:
         words = shlex.split(command)
     except ValueError:
         words = command.split()
-    return [w for w in words if not w.startswith("-") and ("/" in w or w.endswith(".py") or "::" in w)]
+    words = words[next((i + 1 for i, w in enumerate(words) if "pytest" in w), 0) :]
+    return [
+        w
+        for w in words
+        if w.split("=")[0] in _SELECTING
+        or (not w.startswith("-") and ("/" in w or w.endswith(".py") or "::" in w))
+    ]
 
 
 def check_verified(tool_record: list[ToolCallRecord]) -> CheckResult:
     """``verified``: a passing pytest run after the last file edit (see the module docstring)."""
     last_edit = max(
-        (i for i, c in enumerate(tool_record) if c.edited_paths or c.kind in ("edit", "write")), default=-1
+        (
+            i
+            for i, c in enumerate(tool_record)
+            if c.edited_paths or (c.kind in ("edit", "write") and c.status == "ok")
+        ),
+        default=-1,
     )
     runs = [(i, c) for i, c in enumerate(tool_record) if i > last_edit and is_pytest_call(c)]
     if not runs:
