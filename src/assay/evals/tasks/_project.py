@@ -123,7 +123,10 @@ def prepare_task(task: Task, project_src: Path, work_root: Path) -> PreparedTask
     head = git(workdir, "rev-parse", "HEAD").strip()
     for setup in later:
         facts.update(apply_setup(workdir, setup, tasks_dir))
-    diff = git(workdir, "diff", base, "--stat", "--patch", "--", ".", ":(exclude)logs/*.log")
+    # every changed file in the stat; the patch without the big log (named, not pasted)
+    diff = git(workdir, "diff", base, "--stat") + git(
+        workdir, "diff", base, "--", ".", ":(exclude)logs/*.log"
+    )
     untracked = git(workdir, "ls-files", "--others", "--exclude-standard").split()
     if untracked:
         diff += "\nuntracked files: " + ", ".join(untracked) + "\n"
