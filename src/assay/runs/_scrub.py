@@ -4,6 +4,11 @@ Two kinds of secret are removed: the *values* of secret-looking environment vari
 ``*_TOKEN``, ``*_SECRET``, ``*PASSWORD*``) and *secret-shaped* strings (provider API keys, bearer tokens,
 private key blocks, AWS keys). If a known secret value would still reach a file after scrubbing, the write
 fails with :class:`SecretLeakError` instead.
+
+:class:`Anonymizer` goes further for text that leaves the machine as data (a scenario drafted from a real
+session or issue): it also replaces who and where with fixture values: workdirs and home folders
+(``/home/user/project``, ``/home/user``), e-mail addresses (``user@example.com``), host names
+(``host.example``) and IPv4 addresses other than loopback (``192.0.2.1``, a documentation address).
 """
 
 from __future__ import annotations
@@ -96,3 +101,64 @@ def write_scrubbed(path: Path, text: str, scrubber: Scrubber) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+FIXTURE_WORKDIR = "/home/user/project"
+FIXTURE_HOME = "/home/user"
+FIXTURE_EMAIL = "user@example.com"
+FIXTURE_HOST = "host.example"
+FIXTURE_IP = "192.0.2.1"
+
+_EMAIL = re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+\b")
+#: a home folder: /home/NAME, /Users/NAME, /root; C:\\Users\\NAME
+_HOME = re.compile(
+    r"(?:/home|/Users)/(?!user(?:/|\b))[A-Za-z0-9._\-]+|/root(?=/|\b)|[A-Za-z]:\\Users\\[^\\\s]+"
+)
+#: a temp folder an agent ran in (/tmp/NAME, macOS's /private/var/folders/...)
+_TEMP = re.compile(
+    r"(?:/private)?/var/folders/[A-Za-z0-9_\-]+/[A-Za-z0-9_\-]+/T/[A-Za-z0-9._\-]+|/tmp/[A-Za-z0-9._\-]+"
+)
+#: a host name ends in a top-level domain seen in hosts, not in code (``logging.info``, ``request.app`` stay)
+_HOST = re.compile(
+    r"\b(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+"
+    r"(?:com|net|org|io|internal|lan|corp|cloud|edu|gov|intra|localdomain)\b(?![.\-]?[A-Za-z0-9])",
+    re.IGNORECASE,
+)
+#: reserved for documentation (RFC 2606 / 6761): already fixture values
+_KEEP_HOST = re.compile(
+    r"(?:^|\.)(?:example\.(?:com|net|org)|example|test|invalid|localhost)$", re.IGNORECASE
+)
+_IPV4 = re.compile(r"(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\d.])")
+_KEEP_IP = ("127.", "0.0.0.0", "192.0.2.")
+
+
+class Anonymizer(Scrubber):
+    """A :class:`Scrubber` that also replaces paths, e-mails, host names and addresses with fixture values.
+
+    ``workdirs`` are the folders the agent worked in (each becomes :data:`FIXTURE_WORKDIR`), ``homes`` its
+    home folders (:data:`FIXTURE_HOME`); any other ``/home/NAME`` or ``/Users/NAME`` is a home folder too.
+    """
+
+    def __init__(
+        self,
+        env: Mapping[str, str] | None = None,
+        extra_values: Iterable[str] = (),
+        *,
+        workdirs: Iterable[str] = (),
+        homes: Iterable[str] = (),
+    ) -> None:
+        super().__init__(env, extra_values)
+        places = [(w.rstrip("/"), FIXTURE_WORKDIR) for w in workdirs if w.strip("/")]
+        places += [(h.rstrip("/"), FIXTURE_HOME) for h in homes if h.strip("/")]
+        # longest first, so a workdir inside a home folder becomes the project, not the home
+        self.places = sorted(places, key=lambda p: len(p[0]), reverse=True)
+
+    def scrub_text(self, text: str) -> str:
+        text = super().scrub_text(text)
+        for place, fixture in self.places:
+            text = text.replace(place, fixture)
+        text = _EMAIL.sub(FIXTURE_EMAIL, text)
+        text = _HOME.sub(FIXTURE_HOME, text)
+        text = _TEMP.sub(FIXTURE_WORKDIR, text)
+        text = _HOST.sub(lambda m: m.group(0) if _KEEP_HOST.search(m.group(0)) else FIXTURE_HOST, text)
+        return _IPV4.sub(lambda m: m.group(0) if m.group(0).startswith(_KEEP_IP) else FIXTURE_IP, text)

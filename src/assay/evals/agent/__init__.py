@@ -23,9 +23,15 @@ from assay.errors import ConfigError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
 from assay.evals.agent._attempt import AttemptPlan, run_scenario
-from assay.evals.agent._report import agent_summary, failure_reason, render_section, score_plot
+from assay.evals.agent._report import (
+    agent_summary,
+    count_sources,
+    failure_reason,
+    render_section,
+    score_plot,
+)
 from assay.evals.agent._scenario import Scenario
-from assay.evals.agent._select import Selection, select
+from assay.evals.agent._select import Selection, named_drafts, select
 from assay.runs._records import Attempt, MetricSpec, Scorecard, SubjectConfig
 
 if TYPE_CHECKING:
@@ -147,7 +153,11 @@ class AgentBenchmark(Benchmark):
                 ["--harness"], default=None, help=f"full: the harness under test (default {DEFAULT_HARNESS})."
             ),
             click.Option(["--category"], default=None, help="Run only these categories (comma list)."),
-            click.Option(["--scenario"], default=None, help="Run only these scenario ids (comma list)."),
+            click.Option(
+                ["--scenario"],
+                default=None,
+                help="Run only these scenario ids (comma list; a draft under drafts/ runs only when named).",
+            ),
             click.Option(
                 ["--tier"], default=None, help="Run only the scenarios of this tier (ci_tiers.json)."
             ),
@@ -242,6 +252,7 @@ class AgentBenchmark(Benchmark):
         self._suite = suite
         directory = _scenarios_dir(self.options)
         scenarios = load_scenarios(directory)
+        scenarios += named_drafts(directory, self.options.get("scenario"), {s.id for s in scenarios})
         self._scenarios = {s.id: s for s in scenarios}
         chosen, self._selection = select(
             scenarios,
@@ -467,7 +478,8 @@ class AgentBenchmark(Benchmark):
                 attempts,
                 self._scenarios,
                 dict(zip(("agent", "simulator", "judge"), self._role_specs(), strict=True)),
-            )
+            ),
+            "sources": count_sources([s for s in self._scenarios.values() if not s.draft]),
         }
         if self._selection.targeted:
             extra["selection"] = self._selection.as_extra()

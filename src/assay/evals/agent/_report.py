@@ -17,12 +17,46 @@ from assay.runs._records import Attempt, Scorecard, Status
 if TYPE_CHECKING:
     from assay.report import Plot
 
-__all__ = ["agent_summary", "failure_reason", "is_weak_model", "render_section", "score_plot"]
+__all__ = [
+    "REAL_SOURCE_AIM",
+    "SOURCE_KINDS",
+    "agent_summary",
+    "count_sources",
+    "failure_reason",
+    "is_weak_model",
+    "render_section",
+    "score_plot",
+]
 
 ROLES = ("simulator", "agent", "judge")
 #: statuses listed among the failing scenarios, in this order
 _FAILING = (Status.FAIL, Status.ERROR, Status.TIMEOUT, Status.INFRA_ERROR)
 _NOTHING_SPENT = (Status.SKIPPED, Status.NOT_RUN)
+#: a scenario's ``source.kind``, and ``none`` for a scenario without a source
+SOURCE_KINDS = ("session", "issue", "hand", "synthetic", "none")
+#: the share of scenarios that should come from real use (sessions or issues)
+REAL_SOURCE_AIM = 0.2
+
+
+def _source_kind(scenario: Scenario | None) -> str:
+    return "none" if scenario is None or scenario.source is None else scenario.source.kind
+
+
+def count_sources(scenarios: Sequence[Scenario | None]) -> dict[str, Any]:
+    """Scenarios by ``source.kind`` (every kind, zeros too) and the share from sessions or issues vs the aim."""
+    counts = dict.fromkeys(SOURCE_KINDS, 0)
+    for s in scenarios:
+        counts[_source_kind(s)] += 1
+    real, total = counts["session"] + counts["issue"], len(scenarios)
+    share = real / total if total else None
+    return {
+        "counts": counts,
+        "from_real_use": real,
+        "total": total,
+        "share": share,
+        "aim": REAL_SOURCE_AIM,
+        "meets_aim": share is not None and share >= REAL_SOURCE_AIM,
+    }
 
 
 def is_weak_model(spec: str | None) -> bool:
@@ -119,11 +153,8 @@ def agent_summary(
         for a in judged
         if (a.details.get("judgement") or {}).get("disagreements")
     }
-    by_source: dict[str, int] = {}
-    for cid in dict.fromkeys(a.case_id for a in ordered):
-        s = scenarios.get(cid)
-        kind = s.source.kind if s is not None and s.source is not None else "unsourced"
-        by_source[kind] = by_source.get(kind, 0) + 1
+    ran = [scenarios.get(cid) for cid in dict.fromkeys(a.case_id for a in ordered)]
+    by_source = {k: n for k, n in count_sources(ran).get("counts", {}).items() if n}
     return {
         "roles": _role_costs(ordered, specs),
         "failing": failing,
@@ -228,10 +259,28 @@ def render_section(card: Scorecard) -> str:
     ]
     for cid, items in list(disagreements.items())[:10]:
         lines.append(f"  - {cid}: {md_text('; '.join(items), 300)}")
-    if info.get("by_source"):
-        lines += ["", "### Scenarios by source", "", "| source | scenarios |", "|---|---|"]
-        lines += [f"| {k} | {n} |" for k, n in info["by_source"].items()]
+    lines += _source_lines(card.extra.get("sources"), info.get("by_source") or {})
     return "\n".join(lines)
+
+
+def _source_lines(sources: Mapping[str, Any] | None, ran: Mapping[str, int]) -> list[str]:
+    """Scenarios by source: the suite's (every kind) and this run's, and the share from real use vs the aim."""
+    if not sources and not ran:
+        return []
+    counts: Mapping[str, int] = (sources or {}).get("counts") or {}
+    lines = ["", "### Scenarios by source", "", "| source | in the suite | in this run |", "|---|---|---|"]
+    for kind in SOURCE_KINDS:
+        if counts.get(kind) or ran.get(kind) or sources:
+            lines.append(f"| {kind} | {counts.get(kind, '-') if sources else '-'} | {ran.get(kind, 0)} |")
+    if sources and sources.get("total"):
+        share, aim = sources["share"], sources["aim"]
+        verdict = "meets the aim" if sources["meets_aim"] else "below the aim"
+        lines += [
+            "",
+            f"From real use (sessions or issues): {sources['from_real_use']} of {sources['total']} "
+            f"({_pct(share)}); the aim is at least {_pct(aim)}: {verdict}.",
+        ]
+    return lines
 
 
 def score_plot(card: Scorecard) -> Plot | None:

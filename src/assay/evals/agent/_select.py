@@ -2,11 +2,15 @@
 
 Each flag given narrows the selection (they combine with AND). An unknown category, scenario id or tier is a
 ConfigError naming the flag before anything runs, and so is a combination that selects nothing.
+
+A draft (``<dir>/drafts/<category>/<id>.yaml``) is in no suite: it runs only when ``--scenario`` names its id
+(:func:`named_drafts`), so ``assay eval agent promote`` has runs of it to read.
 """
 
 from __future__ import annotations
 
 import difflib
+import glob
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +20,7 @@ from assay.errors import ConfigError
 from assay.evals.agent._scenario import Scenario
 from assay.evals.agent._tiers import load_tiers, tiers_path
 
-__all__ = ["Selection", "parse_list", "select"]
+__all__ = ["Selection", "named_drafts", "parse_list", "select"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,19 @@ def parse_list(value: str | Sequence[str] | None) -> list[str]:
             if item and item not in out:
                 out.append(item)
     return out
+
+
+def named_drafts(directory: Path, scenario: str | Sequence[str] | None, known: set[str]) -> list[Scenario]:
+    """The drafts ``--scenario`` names (ids not among ``known``, found as ``drafts/<category>/<id>.yaml``)."""
+    from assay.evals.agent._scenario_load import DRAFTS_DIR, load_scenario
+
+    found: list[Scenario] = []
+    for sid in parse_list(scenario):
+        if sid in known:
+            continue
+        for path in sorted(Path(directory).glob(f"{DRAFTS_DIR}/*/{glob.escape(sid)}.yaml")):
+            found.append(load_scenario(path, root=Path(directory)))
+    return found
 
 
 def _unknown(flag: str, given: list[str], known: Sequence[str], what: str) -> None:
