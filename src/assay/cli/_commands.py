@@ -27,7 +27,11 @@ EVAL_EXTRA_COMMANDS: dict[str, str] = {
 
 #: subcommands of one benchmark's command (`assay eval agent controls`); the bare command still runs it
 EVAL_SUBCOMMANDS: dict[str, dict[str, str]] = {
-    "agent": {"controls": "assay.cli._controls:agent_controls_command"},
+    "agent": {
+        "controls": "assay.cli._controls:agent_controls_command",
+        "draft": "assay.cli._draft:draft_command",
+        "promote": "assay.cli._draft:promote_command",
+    },
     "tasks": {
         "run": "assay.cli._tasks:tasks_run_command",
         "judge": "assay.cli._tasks:tasks_judge_command",
