@@ -23,13 +23,7 @@ from assay.errors import ConfigError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
 from assay.evals.agent._attempt import AttemptPlan, run_scenario
-from assay.evals.agent._report import (
-    agent_summary,
-    count_sources,
-    failure_reason,
-    render_section,
-    score_plot,
-)
+from assay.evals.agent._report import agent_summary, failure_reason, render_section, score_plot
 from assay.evals.agent._scenario import Scenario
 from assay.evals.agent._select import Selection, named_drafts, select
 from assay.runs._records import Attempt, MetricSpec, Scorecard, SubjectConfig
@@ -473,6 +467,8 @@ class AgentBenchmark(Benchmark):
 
     # ------------------------------------------------------------------ results
     def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
+        from assay.evals.agent._report import count_sources
+
         extra: dict[str, Any] = {
             "agent": agent_summary(
                 attempts,
