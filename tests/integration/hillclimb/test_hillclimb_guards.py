@@ -1,5 +1,6 @@
 """`assay hillclimb`'s refusals: a dirty tree (naming the files), --benchmark tasks (not built yet), an edit
-that reaches outside the profile folder (rejected and undone)."""
+that reaches outside the profile folder (rejected and undone); and the overfitting flag on a session whose
+held-out gain is under half its train gain."""
 
 from __future__ import annotations
 
@@ -42,7 +43,10 @@ def test_dirty_tree_is_refused_naming_the_files(climb: Climb, capsys: pytest.Cap
     assert not (climb.out / "fix_history.json").exists()
 
 
-def test_an_edit_outside_the_profile_is_rejected(climb: Climb, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_edit_outside_the_profile_is_rejected(
+    small_climb: Climb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    climb = small_climb
     outside = climb.repo / "scenarios" / "planted.txt"
     fixer = climb.fixer([[climb.restore(), f"outside:{outside}"], ["append:Be brief."]])
     code, _, err = _cli(_args(climb, fixer, "--rounds", "1"), capsys)
@@ -51,3 +55,18 @@ def test_an_edit_outside_the_profile_is_rejected(climb: Climb, capsys: pytest.Ca
     assert r["outcome"] == "rejected" and "outside the profile: scenarios/planted.txt" in r["reason"]
     assert not outside.exists() and not (climb.profile / "tools" / "query_documents.md").exists()
     assert climb.git("status", "--porcelain").strip() == ""
+
+
+def test_a_held_out_gain_under_half_the_train_gain_is_flagged(
+    small_climb: Climb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # salt s2 holds out the one scenario the scripted agent answers wrong whatever the profile: the fix helps
+    # train only (kept: held-out did not regress), and the session is flagged as overfitting
+    c = small_climb
+    code, out, err = _cli(_args(c, c.fixer([[c.restore()]]), "--rounds", "1", "--salt", "s2"), capsys)
+    assert code == 0, err
+    h = json.loads((c.out / "fix_history.json").read_text())
+    assert h["split"]["heldout"] == ["dqa-handbook-deprecation-notice"]
+    assert h["rounds"][0]["outcome"] == "kept" and h["train_gain"] == 1.0 and h["heldout_gain"] == 0.0
+    assert h["overfitting"] is True and "under half the train gain" in h["overfitting_note"]
+    assert "**OVERFITTING**" in out and "**OVERFITTING**" in (c.out / "report.md").read_text()
