@@ -70,3 +70,17 @@ def test_a_held_out_gain_under_half_the_train_gain_is_flagged(
     assert h["rounds"][0]["outcome"] == "kept" and h["train_gain"] == 1.0 and h["heldout_gain"] == 0.0
     assert h["overfitting"] is True and "under half the train gain" in h["overfitting_note"]
     assert "**OVERFITTING**" in out and "**OVERFITTING**" in (c.out / "report.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("flag", "why"), [("--max-wall", "at or over --max-wall 0 s"), ("--max-cost", "at or over --max-cost $0")]
+)
+def test_a_budget_stops_the_loop_before_a_round(
+    small_climb: Climb, capsys: pytest.CaptureFixture[str], flag: str, why: str
+) -> None:
+    c = small_climb
+    code, _, err = _cli(_args(c, c.fixer([[c.restore()]]), flag, "0"), capsys)
+    assert code == 0, err
+    h = json.loads((c.out / "fix_history.json").read_text())
+    assert h["rounds"] == [] and why in h["stop_reason"] and h["status"] == "finished"
+    assert h["baseline_train"]["pass_rate"] == 0.0 and h["rollup"]["document_qa"]
