@@ -54,7 +54,11 @@ def load_tasks(path: Path | str | None = None) -> TasksFile:
         text = file.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read the tasks file: {exc.strerror or exc}", path=shown) from exc
-    data, key_lines = load_with_lines(text, shown)
+    try:
+        data, key_lines = load_with_lines(text, shown)  # JSON is YAML: the same loader gives the lines
+    except ConfigError as exc:
+        problem = str(exc).split("invalid YAML: ", 1)[-1]
+        raise ConfigError(f"invalid JSON: {problem}", path=shown, line=exc.line) from exc
     if not isinstance(data, dict):
         raise ConfigError("the tasks file must be a JSON object", path=shown, line=1)
     suites = data.get("suites")
