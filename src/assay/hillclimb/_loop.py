@@ -301,13 +301,17 @@ class _Loop:
             r.outcome, r.reason, r.phase = "no_edit", "no train scenario fails: nothing to fix", "done"
             return
         prompt = fixer_prompt(list(by_case.values()), self.target.failure_view)
-        copy = copy_profile(self.profile, self.out / f"round-{r.round}" / "fixer-workdir")
+        from assay.runs._rundir import write_artifact, write_model
+
+        where = self.out / f"round-{r.round}"
+        copy = copy_profile(self.profile, where / "fixer-workdir")
+        write_artifact(where / "fixer-prompt.md", prompt)
         harness = build_fixer(self.h.fixer, self.h.fixer_model)
         try:
             result = await run_fixer(harness, prompt, copy, self.limits)
         finally:
             await harness.close()
-        (self.out / f"round-{r.round}" / "fixer-prompt.md").write_text(prompt, encoding="utf-8")
+        write_model(where / "fixer-result.json", result)  # the fixer's transcript and tool calls
         r.fixer_answer = result.answer[:4000]
         r.cost["fixer"] = {
             "calls": result.usage.calls,
@@ -319,16 +323,19 @@ class _Loop:
             from assay.hillclimb._measure import Outage
 
             raise Outage(f"the fixer's backend failed: {result.infra_error}")
-        self._apply(r, take_edit(self.profile, copy))
+        edit = take_edit(self.profile, copy)
+        if edit.empty:
+            said = result.error or (f"cut off by {result.cut_off}" if result.cut_off else "")
+            r.outcome, r.phase = "no_edit", "done"
+            r.reason = "the fixer changed nothing" + (f" ({said})" if said else "")
+            return
+        self._apply(r, edit)
 
     def _reject(self, r: RoundRecord, outcome: str, reason: str, paths: list[str]) -> None:
         _git.checkout_paths(self.repo, paths)
         r.outcome, r.reason, r.phase = outcome, reason, "done"  # type: ignore[assignment]
 
     def _apply(self, r: RoundRecord, edit: Any) -> None:
-        if edit.empty:
-            r.outcome, r.reason, r.phase = "no_edit", "the fixer changed nothing", "done"
-            return
         apply_edit(self.profile, edit)
         changed = _git.changed_paths(self.repo)
         rel = self.profile.relative_to(self.repo).as_posix() + "/"
