@@ -105,14 +105,16 @@ def detect_format(path: Path) -> str:
                 path=str(path),
                 line=1,
             )
-    first = _jsonl(path, text)[0]
-    if "case_id" in first and "status" in first:
-        return "run"
-    kind = str(first.get("type", ""))
-    if kind in _CLAUDE_EVENTS:
-        return "claude-code"
-    if kind in _CODEX_EVENTS or kind.startswith("item."):
-        return "codex-json"
+    events = _jsonl(path, text)
+    for event in events:  # the first event a format owns (a session file opens with its own bookkeeping)
+        kind = str(event.get("type", ""))
+        if "case_id" in event and "status" in event:
+            return "run"
+        if kind in _CLAUDE_EVENTS:
+            return "claude-code"
+        if kind in _CODEX_EVENTS or kind.startswith("item."):
+            return "codex-json"
+    kind = str(events[0].get("type", ""))
     raise ConfigError(
         f"not a transcript this reads (first event type {kind or 'missing'!r}; formats: {', '.join(FORMATS)})",
         path=str(path),

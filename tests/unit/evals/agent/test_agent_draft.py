@@ -82,6 +82,14 @@ def test_tool_calls_become_expected_tool_kinds_and_read_files_the_setup(tmp_path
     assert path == tmp_path / "tool_choice" / "cc-tools.yaml"
 
 
+def test_claude_codes_own_session_file_reads_as_its_stream() -> None:
+    kept, streamed = read_session(AGENTS / "claude_code_session_file.jsonl"), read_session(TOOLS)
+    assert kept.format == "claude-code" and kept.workdirs == ["/home/dev/src/acme-app"]
+    assert [t.user for t in kept.turns] == [t.user for t in streamed.turns]
+    assert [t.answer for t in kept.turns] == [t.answer for t in streamed.turns]
+    assert [(c.name, c.kind) for c in kept.tool_record] == [(c.name, c.kind) for c in streamed.tool_record]
+
+
 def test_an_assay_agent_record_and_an_aider_history_draft(tmp_path: Path) -> None:
     model = ScriptedModel([{"tool_calls": [{"name": "list_files", "arguments": {}}]}, {"text": "one file"}])
     workdir = tmp_path / "wd"
