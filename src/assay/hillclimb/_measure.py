@@ -108,10 +108,6 @@ def decide(
         )
         return False, f"train did not improve beyond {floor}", tv, hv
     if hv.regressed:
-        return (
-            False,
-            f"held-out regressed ({len(hv.regressed)}) while train improved ({len(tv.improved)})",
-            tv,
-            hv,
-        )
+        why = f"held-out regressed ({', '.join(hv.regressed)}) while train improved ({len(tv.improved)})"
+        return False, why, tv, hv
     return True, f"train improved ({len(tv.improved)} scenario(s)) and held-out did not regress", tv, hv
