@@ -229,3 +229,13 @@ def test_the_shipped_drafts_are_what_the_command_writes_from_the_fixtures(tmp_pa
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ScenarioWarning)
             assert load_scenario(committed).draft
+
+
+def test_a_draft_id_already_in_the_suite_is_refused(tmp_path: Path) -> None:
+    taken = tmp_path / "scenarios" / "context" / "issue-142-agent-invents-a-gift-card-refund.yaml"
+    taken.parent.mkdir(parents=True)
+    taken.write_text("id: issue-142-agent-invents-a-gift-card-refund\n")
+    with pytest.raises(ConfigError, match=f"already the id of {taken}"):
+        write_draft(draft_from_issue(ISSUE), out_dir=tmp_path / "scenarios" / "drafts")
+    with pytest.raises(ConfigError, match="--id 'Bad Id'"):
+        write_draft(draft_from_issue(ISSUE, draft_id="Bad Id"), out_dir=tmp_path)
