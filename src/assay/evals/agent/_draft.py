@@ -96,9 +96,13 @@ def _read_paths(session: Session) -> dict[str, str]:
 
 
 def draft_from_session(
-    path: Path, *, category: str | None = None, draft_id: str | None = None, fmt: str = "auto",
+    path: Path,
+    *,
+    category: str | None = None,
+    draft_id: str | None = None,
+    fmt: str = "auto",
     case: str | None = None,
-) -> Draft:  # fmt: skip
+) -> Draft:
     """A draft from a session: its user turns become turns, its tool calls ``expected_tools`` candidates."""
     session = read_session(path, fmt=fmt, case=case)
     turns = []
