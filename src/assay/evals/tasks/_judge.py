@@ -199,22 +199,27 @@ def judge_messages(project: str, views: Sequence[TaskView], budget_chars: int | 
 
 
 def answer_schema(task_ids: Sequence[str]) -> dict[str, Any]:
-    """The JSON schema of an answer for ``task_ids``, for backends that hold decoding to one."""
+    """The JSON schema of an answer for ``task_ids``, for backends that hold decoding to one: one entry per
+    task, in order, each naming its task (a held judge can neither skip a task nor grade one twice)."""
     score = {"type": "integer", "enum": list(range(MIN_SCORE, MAX_SCORE + 1))}
-    entry = {
-        "type": "object",
-        "properties": {
-            "task": {"enum": list(task_ids)},
-            **dict.fromkeys(DIMENSIONS, score),
-            "note": {"type": "string", "maxLength": NOTE_CAP},
-        },
-        "required": ["task", *DIMENSIONS, "note"],
-        "additionalProperties": False,
-    }
+
+    def entry(task: str) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {
+                "task": {"const": task},
+                **dict.fromkeys(DIMENSIONS, score),
+                "note": {"type": "string", "maxLength": NOTE_CAP},
+            },
+            "required": ["task", *DIMENSIONS, "note"],
+            "additionalProperties": False,
+        }
+
     n = len(task_ids)
+    tasks = {"type": "array", "prefixItems": [entry(t) for t in task_ids], "items": False}
     return {
         "type": "object",
-        "properties": {"tasks": {"type": "array", "items": entry, "minItems": n, "maxItems": n}},
+        "properties": {"tasks": {**tasks, "minItems": n, "maxItems": n}},
         "required": ["tasks"],
         "additionalProperties": False,
     }
@@ -317,7 +322,6 @@ class TasksJudge:
             messages = [*messages, Message("assistant", reply.text), Message("user", retry)]
         for task in ids:
             if task not in out.grades:
-                out.grades[task] = TaskGrade(
-                    task_id=task, unjudged_reason=out.error or "the judge gave no grade"
-                )
+                why = f"no usable grade after {out.calls} call(s): {out.error or 'none given'}"
+                out.grades[task] = TaskGrade(task_id=task, unjudged_reason=why)
         return out

@@ -347,7 +347,20 @@ class TasksBenchmark(Benchmark):
     def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
         from assay.evals.tasks._report import summary_metrics
 
-        return summary_metrics(self._summary(attempts), judged=self.judgement is not None)
+        specs = {m.name: m for m in self.metric_specs}
+        out = summary_metrics(self._summary(attempts), judged=self.judgement is not None)
+        # direction, tolerance and gating are declared once, in the specs
+        return {
+            name: mv.model_copy(
+                update={
+                    "kind": specs[name].kind,
+                    "direction": specs[name].direction,
+                    "tolerance": specs[name].tolerance,
+                    "gated": specs[name].gated,
+                }
+            )
+            for name, mv in out.items()
+        }
 
     def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
         return {"tasks": self._summary(attempts).model_dump(mode="json")}

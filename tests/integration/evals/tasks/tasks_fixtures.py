@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+#: task copies and the cached toolchain (a venv with pytest, made once and reused by every test run)
+WORK_ROOT = Path(tempfile.gettempdir()) / f"assay-tasks-tests-{os.getuid()}"
 CALC = "def add(a, b):\n    return a - b\n"
 TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 
@@ -80,3 +84,25 @@ def grades(**scores: int) -> dict[str, Any]:
 def write_script(path: Path, replies: list[dict[str, Any]]) -> str:
     path.write_text(yaml.safe_dump({"replies": replies}))
     return f"scripted/{path}"
+
+
+def run_tasks(
+    tmp_path: Path, tasks_dir: Path, agent: str, judge: str, *extra: str
+) -> tuple[int, str, Path | None]:
+    """``assay eval tasks run`` with the given model specs; (exit code, output, run directory)."""
+    from click.testing import CliRunner
+
+    from assay.cli._tasks import tasks_run_command
+
+    args = [
+        "--model", agent, "--judge-model", judge,
+        "--tasks-file", str(tasks_dir / "tasks.json"),
+        "--results-dir", str(tmp_path / "results"),
+        "--work-root", str(WORK_ROOT),
+        *extra,
+    ]  # fmt: skip
+    result = CliRunner().invoke(tasks_run_command, args, catch_exceptions=False)
+    found = [
+        ln.split(": ", 1)[1].strip() for ln in result.output.splitlines() if ln.startswith("run directory: ")
+    ]
+    return result.exit_code, result.output, Path(found[-1]) if found else None

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from tasks_fixtures import agent_script, grades, write_script
+from tasks_fixtures import agent_script, grades, run_tasks, write_script
 
 from assay.cli._tasks import tasks_judge_command, tasks_run_command
 from assay.runs._journal import latest_attempts, read_journal
@@ -24,17 +24,8 @@ def _no_lock(monkeypatch: pytest.MonkeyPatch) -> None:
 def _run(
     tmp_path: Path, tasks_dir: Path, agent: list, judge: list, *extra: str
 ) -> tuple[int, str, Path | None]:
-    args = [
-        "--model", write_script(tmp_path / "agent.yaml", agent),
-        "--judge-model", write_script(tmp_path / "judge.yaml", judge),
-        "--tasks-file", str(tasks_dir / "tasks.json"),
-        "--results-dir", str(tmp_path / "results"),
-        "--work-root", str(tmp_path / "work"),
-        *extra,
-    ]  # fmt: skip
-    result = CliRunner().invoke(tasks_run_command, args, catch_exceptions=False)
-    runs = sorted((tmp_path / "results").glob("tasks-core-*")) if (tmp_path / "results").is_dir() else []
-    return result.exit_code, result.output, runs[-1] if runs else None
+    agent_spec = write_script(tmp_path / "agent.yaml", agent)
+    return run_tasks(tmp_path, tasks_dir, agent_spec, write_script(tmp_path / "judge.yaml", judge), *extra)
 
 
 def _card(run_dir: Path) -> dict:
