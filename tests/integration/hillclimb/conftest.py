@@ -68,6 +68,10 @@ SMALL = (
 )
 
 
+#: the main loop: SMALL and two tool-choice scenarios (each expecting a tool of its own: grep, read_file)
+MEDIUM = (*SMALL, "tc-grep-timeout-config", "tc-read-named-file")
+
+
 def make_scenarios(dest: Path, only: tuple[str, ...] | None = None) -> None:
     shutil.copytree(SHIPPED / "_documents", dest / "_documents")
     for cat in CATEGORIES:
@@ -107,6 +111,12 @@ class Climb:
 @pytest.fixture
 def climb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Climb:
     return _climb(tmp_path, monkeypatch, None)
+
+
+@pytest.fixture
+def medium_climb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Climb:
+    """:data:`MEDIUM`: train 4, held-out 2 (dqa-quarterly-revenue, tc-grep-timeout-config)."""
+    return _climb(tmp_path, monkeypatch, MEDIUM)
 
 
 @pytest.fixture
