@@ -262,12 +262,18 @@ def pytest_run_passed(call: ToolCallRecord) -> bool:
 _SELECTING = ("-k", "-m", "--deselect", "--ignore", "--lf", "--last-failed", "--sw", "--stepwise")
 
 
-def _test_selection(command: str) -> list[str]:
-    """The words of a pytest command that pick some tests only (paths, node ids, ``-k``, ``-m``, ...)."""
+def _words(command: str) -> list[str]:
+    """The words of a shell command, without redirects to or from /dev/null and the like."""
     try:
         words = shlex.split(command)
     except ValueError:
         words = command.split()
+    return [w for w in words if w.lstrip("0123456789>&<") not in ("/dev/null", "")]
+
+
+def _test_selection(command: str) -> list[str]:
+    """The words of a pytest command that pick some tests only (paths, node ids, ``-k``, ``-m``, ...)."""
+    words = _words(command)
     words = words[next((i + 1 for i, w in enumerate(words) if "pytest" in w), 0) :]
     return [
         w
@@ -321,11 +327,7 @@ def _named_paths(call: ToolCallRecord, workdir: Path | None) -> list[str]:
         values = value if isinstance(value, list) else [value]
         paths += [str(v) for v in values if isinstance(v, str) and v]
     if call.command:
-        try:
-            words = shlex.split(call.command)
-        except ValueError:
-            words = call.command.split()
-        for w in words:
+        for w in _words(call.command):
             if "/" in w or (workdir is not None and not w.startswith("-") and (workdir / w).exists()):
                 paths.append(w)
     if workdir is not None:

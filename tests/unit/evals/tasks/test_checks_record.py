@@ -143,7 +143,8 @@ def test_after_answer_two_turns_of_a_session() -> None:
     first = record(edit(), bash("pytest", PASS))
     # the user says thanks; the agent reads its fix again and reruns the tests: in scope
     second = record(
-        ("Read", {"file_path": "/WORKDIR/toybox/timeparse.py"}, "1\tx", False), bash("pytest -q", PASS)
+        ("Read", {"file_path": "/WORKDIR/toybox/timeparse.py"}, "1\tx", False),
+        bash("pytest -q 2>/dev/null", PASS),
     )
     check = check_after_answer(first + second, len(first), SCOPE, WORKDIR)
     assert check.passed is True and "2 calls after the answer" in check.evidence
