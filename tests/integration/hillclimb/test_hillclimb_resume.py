@@ -101,35 +101,3 @@ def test_resume_refuses_files_changed_since(small_climb: Climb, capsys: pytest.C
     (small_climb.repo / "scenarios" / "stray.txt").write_text("x\n")
     code, _, err = _cli(["hillclimb", "--resume", str(small_climb.out)], capsys)
     assert code == 1 and "files changed since the loop stopped: scenarios/stray.txt" in err
-
-
-FLAKY_FIXER = """
-import pathlib
-
-def fix(workdir, **_):
-    state = pathlib.Path(__file__).with_name("calls")
-    n = int(state.read_text()) if state.exists() else 0
-    state.write_text(str(n + 1))
-    if n == 0:
-        return {"answer": "", "infra_error": "the fixer's model server is down"}
-    (pathlib.Path(workdir) / "tools" / "query_documents.md").write_text(DESCRIPTION)
-    return "restored the document search tool's description"
-"""
-
-
-def test_an_outage_stops_with_exit_3_and_resumes(
-    small_climb: Climb, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    c = small_climb
-    module = c.root / "mods" / "flaky_fixer.py"
-    module.parent.mkdir()
-    module.write_text(FLAKY_FIXER + f"\nDESCRIPTION = {c.description!r}\n")
-    monkeypatch.syspath_prepend(str(module.parent))
-    code, _, err = _cli(_args(c, "python:flaky_fixer:fix", 1), capsys)
-    assert code == 3 and "model server is down" in err and f"assay hillclimb --resume {c.out}" in err
-    h = json.loads((c.out / "fix_history.json").read_text())
-    assert h["status"] == "stopped" and h["rounds"][0]["phase"] == "fixing"
-    code, _, err = _cli(["hillclimb", "--resume", str(c.out)], capsys)
-    assert code == 0, err
-    h = json.loads((c.out / "fix_history.json").read_text())
-    assert [r["outcome"] for r in h["rounds"]] == ["kept"] and h["status"] == "finished"
