@@ -95,6 +95,13 @@ def _health_flags(scenario_id: str, strong: Sequence[Path], weak: Sequence[Path]
             f"{scenario_id} is in none of the runs ({runs}): run it on each model with "
             f"`assay eval agent --suite full --scenario {scenario_id} --model MODEL --iterations 2`"
         )
+    for role, model in (("strong", report.strong), ("weak", report.weak)):
+        measured = case.by_model[model].measured if model in case.by_model else 0
+        if measured == 0 and not set(case.flags) & {"skipped", "not-measured"}:
+            raise ConfigError(
+                f"{scenario_id} has no measured attempt on the --{role} run(s) ({model}): health needs it "
+                f"measured on both models"
+            )
     return list(case.flags)
 
 

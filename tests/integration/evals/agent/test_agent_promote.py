@@ -63,8 +63,12 @@ def _draft(sid: str) -> dict:
     }
 
 
-def _model(tmp: Path, name: str, answers: dict[str, str]) -> str:
-    replies = [{"match": QUESTIONS[sid][0], "text": text} for sid, text in answers.items()]
+def _model(tmp: Path, name: str, answers: dict[str, str | None]) -> str:
+    """A scripted agent model answering each draft's question; None: its backend fails (INFRA_ERROR)."""
+    replies = [
+        {"match": QUESTIONS[sid][0], **({"text": text} if text is not None else {"error": "infra"})}
+        for sid, text in answers.items()
+    ]
     path = tmp / f"{name}.yaml"
     path.write_text(yaml.safe_dump({"replies": replies}))
     return f"scripted/{path}"
@@ -84,7 +88,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     simulator = tmp / "simulator.yaml"
     simulator.write_text(yaml.safe_dump({"default": {"text": "<<NEXT>>"}}))
     runs = {}
-    for name, answers in (("strong", RIGHT), ("weak", WEAK)):
+    for name, answers in (("strong", RIGHT), ("weak", WEAK), ("weak-broken", {**WEAK, "d-good": None})):
         options = {
             "scenarios_dir": str(scenarios),
             "scenario": ",".join(QUESTIONS),
@@ -159,6 +163,13 @@ def test_promote_refuses_an_incomplete_draft_naming_what_is_missing(
     complete.write_text(yaml.safe_dump({**_draft("d-good"), "id": "never-run"}, sort_keys=False))
     with pytest.raises(ConfigError, match="never-run is in none of the runs"):
         promote(complete, strong=[world["strong"]], weak=[world["weak"]], scenarios_dir=tmp_path)
+    # measured on the strong model only (the weak one's backend failed on it, so the run stopped there):
+    # health cannot say it is not saturated
+    assert _statuses(world["weak-broken"])["d-good"] == ["INFRA_ERROR", "INFRA_ERROR"]
+    good = world["scenarios"] / "drafts" / "tool_choice" / "d-good.yaml"
+    with pytest.raises(ConfigError, match=r"no measured attempt on the --weak run\(s\)"):
+        promote(good, strong=[world["strong"]], weak=[world["weak-broken"]], scenarios_dir=tmp_path)
+    assert good.is_file()
 
 
 def test_promote_moves_a_good_draft_into_its_category(world: dict[str, Path], tmp_path: Path) -> None:
