@@ -192,3 +192,47 @@ def tasks_report_command(run_dirs: tuple[Path, ...], out: Path | None) -> None:
     _require(run_dirs, "RUN_DIR", "(no variable: give the runs as arguments)", "the runs to tabulate")
     paths = write_report(list(run_dirs), _require(out, "--out", "ASSAY_REPORT_OUT", "where to write"))
     _console().print("wrote " + ", ".join(str(p) for p in paths.values()), highlight=False)
+
+
+@click.command("controls")
+@click.option("--judge-model", envvar="ASSAY_JUDGE_MODEL", default=None, help="The judge's model (required) [ASSAY_JUDGE_MODEL].")  # fmt: skip
+@click.option("--repeats", envvar="ASSAY_CONTROLS_REPEATS", type=click.IntRange(min=1), default=3, show_default=True, help="Judgings of the planted attempts [ASSAY_CONTROLS_REPEATS].")  # fmt: skip
+@click.option("--judge-schema", envvar="ASSAY_JUDGE_SCHEMA", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True, help="Hold the judge's decoding to its JSON schema [ASSAY_JUDGE_SCHEMA].")  # fmt: skip
+@click.option("--tasks-file", envvar="ASSAY_TASKS_FILE", type=_P, default=None, help="tasks.json whose bug-fix task is planted (default eval/tasks/tasks.json) [ASSAY_TASKS_FILE].")  # fmt: skip
+@click.option("--results-dir", envvar="ASSAY_RESULTS_DIR", type=_P, default=Path("results"), show_default=True, help="Where controls-tasks-<UTC>/ goes [ASSAY_RESULTS_DIR].")  # fmt: skip
+@click.pass_context
+def tasks_controls_command(
+    ctx: click.Context,
+    judge_model: str | None,
+    repeats: int,
+    judge_schema: str,
+    tasks_file: Path | None,
+    results_dir: Path,
+) -> None:
+    """Plant a correct fix with the suite really run, the same fix with an invented test run, and no work
+    claiming done; judge them REPEATS times; report the rate at which the judge scores them apart (exit 2
+    below 0.90)."""
+    from assay.evals.tasks._controls import controls_table, planted_in_temp, run_controls, write_controls
+    from assay.evals.tasks._judge_run import judge_budget, judge_model_for
+    from assay.evals.tasks._tasks_load import default_tasks_dir
+    from assay.judge import holds_to_schema
+
+    spec = _require(judge_model, "--judge-model", "ASSAY_JUDGE_MODEL", "the judge to check")
+    tasks_dir = tasks_file.parent if tasks_file is not None else default_tasks_dir()
+    planted = planted_in_temp(tasks_dir)
+    model = judge_model_for(spec)
+    result = asyncio.run(
+        run_controls(
+            model,
+            spec,
+            planted,
+            repeats,
+            constrained=holds_to_schema(spec, judge_schema),
+            budget_chars=judge_budget(spec),
+        )
+    )
+    out = write_controls(result, results_dir)
+    console = _console()
+    console.print(controls_table(result), highlight=False, markup=False)
+    console.print(f"wrote {out / 'controls.json'}", highlight=False)
+    ctx.exit(0 if result.passed else int(ExitCode.REGRESSION))

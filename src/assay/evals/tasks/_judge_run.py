@@ -112,11 +112,17 @@ def views_of(attempts: list[Attempt], tasks: Mapping[str, Task]) -> dict[int, li
     return dict(by_pass)
 
 
-def _judge_model(spec: str) -> ChatModel:
+def judge_model_for(spec: str) -> ChatModel:
+    """The judge's chat model for ``spec`` (the embedded model with its 8192-token context)."""
     from assay.evals.tasks._run import model_options
     from assay.models import get_model
 
     return get_model(spec, **model_options(spec))
+
+
+def judge_budget(spec: str) -> int | None:
+    """Characters of prompt a judge of ``spec`` is given (a local 8192-token model: cut to fit; else all)."""
+    return LOCAL_PROMPT_BUDGET if spec.startswith(("local/", "openai-compat/")) else None
 
 
 def _question_verdict(att: Attempt, grade: TaskGrade) -> Attempt:
@@ -152,11 +158,11 @@ async def judge_run(
     if bench.name != "tasks":
         raise ConfigError(f"a {bench.name} run, not an eval tasks run", path=str(run_dir))
     spec = bench.judge_model
-    judge_model = model if model is not None else _judge_model(spec)
+    judge_model = model if model is not None else judge_model_for(spec)
     if model is None and getattr(judge_model, "preflight", None) is not None:
         await judge_model.preflight()  # type: ignore[attr-defined]
     constrained = holds_to_schema(spec, judge_schema)
-    budget = LOCAL_PROMPT_BUDGET if spec.startswith(("local/", "openai-compat/")) else None
+    budget = judge_budget(spec)
     judge = TasksJudge(
         judge_model,
         options={"temperature": 0, "max_tokens": JUDGE_MAX_TOKENS},
