@@ -38,6 +38,7 @@ EVAL_SUBCOMMANDS: dict[str, dict[str, str]] = {
         "gate": "assay.cli._tasks:tasks_gate_command",
         "propose": "assay.cli._tasks:tasks_propose_command",
         "report": "assay.cli._tasks:tasks_report_command",
+        "controls": "assay.cli._tasks:tasks_controls_command",
     },
 }
 
@@ -65,6 +66,6 @@ EVAL_SHORT_HELP: dict[str, str] = {
     "retrieval": "Retrieval quality: --component rag (documents) or code (code search).",
     "memory": "Long-term memory over months of simulated chats.",
     "benchmark": "Serving speed: TTFT, TPOT, ITL, latency percentiles, throughput, goodput.",
-    "tasks": "Real coding work on a project with traps: run, judge, gate, propose, report.",
+    "tasks": "Real coding work on a project with traps: run, judge, gate, propose, report, controls.",
     "noise": "Run one eval N times (or read N runs) and write noise.json.",
 }
