@@ -7,8 +7,12 @@ copy) and ``__pycache__`` are not part of it. An edit is rejected when:
 - the tree changed anywhere outside the profile while the fixer ran (a command fixer can write anywhere);
 - a line it adds names a scenario id, a fixture path or document name, a planted canary or secret, or quotes
   a ground-truth phrase (matched as the ``fact`` check matches: :func:`assay.evals.agent._checks.has_fact`) or
-  a distinctive ground-truth number (one with a decimal part or of 100 or more, within its tolerance:
-  :func:`~assay.evals.agent._checks.number_matches`; small whole numbers are too common to tell apart);
+  a ground-truth number (within its tolerance: :func:`~assay.evals.agent._checks.number_matches`), and the
+  profile did not hold it before the edit (a file rewritten whole re-adds what it had). Only distinctive
+  strings count, so a general instruction is not refused for a common word: a phrase of two or more words,
+  or one word that is capitalised or holds a digit or sign (``Porto``, ``4.2.1``, not ``timeout``); a number
+  with a decimal part or of 100 or more; a path with a folder, or a name with ``_``, ``-`` or a digit
+  (``notes/2026-11-20-planning.md``, ``docqa_price_table.md``, not ``README.md``);
 - the edited profile no longer loads (an unknown tool file, an empty description, no system prompt).
 """
 
@@ -21,7 +25,16 @@ from pathlib import Path
 from assay.errors import ConfigError
 from assay.hillclimb._target import Forbidden
 
-__all__ = ["Edit", "added_lines", "apply_edit", "copy_profile", "find_leaks", "profile_error", "take_edit"]
+__all__ = [
+    "Edit",
+    "added_lines",
+    "apply_edit",
+    "copy_profile",
+    "find_leaks",
+    "profile_error",
+    "profile_text",
+    "take_edit",
+]
 
 
 def _skipped(rel: Path) -> bool:
@@ -91,29 +104,56 @@ def added_lines(diff: str) -> str:
     )
 
 
-def _distinctive(value: float) -> bool:
+def _number_counts(value: float) -> bool:
     return value != int(value) or abs(value) >= 100
 
 
-def find_leaks(added: str, forbidden: Forbidden) -> list[str]:
-    """Why the added text special-cases the suite; empty when it does not."""
+def _phrase_counts(phrase: str) -> bool:
+    from assay.evals.agent._checks import normalise
+
+    word = phrase.strip()
+    return len(normalise(word)) >= 2 or word[:1].isupper() or any(not ch.isalpha() for ch in word)
+
+
+def _path_counts(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return "/" in path.strip("/") or any(ch in "_-" or ch.isdigit() for ch in name)
+
+
+def _leaks(text: str, forbidden: Forbidden) -> list[str]:
     from assay.evals.agent._checks import find_numbers, has_fact, number_matches
 
-    low = added.casefold()
-    out: list[str] = []
-    out += [f"names scenario {cid!r}" for cid in dict.fromkeys(forbidden.case_ids) if cid.casefold() in low]
-    out += [f"names fixture {p!r}" for p in dict.fromkeys(forbidden.paths) if p and p.casefold() in low]
+    low = text.casefold()
+    out = [f"names scenario {c!r}" for c in dict.fromkeys(forbidden.case_ids) if c.casefold() in low]
     out += [
-        "quotes a planted canary or secret"
-        for p in dict.fromkeys(forbidden.planted)
-        if p and p.casefold() in low
-    ][:1]
-    out += [f"quotes ground truth {p[:60]!r}" for p in dict.fromkeys(forbidden.phrases) if has_fact(added, p)]
-    found = find_numbers(added)
+        f"names fixture {p!r}"
+        for p in dict.fromkeys(forbidden.paths)
+        if p and _path_counts(p) and p.casefold() in low
+    ]
+    if any(p and p.casefold() in low for p in forbidden.planted):
+        out.append("quotes a planted canary or secret")
+    out += [
+        f"quotes ground truth {p[:60]!r}"
+        for p in dict.fromkeys(forbidden.phrases)
+        if _phrase_counts(p) and has_fact(text, p)
+    ]
+    found = find_numbers(text)
     for nf in forbidden.numbers:
-        if _distinctive(nf.value) and any(number_matches(x, nf) for x in found):
+        if _number_counts(nf.value) and any(number_matches(x, nf) for x in found):
             out.append(f"quotes the ground-truth number {nf.value:g}")
     return list(dict.fromkeys(out))
+
+
+def find_leaks(added: str, forbidden: Forbidden, before: str = "") -> list[str]:
+    """Why the ``added`` text special-cases the suite (what ``before``, the profile's text before the edit,
+    already held aside); empty when it does not."""
+    held = set(_leaks(before, forbidden)) if before else set()
+    return [x for x in _leaks(added, forbidden) if x not in held]
+
+
+def profile_text(profile: Path) -> str:
+    """Every file of the profile folder as one text (what :func:`find_leaks` sets aside)."""
+    return "\n".join(data.decode("utf-8", "replace") for data in _files(profile).values())
 
 
 def profile_error(profile: Path) -> str | None:

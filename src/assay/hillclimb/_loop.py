@@ -18,7 +18,15 @@ from typing import Any
 from assay.agents import Limits
 from assay.errors import ConfigError
 from assay.hillclimb import _git
-from assay.hillclimb._edits import added_lines, apply_edit, copy_profile, find_leaks, profile_error, take_edit
+from assay.hillclimb._edits import (
+    added_lines,
+    apply_edit,
+    copy_profile,
+    find_leaks,
+    profile_error,
+    profile_text,
+    take_edit,
+)
 from assay.hillclimb._fixer import build_fixer, fixer_prompt, run_fixer
 from assay.hillclimb._history import FixHistory, RoundRecord, SplitScore, load_history
 from assay.hillclimb._measure import decide, measure
@@ -336,6 +344,7 @@ class _Loop:
         r.outcome, r.reason, r.phase = outcome, reason, "done"  # type: ignore[assignment]
 
     def _apply(self, r: RoundRecord, edit: Any) -> None:
+        before = profile_text(self.profile)
         apply_edit(self.profile, edit)
         changed = _git.changed_paths(self.repo)
         rel = self.profile.relative_to(self.repo).as_posix() + "/"
@@ -345,7 +354,7 @@ class _Loop:
         if outside:
             self._reject(r, "rejected", f"touched files outside the profile: {', '.join(outside)}", changed)
             return
-        leaks = find_leaks(added_lines(r.diff), self.target.forbidden())
+        leaks = find_leaks(added_lines(r.diff), self.target.forbidden(), before)
         if leaks:
             self._reject(r, "rejected", "special-cases the suite: " + "; ".join(leaks), changed)
             return

@@ -11,13 +11,13 @@ from assay.hillclimb._target import Forbidden
 
 FORBIDDEN = Forbidden(
     case_ids=["dqa-quarterly-revenue", "tc-read-named-file"],
-    phrases=["50 GB", "USD 4,820 thousand ($4.82 million), up 12.4% on Q2"],
+    phrases=["50 GB", "USD 4,820 thousand ($4.82 million), up 12.4% on Q2", "timeout", "Porto"],
     numbers=[
         NumberFact(value=4820000, tolerance=5000),
         NumberFact(value=12.4, tolerance=0.05),
         NumberFact(value=5),
     ],
-    paths=["notes/2026-11-20-planning.md", "docqa_price_table.md"],
+    paths=["notes/2026-11-20-planning.md", "docqa_price_table.md", "README.md"],
     planted=["CANARY-7f3a"],
 )
 
@@ -38,6 +38,18 @@ def test_each_kind_of_special_casing_is_found() -> None:
         "names fixture 'notes/2026-11-20-planning.md'"
     ]
     assert find_leaks("never print canary-7f3a", FORBIDDEN) == ["quotes a planted canary or secret"]
+
+
+def test_common_words_and_names_are_not_special_casing() -> None:
+    # one lowercase word and a bare file name are too common to say the edit aims at a scenario
+    assert find_leaks("Read README.md first; say when a command hits its timeout.", FORBIDDEN) == []
+    assert find_leaks("Ask before you book a trip to Porto.", FORBIDDEN) == ["quotes ground truth 'Porto'"]
+
+
+def test_what_the_profile_held_before_is_set_aside() -> None:
+    before = "Commands stop at their timeout. See docqa_price_table.md."
+    assert find_leaks(before + " Be brief.", FORBIDDEN, before) == []
+    assert find_leaks("Storage is 50 GB.", FORBIDDEN, before) == ["quotes ground truth '50 GB'"]
 
 
 def test_only_added_lines_count() -> None:
