@@ -96,7 +96,7 @@ def test_no_judge_leaves_the_question_unmeasured_until_judge_runs(tmp_path: Path
     assert _card(run_dir)["summary"]["counts"]["PASS"] == 2
 
 
-def test_an_outage_mid_run_is_infra_error_and_stops_the_run(tmp_path: Path, tasks_dir: Path) -> None:
+def test_an_outage_mid_run_is_infra_error_stops_the_run_and_resumes(tmp_path: Path, tasks_dir: Path) -> None:
     down = [{"error": "connect"}] * 20  # every call of the agent's model fails to connect
     code, out, run_dir = _run(tmp_path, tasks_dir, down, [grades(fix_add=4, explain=4)])
     assert code == 3, out
@@ -104,6 +104,14 @@ def test_an_outage_mid_run_is_infra_error_and_stops_the_run(tmp_path: Path, task
     statuses = {k[0]: a.status for k, a in latest_attempts(read_journal(run_dir / "results.jsonl")).items()}
     assert statuses["fix-add"] == "INFRA_ERROR" and statuses["explain"] == "NOT_RUN"
     assert f"assay eval tasks run --resume {run_dir}" in out
+    # the backend is back: the resume runs what was not measured, under the recorded settings, and judges
+    write_script(tmp_path / "agent.yaml", agent_script())
+    resumed = CliRunner().invoke(tasks_run_command, ["--resume", str(run_dir)], catch_exceptions=False)
+    assert resumed.exit_code == 0, resumed.output
+    statuses = {k[0]: a.status for k, a in latest_attempts(read_journal(run_dir / "results.jsonl")).items()}
+    assert statuses == {"fix-add": "PASS", "explain": "PASS"}
+    refused = CliRunner().invoke(tasks_run_command, ["--resume", str(run_dir), "--model", "scripted/x.yaml"])
+    assert "--model" in str(refused.exception) and "recorded settings" in str(refused.exception)
 
 
 def test_missing_model_names_the_flag_and_the_variable(tmp_path: Path, tasks_dir: Path) -> None:
