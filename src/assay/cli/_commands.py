@@ -44,7 +44,7 @@ EVAL_SUBCOMMANDS: dict[str, dict[str, str]] = {
 
 #: one-line help shown by `assay --help` without importing each command (and its heavy dependencies)
 SHORT_HELP: dict[str, str] = {
-    "eval": "Run a benchmark: agent (multi-turn scenarios), retrieval (documents, code search), memory, benchmark (serving speed).",
+    "eval": "Run a benchmark: agent (multi-turn scenarios), retrieval (documents, code search), memory, benchmark (serving speed), tasks (real coding work).",
     "runs": "List and inspect run directories.",
     "models": "List chat model providers; try one model with one prompt.",
     "serve-local": "Serve the embedded model over an OpenAI-compatible HTTP API.",
