@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "agent": "assay.cli._agent:agent_group",
     "gateway": "assay.cli._gateway:gateway_command",
     "hillclimb": "assay.cli._hillclimb:hillclimb_command",
+    "view": "assay.cli._view:view_command",
 }
 
 #: extra subcommands of `assay eval` that are not benchmarks
@@ -58,6 +59,7 @@ SHORT_HELP: dict[str, str] = {
     "agent": "Run an agent under test in a workdir (run PROMPT, chat, serve).",
     "gateway": "Serve a model to agents on loopback (OpenAI and Anthropic APIs).",
     "hillclimb": "Edit the agent one change at a time; keep only gains that hold on held-out scenarios.",
+    "view": "Browse runs, cases, comparisons and trends in a browser (read-only; --bundle for a static site).",
 }
 
 #: one-line help of the built-in benchmarks for `assay eval --help`
