@@ -34,9 +34,10 @@ __all__ = ["JUDGE_FILE", "JudgeRunResult", "judge_run", "load_judgement", "read_
 
 JUDGE_FILE = "judge.json"
 #: the most tokens the judge may write in one batched call
-JUDGE_MAX_TOKENS = 1536
-#: characters of the prompt a local model with an 8192-token context is given (about 6k tokens)
-LOCAL_PROMPT_BUDGET = 21000
+JUDGE_MAX_TOKENS = 1024
+#: characters of the prompt a local model with an 8192-token context is given (about 5.5k tokens at the
+#: embedded model's ~2.9 characters a token, leaving room for a retry and the answer)
+LOCAL_PROMPT_BUDGET = 16000
 _JUDGED = (Status.PASS, Status.FAIL)
 _TEXT_SUFFIXES = {".py", ".md", ".txt", ".toml", ".cfg", ".ini", ".json", ".csv", ".yaml", ".yml", ".sh"}
 
