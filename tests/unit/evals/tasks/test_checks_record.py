@@ -164,3 +164,19 @@ def test_after_answer_outside_the_request_fails(late: tuple[str, dict[str, Any],
     first = record(edit(), bash("pytest", PASS))
     check = check_after_answer(first + record(late), len(first), SCOPE, WORKDIR)
     assert check.passed is False and "call 3" in check.evidence
+
+
+def recorded(name: str) -> list[ToolCallRecord]:
+    path = Path(__file__).resolve().parents[3] / "fixtures" / "agents" / f"claude_code_{name}.jsonl"
+    return parse_stream(path.read_text().splitlines(), WORKDIR).tool_record
+
+
+def test_a_recorded_claude_code_session() -> None:
+    """The recorded two-turn session (Write, Read, Edit notes.txt, shell calls, a failed Edit; then `ls`)."""
+    turn1, turn2 = recorded("turn1"), recorded("turn2")
+    check = check_verified(turn1)
+    # the last edit that changed something is call 3 (call 8's Edit failed); no pytest ran after it
+    assert check.passed is False and check.evidence == "no pytest run after the last edit (call 3)"
+    assert check_after_answer(turn1, None, ["notes.txt"], WORKDIR).passed is True
+    late = check_after_answer(turn1 + turn2, len(turn1), ["notes.txt"], WORKDIR)
+    assert late.passed is False and "call 9 `ls`" in late.evidence  # a call naming no path is outside
