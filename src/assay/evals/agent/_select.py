@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import glob
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,14 +56,16 @@ def parse_list(value: str | Sequence[str] | None) -> list[str]:
 
 def named_drafts(directory: Path, scenario: str | Sequence[str] | None, known: set[str]) -> list[Scenario]:
     """The drafts ``--scenario`` names (ids not among ``known``, found as ``drafts/<category>/<id>.yaml``)."""
-    from assay.evals.agent._scenario_load import DRAFTS_DIR, load_scenario
+    from assay.evals.agent._scenario_load import DRAFTS_DIR, ScenarioWarning, load_scenario
 
     found: list[Scenario] = []
     for sid in parse_list(scenario):
         if sid in known:
             continue
         for path in sorted(Path(directory).glob(f"{DRAFTS_DIR}/*/{glob.escape(sid)}.yaml")):
-            found.append(load_scenario(path, root=Path(directory)))
+            with warnings.catch_warnings():  # a draft's category may be "uncategorized" until promote
+                warnings.simplefilter("ignore", ScenarioWarning)
+                found.append(load_scenario(path, root=Path(directory)))
     return found
 
 
