@@ -34,6 +34,12 @@ _P = click.Path(path_type=Path)
 )
 @click.option("--fixer-model", default=None, help="The fixer's model (needed by --fixer reference).")
 @click.option(
+    "--fixer-tool",
+    default=None,
+    help="--fixer reference: hold each of its model calls to this tool (write_file, edit_file, ...): a weak "
+    "model calls none by itself.",
+)
+@click.option(
     "--fixer-max-steps",
     type=click.IntRange(min=1),
     default=None,
@@ -106,6 +112,7 @@ def hillclimb_command(ctx: click.Context, **kw: object) -> None:
             benchmark=str(kw["benchmark"]),
             eval_options={k: kw[k] for k in eval_keys if kw[k] is not None},
             fixer_model=kw["fixer_model"],  # type: ignore[arg-type]
+            fixer_tool=kw["fixer_tool"],  # type: ignore[arg-type]
             rounds=int(kw["rounds"]),  # type: ignore[call-overload]
             iterations=int(kw["iterations"]),  # type: ignore[call-overload]
             noise=kw["noise"],  # type: ignore[arg-type]

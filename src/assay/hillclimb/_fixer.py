@@ -41,9 +41,14 @@ a tool it was not offered or did not understand) and fix it with one edit of the
 """
 
 
-def fixer_prompt(failures: list[list[Attempt]], view: Any, cap: int = PROMPT_CAP) -> str:
-    """The prompt for one round: ``failures`` are the failing attempts of each train scenario."""
+def fixer_prompt(
+    failures: list[list[Attempt]], view: Any, files: list[str] | None = None, cap: int = PROMPT_CAP
+) -> str:
+    """The prompt for one round: ``failures`` are the failing attempts of each train scenario; ``files`` the
+    profile's files (relative paths), listed so a fixer knows what it may edit."""
     parts = [PROMPT_HEAD.format(n=len(failures), rules=FIXER_RULES)]
+    if files:
+        parts.append("The files: " + ", ".join(files) + "\n")
     for i, attempts in enumerate(failures, start=1):
         shown = view(attempts[0])
         body = json.dumps(shown, indent=1, ensure_ascii=False)
@@ -54,20 +59,24 @@ def fixer_prompt(failures: list[list[Attempt]], view: Any, cap: int = PROMPT_CAP
     return text
 
 
-def build_fixer(name: str, model: str | None, model_options: dict[str, Any] | None = None) -> Harness:
-    """The fixer's harness: ``reference`` (on ``--fixer-model``), ``claude-code``, ``command:...``, any other."""
+def build_fixer(name: str, model: str | None, tool: str | None = None) -> Harness:
+    """The fixer's harness: ``reference`` (on ``--fixer-model``), ``claude-code``, ``command:...``, any other.
+
+    ``tool`` (reference only) holds every model call to that tool: the embedded model calls no tool unless its
+    decoding is held to one, so ``--fixer-tool write_file --fixer-max-steps 1`` is one forced edit."""
     from assay.errors import ConfigError
 
+    if tool is not None and name != "reference":
+        raise ConfigError(f"--fixer-tool applies to --fixer reference, not --fixer {name}")
     if name == "reference":
         if not model:
             raise ConfigError("--fixer reference needs --fixer-model (e.g. local/smollm2)")
-        return get_harness(
-            "reference",
-            model=model,
-            tools=FIXER_TOOLS,
-            model_args=dict(model_options or {}),
-            generate_options={"max_tokens": 1024},
-        )
+        if tool is not None and tool not in FIXER_TOOLS:
+            raise ConfigError(f"--fixer-tool {tool!r}: the fixer's tools are {', '.join(FIXER_TOOLS)}")
+        options: dict[str, Any] = {"max_tokens": 1024}
+        if tool is not None:
+            options["tool_choice"] = tool
+        return get_harness("reference", model=model, tools=FIXER_TOOLS, generate_options=options)
     options: dict[str, Any] = {"model": model} if model else {}
     return get_harness(name, **options)
 

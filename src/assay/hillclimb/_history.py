@@ -98,6 +98,8 @@ class FixHistory(BaseModel):
     eval_options: dict[str, Any] = Field(default_factory=dict)
     fixer: str
     fixer_model: str | None = None
+    #: the tool every call of a reference fixer was held to (``--fixer-tool``), or None
+    fixer_tool: str | None = None
     #: the caps of each fixer run (``assay.agents.Limits``)
     fixer_limits: dict[str, Any] = Field(default_factory=dict)
     repo: str

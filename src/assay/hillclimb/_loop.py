@@ -49,6 +49,8 @@ class HillclimbConfig:
     #: the benchmark's own options (``suite``, ``category``, ``model``, ``judge_model``, ``scenarios_dir``, caps)
     eval_options: dict[str, Any] = field(default_factory=dict)
     fixer_model: str | None = None
+    #: reference fixer only: every model call must call this tool (a weak model never calls one by itself)
+    fixer_tool: str | None = None
     rounds: int = 5
     iterations: int = MIN_ITERATIONS
     salt: str = DEFAULT_SALT
@@ -125,7 +127,7 @@ async def _start(config: HillclimbConfig) -> FixHistory:
             "held-out; select more (--category) or rotate --salt"
         )
     await (
-        build_fixer(config.fixer, config.fixer_model)
+        build_fixer(config.fixer, config.fixer_model, config.fixer_tool)
     ).close()  # an unknown fixer is refused before any edit
     base_commit = _git.head_commit(repo)
     branch = _git.create_branch(repo, config.branch)
@@ -136,6 +138,7 @@ async def _start(config: HillclimbConfig) -> FixHistory:
         eval_options={k: str(v) if isinstance(v, Path) else v for k, v in config.eval_options.items()},
         fixer=config.fixer,
         fixer_model=config.fixer_model,
+        fixer_tool=config.fixer_tool,
         repo=str(repo),
         profile=str(profile),
         branch=branch,
@@ -308,13 +311,14 @@ class _Loop:
         if not by_case:
             r.outcome, r.reason, r.phase = "no_edit", "no train scenario fails: nothing to fix", "done"
             return
-        prompt = fixer_prompt(list(by_case.values()), self.target.failure_view)
         from assay.runs._rundir import write_artifact, write_model
 
         where = self.out / f"round-{r.round}"
         copy = copy_profile(self.profile, where / "fixer-workdir")
+        files = sorted(p.relative_to(copy).as_posix() for p in copy.rglob("*") if p.is_file())
+        prompt = fixer_prompt(list(by_case.values()), self.target.failure_view, files)
         write_artifact(where / "fixer-prompt.md", prompt)
-        harness = build_fixer(self.h.fixer, self.h.fixer_model)
+        harness = build_fixer(self.h.fixer, self.h.fixer_model, self.h.fixer_tool)
         try:
             result = await run_fixer(harness, prompt, copy, self.limits)
         finally:

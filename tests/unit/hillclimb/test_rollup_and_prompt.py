@@ -101,3 +101,24 @@ def test_rollup_groups_by_category_and_dimension(tmp_path: Path) -> None:
     assert out["docs"]["check:number"] == ["a"] and out["tools"]["correctness"] == ["b"]
     ids = {cid for dims in out.values() for group in dims.values() for cid in group}
     assert ids == {"a", "b"}  # a pass and an outage are not failures
+
+
+def test_the_fixer_tool_holds_a_reference_fixer_only() -> None:
+    import pytest
+
+    from assay.errors import ConfigError
+    from assay.hillclimb._fixer import build_fixer
+
+    harness = build_fixer("reference", "scripted/none.yaml", "write_file")
+    assert harness.generate_options == {"max_tokens": 1024, "tool_choice": "write_file"}  # type: ignore[attr-defined]
+    assert sorted(t.name for t in harness.tools) == [
+        "edit_file",
+        "grep",
+        "list_files",
+        "read_file",
+        "write_file",
+    ]  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError, match="--fixer-tool applies to --fixer reference"):
+        build_fixer("command:true", None, "write_file")
+    with pytest.raises(ConfigError, match="the fixer's tools are"):
+        build_fixer("reference", "scripted/none.yaml", "run_shell")
