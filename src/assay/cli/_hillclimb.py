@@ -40,6 +40,13 @@ _P = click.Path(path_type=Path)
     "model calls none by itself.",
 )
 @click.option(
+    "--fixer-fence",
+    is_flag=True,
+    default=None,
+    help="Run the fixer under bubblewrap: it sees its copy of the profile and no other file (a command fixer "
+    "could otherwise read held-out runs).",
+)
+@click.option(
     "--fixer-max-steps",
     type=click.IntRange(min=1),
     default=None,
@@ -113,6 +120,7 @@ def hillclimb_command(ctx: click.Context, **kw: object) -> None:
             eval_options={k: kw[k] for k in eval_keys if kw[k] is not None},
             fixer_model=kw["fixer_model"],  # type: ignore[arg-type]
             fixer_tool=kw["fixer_tool"],  # type: ignore[arg-type]
+            fixer_fence=bool(kw["fixer_fence"]),
             rounds=int(kw["rounds"]),  # type: ignore[call-overload]
             iterations=int(kw["iterations"]),  # type: ignore[call-overload]
             noise=kw["noise"],  # type: ignore[arg-type]

@@ -81,5 +81,8 @@ def build_fixer(name: str, model: str | None, tool: str | None = None) -> Harnes
     return get_harness(name, **options)
 
 
-async def run_fixer(harness: Harness, prompt: str, workdir: Path, limits: Limits) -> AgentResult:
-    return await harness.run(prompt, RunSpec(workdir=workdir, limits=limits))
+async def run_fixer(
+    harness: Harness, prompt: str, workdir: Path, limits: Limits, *, fence: bool = False
+) -> AgentResult:
+    """One fixer run in ``workdir`` (the profile's copy); with ``fence`` under bubblewrap, seeing nothing else."""
+    return await harness.run(prompt, RunSpec(workdir=workdir, limits=limits, fence=fence))

@@ -100,6 +100,8 @@ class FixHistory(BaseModel):
     fixer_model: str | None = None
     #: the tool every call of a reference fixer was held to (``--fixer-tool``), or None
     fixer_tool: str | None = None
+    #: the fixer ran under bubblewrap (``--fixer-fence``)
+    fixer_fence: bool = False
     #: the caps of each fixer run (``assay.agents.Limits``)
     fixer_limits: dict[str, Any] = Field(default_factory=dict)
     repo: str

@@ -51,6 +51,8 @@ class HillclimbConfig:
     fixer_model: str | None = None
     #: reference fixer only: every model call must call this tool (a weak model never calls one by itself)
     fixer_tool: str | None = None
+    #: run the fixer under bubblewrap: it sees its copy of the profile and nothing else
+    fixer_fence: bool = False
     rounds: int = 5
     iterations: int = MIN_ITERATIONS
     salt: str = DEFAULT_SALT
@@ -126,6 +128,10 @@ async def _start(config: HillclimbConfig) -> FixHistory:
             f"{len(split.train) + len(split.heldout)} scenario(s) selected: too few to split into train and "
             "held-out; select more (--category) or rotate --salt"
         )
+    if config.fixer_fence:
+        from assay.agents._fence import require_fence
+
+        require_fence()  # refused here, before a branch is made, where bubblewrap cannot run
     await (
         build_fixer(config.fixer, config.fixer_model, config.fixer_tool)
     ).close()  # an unknown fixer is refused before any edit
@@ -139,6 +145,7 @@ async def _start(config: HillclimbConfig) -> FixHistory:
         fixer=config.fixer,
         fixer_model=config.fixer_model,
         fixer_tool=config.fixer_tool,
+        fixer_fence=config.fixer_fence,
         repo=str(repo),
         profile=str(profile),
         branch=branch,
@@ -320,7 +327,7 @@ class _Loop:
         write_artifact(where / "fixer-prompt.md", prompt)
         harness = build_fixer(self.h.fixer, self.h.fixer_model, self.h.fixer_tool)
         try:
-            result = await run_fixer(harness, prompt, copy, self.limits)
+            result = await run_fixer(harness, prompt, copy, self.limits, fence=self.h.fixer_fence)
         finally:
             await harness.close()
         write_model(where / "fixer-result.json", result)  # the fixer's transcript and tool calls
