@@ -178,7 +178,8 @@ def serving_view(run: Run, att: Attempt) -> str:
 
 CASE_VIEWS: dict[str, CaseView] = {
     "agent": agent_view,
-    "retrieval": retrieval_view,
+    "retrieval-rag": retrieval_view,
+    "retrieval-code": retrieval_view,
     "memory": memory_view,
     "benchmark": serving_view,
 }

@@ -78,7 +78,7 @@ def line_chart(
                 f'y2="{_y(p.high, lo, hi):.1f}" stroke="{COLORS[0]}" stroke-opacity="0.4" stroke-width="6"/>'
             )
         xy.append(f"{x:.1f},{y:.1f}")
-        tip = escape(p.title or f"{p.label}: {_fmt(p.value)}")
+        tip = escape(f"{p.title or p.label}: {_fmt(p.value)}")
         parts.append(
             f'<circle class="point" cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{COLORS[0]}"><title>{tip}</title></circle>'
         )
