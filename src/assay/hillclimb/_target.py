@@ -87,6 +87,12 @@ class AgentTarget:
         if self.suite == "pr":  # pr skips a scenario without a script: it could never change
             chosen = [s for s in chosen if s.script is not None]
         self.chosen = {s.id: s for s in chosen}
+        if (
+            self.chosen
+        ):  # the eval's own option checks (models on pr, caps, harness), before any branch or run
+            from assay.evals.agent import AgentBenchmark
+
+            AgentBenchmark({**self.options, "scenario": ",".join(self.chosen)}).load_suite(self.suite)
 
     def cases(self) -> dict[str, str]:
         return {sid: s.category for sid, s in self.chosen.items()}

@@ -33,6 +33,14 @@ def test_tasks_is_refused_not_ignored(climb: Climb, capsys: pytest.CaptureFixtur
     assert climb.git("branch", "--show-current").strip() == "main"
 
 
+def test_an_eval_option_pr_cannot_take_is_refused_before_the_branch(
+    climb: Climb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _cli([*_args(climb, climb.fixer([])), "--judge-model", "local/smollm2"], capsys)
+    assert code == 1 and "--judge-model apply to --suite full" in err
+    assert climb.git("branch", "--show-current").strip() == "main"
+
+
 def test_dirty_tree_is_refused_naming_the_files(climb: Climb, capsys: pytest.CaptureFixture[str]) -> None:
     (climb.profile / "system.md").write_text("changed\n")
     (climb.repo / "notes.txt").write_text("new\n")
