@@ -188,7 +188,11 @@ def run_probe(prepared: PreparedTask, probe: str) -> CheckResult:
         return CheckResult(
             name="probe", passed=False, evidence=f"{probe} did not finish in {PROBE_TIMEOUT_S:g} s"
         )
-    return CheckResult(name="probe", passed=code == 0, evidence=f"{probe} exit {code}: {_cap(output)}")
+    # the last line first (a FAIL reason or the exception of a traceback), then the output's tail
+    lines = output.strip().splitlines()
+    last = lines[-1] if lines else "(no output)"
+    rest = f"\n{_cap(output)}" if len(lines) > 1 else ""
+    return CheckResult(name="probe", passed=code == 0, evidence=f"{probe} exit {code}: {last}{rest}")
 
 
 def check_unchanged(prepared: PreparedTask, patterns: list[str]) -> CheckResult:
