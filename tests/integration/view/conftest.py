@@ -48,12 +48,18 @@ TIERS = {
 }
 
 
-def run_cli(*argv: str) -> int:
+def _run_cli(*argv: str) -> int:
     try:
         main(list(argv))
     except SystemExit as exc:
         return int(exc.code or 0)
     return 0
+
+
+@pytest.fixture(scope="session")
+def run_cli():
+    """``assay ARGV...`` in this process; returns the exit code."""
+    return _run_cli
 
 
 def _scenarios(dest: Path) -> Path:
@@ -101,11 +107,11 @@ def view_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copytree(DEFAULT_PROFILE, broken)
         (broken / "tools" / "query_documents.md").unlink()
         agent = ("eval", "agent", "--scenarios", str(scen))
-        assert run_cli(*agent, "--out", str(runs / "agent-good")) == 0
+        assert _run_cli(*agent, "--out", str(runs / "agent-good")) == 0
         time.sleep(0.01)
-        assert run_cli(*agent, "--profile", str(broken), "--out", str(runs / "agent-broken")) in (0, 2)
-        assert run_cli("eval", "retrieval", "--component", "rag", "--out", str(runs / "rag")) == 0
-        assert run_cli("eval", "memory", "--out", str(runs / "memory")) == 0
+        assert _run_cli(*agent, "--profile", str(broken), "--out", str(runs / "agent-broken")) in (0, 2)
+        assert _run_cli("eval", "retrieval", "--component", "rag", "--out", str(runs / "rag")) == 0
+        assert _run_cli("eval", "memory", "--out", str(runs / "memory")) == 0
         _serving_run(runs / "serving")
     finally:
         for k, v in saved.items():
@@ -190,6 +196,25 @@ class Served:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=5)
+
+
+@pytest.fixture
+def serve_dir() -> Iterator[object]:
+    """Start the viewer on a folder: ``serve_dir(root, **site_kwargs) -> Served``; stopped after the test."""
+    started: list[Served] = []
+
+    def start(root: Path, **kwargs: object) -> Served:
+        started.append(Served(root, **kwargs))
+        return started[-1]
+
+    yield start
+    for s in started:
+        s.stop()
+
+
+@pytest.fixture(name="free_port")
+def _free_port_fixture():
+    return free_port
 
 
 @pytest.fixture(scope="session")
