@@ -114,8 +114,14 @@ def _run(argv: list[str], cwd: Path, timeout_s: float, env: dict[str, str]) -> t
 
 
 def _env(project: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a check's process: the copy importable and its home; its temporary files next to
+    the copy (removed with it)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TOYBOX_"))}
-    env.update({"PYTHONPATH": str(project), "PYTHONDONTWRITEBYTECODE": "1", "HOME": str(project)})
+    tmp = project.parent / "tmp"
+    tmp.mkdir(exist_ok=True)
+    env.update(
+        {"PYTHONPATH": str(project), "PYTHONDONTWRITEBYTECODE": "1", "HOME": str(project), "TMPDIR": str(tmp)}
+    )
     return {**env, **(extra or {})}
 
 
