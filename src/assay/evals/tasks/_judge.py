@@ -200,18 +200,16 @@ def judge_messages(project: str, views: Sequence[TaskView], budget_chars: int | 
 
 def answer_schema(task_ids: Sequence[str]) -> dict[str, Any]:
     """The JSON schema of an answer for ``task_ids``, for backends that hold decoding to one: one entry per
-    task, in order, each naming its task (a held judge can neither skip a task nor grade one twice)."""
+    task, in order, each naming its task (a held judge can neither skip a task nor grade one twice), scores
+    only (the note is for judges that write free text unheld)."""
     score = {"type": "integer", "enum": list(range(MIN_SCORE, MAX_SCORE + 1))}
 
     def entry(task: str) -> dict[str, Any]:
+        # no free text: the embedded model wrote raw newlines and quotes into a held "note" (invalid JSON)
         return {
             "type": "object",
-            "properties": {
-                "task": {"const": task},
-                **dict.fromkeys(DIMENSIONS, score),
-                "note": {"type": "string", "maxLength": NOTE_CAP},
-            },
-            "required": ["task", *DIMENSIONS, "note"],
+            "properties": {"task": {"const": task}, **dict.fromkeys(DIMENSIONS, score)},
+            "required": ["task", *DIMENSIONS],
             "additionalProperties": False,
         }
 
