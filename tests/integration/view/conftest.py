@@ -3,7 +3,7 @@
 * ``view_runs`` holds: retrieval rag, memory, a serving run against assay's stub server, and two agent runs
   of four document scenarios whose expected tools are named by kind: one with the reference agent's
   profile, one with query_documents' description removed (the tool is not offered, so those scenarios
-  fail in code): the second run's cases flip.
+  fail in code): two iterations each, so those cases go stable-pass -> stable-fail, a regression (exit 2).
 * ``browser``: Debian's chromium driven by Playwright (browsers cannot be downloaded here).
 * ``shot``: saves a screenshot to ``$ASSAY_TEST_ARTIFACTS/screenshots`` (default: the session's pytest
   temp folder), the CI artifact of each page.
@@ -106,7 +106,7 @@ def view_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
         broken = base / "profile"
         shutil.copytree(DEFAULT_PROFILE, broken)
         (broken / "tools" / "query_documents.md").unlink()
-        agent = ("eval", "agent", "--scenarios", str(scen))
+        agent = ("eval", "agent", "--scenarios", str(scen), "--iterations", "2")
         assert _run_cli(*agent, "--out", str(runs / "agent-good")) == 0
         time.sleep(0.01)
         assert _run_cli(*agent, "--profile", str(broken), "--out", str(runs / "agent-broken")) in (0, 2)

@@ -37,19 +37,19 @@ def test_flipped_case_click_through_to_its_transcript(
     assert verdict.get_attribute("data-exit-code") == str(cli["exit_code"])
     assert cli["verdict"] in verdict.inner_text()
     flipped = page.locator("table.flipped tbody tr")
-    cli_flipped = sorted(c["case_id"] for c in cli["cases"] if c["bucket"] == "flipped")
-    assert len(cli_flipped) == 3
+    cli_flipped = sorted(c["case_id"] for c in cli["cases"] if c["bucket"] == "regressed")
+    assert len(cli_flipped) == 3 and cli["exit_code"] == 2 and "REGRESSION" in verdict.inner_text()
     assert sorted(flipped.locator("td:first-child").all_inner_texts()) == cli_flipped
     shot(page, "compare-agent")
     row = flipped.filter(has_text="dqa-refund-window-member")
-    assert "flipped" in row.inner_text() and "-1.00" in row.inner_text()
+    assert "regressed" in row.inner_text() and "-1.00" in row.inner_text()
     row.locator("a.to-case").click()
     page.wait_for_url("**/runs/agent-broken/case/dqa-refund-window-member.html")
-    conv = page.locator("section.conversation")
+    conv = page.locator("section.conversation").first
     assert conv.locator(".msg.user").count() >= 1
     # the broken profile offers no query_documents: the transcript shows the call failing
     assert "unknown tool 'query_documents'" in conv.inner_text()
-    assert "✘ failed" in page.inner_text("section.checks")
+    assert "✘ failed" in page.locator("section.checks").first.inner_text()
     shot(page, "compare-click-through-case")
 
 

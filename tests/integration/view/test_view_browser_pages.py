@@ -43,12 +43,15 @@ def test_a_run_shows_scorecard_metrics_and_case_table(served, page, shot) -> Non
 def test_agent_case_page_shows_conversation_tools_judge_and_checks(served, page, shot) -> None:
     page.goto(served.url + "/runs/agent-good/index.html")
     page.click("text=dqa-refund-window-member")
-    conv = page.locator("section.conversation")
+    assert page.locator(".attempts .attempt").count() == 2  # both iterations, side by side
+    conv = page.locator("section.conversation").first
     assert conv.locator(".msg.user").count() >= 1 and conv.locator(".msg.assistant").count() >= 1
     tool = conv.locator(".tool").first
     assert "query_documents" in tool.inner_text() and "arguments" in tool.inner_text()
-    assert page.locator("section.checks tbody tr").filter(has_text="expected_tool").count() >= 1
-    judge = page.locator("section.judge")
+    assert (
+        page.locator("section.checks").first.locator("tbody tr").filter(has_text="expected_tool").count() >= 1
+    )
+    judge = page.locator("section.judge").first
     assert "verdict PASS" in judge.inner_text()
     assert judge.locator("table.dimensions th").count() > 4  # turn, score, verdict, the dimensions, reasons
     shot(page, "case-agent")
