@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.errors import ConfigError
 from assay.evals.tasks._judge import (
+    QUALITY_FLOOR,
     TaskGrade,
     TasksJudge,
     TasksJudgement,
@@ -127,12 +128,15 @@ def judge_budget(spec: str) -> int | None:
 
 
 def _question_verdict(att: Attempt, grade: TaskGrade) -> Attempt:
-    ok = grade.quality_ok
-    reason = (
-        f"unjudged: {grade.unjudged_reason}"
-        if not grade.judged
-        else ("" if ok else f"the judge's grade is below {3} on a dimension: {grade.scores}")
-    )
+    """A question passes when its grade passes the quality checks and its code checks (after_answer) held."""
+    checks_ok = att.details.get("checks_passed", True) is True
+    ok = grade.quality_ok and checks_ok
+    if not grade.judged:
+        reason = f"unjudged: {grade.unjudged_reason}"
+    elif not checks_ok:
+        reason = str(att.details.get("reason") or "a code check failed")
+    else:
+        reason = "" if ok else f"the judge's grade is below {QUALITY_FLOOR} on a dimension: {grade.scores}"
     details = {
         **att.details,
         "judged": grade.judged,

@@ -326,6 +326,8 @@ class TasksBenchmark(Benchmark):
                     "" if status is Status.PASS else "a check failed"
                 )
                 return Outcome(status=status, details=details, usage=result.usage, metrics=metrics)
+            if not details["checks_passed"]:  # after_answer fails a question whatever its grade
+                return Outcome(status=Status.FAIL, details=details, usage=result.usage, metrics=metrics)
             # a question is graded by the judge; until then it is not measured (never a pass or a zero)
             return Outcome(
                 status=Status.SKIPPED,

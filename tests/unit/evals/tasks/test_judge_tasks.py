@@ -131,3 +131,20 @@ def test_a_budget_cuts_each_task_shorter_to_fit() -> None:
     cut = judge_messages(PROJECT, views, budget_chars=12000)[1].content
     assert len(full) > 20000 and len(cut) < 12000
     assert all(f"## Task t{i}" in cut for i in range(6)) and "characters cut" in cut
+
+
+def test_a_question_passes_on_its_grade_only_when_its_code_checks_held() -> None:
+    from datetime import UTC, datetime
+
+    from assay.evals.tasks._judge import TaskGrade
+    from assay.evals.tasks._judge_run import _question_verdict
+    from assay.runs._records import Attempt, Status
+
+    good = TaskGrade(task_id="q", scores=dict.fromkeys(DIMENSIONS, 5))
+    held = {"kind": "question", "answer": "a", "checks_passed": True}
+    att = Attempt(case_id="q", status=Status.SKIPPED, started_at=datetime.now(UTC), details=held)
+    assert _question_verdict(att, good).status is Status.PASS
+    broke = {**held, "checks_passed": False, "reason": "after_answer: call 3 outside the request"}
+    assert _question_verdict(att.model_copy(update={"details": broke}), good).status is Status.FAIL
+    unjudged = _question_verdict(att, TaskGrade(task_id="q", unjudged_reason="no grade"))
+    assert unjudged.status is Status.FAIL and unjudged.details["reason"] == "unjudged: no grade"
