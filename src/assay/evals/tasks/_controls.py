@@ -225,10 +225,14 @@ def controls_table(result: ControlsResult) -> str:
     return "\n".join(lines)
 
 
+#: where the controls keep their toolchain (a bare venv with pytest, made once per interpreter and pytest)
+TOOLCHAIN_CACHE = Path(tempfile.gettempdir()) / "assay-tasks-toolchains"
+
+
 def planted_in_temp(tasks_dir: Path) -> Planted:
-    """:func:`plant_controls` with a toolchain of its own (a bare venv with pytest) in a temporary folder."""
+    """:func:`plant_controls` on a copy in a temporary folder, with the cached toolchain's Python."""
     from assay.evals.tasks._run import cached_toolchain
 
+    python = str(cached_toolchain(TOOLCHAIN_CACHE) / "python")
     with tempfile.TemporaryDirectory(prefix="assay-tasks-controls-") as tmp:
-        python = str(cached_toolchain(Path(tmp)) / "python")
         return plant_controls(tasks_dir, python, Path(tmp))
