@@ -97,3 +97,15 @@ def test_missing_dir_is_a_config_error(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="--dir"):
         Site(tmp_path / "nope")
+
+
+def test_a_run_page_does_not_read_the_journal(tmp_path: Path) -> None:
+    """What keeps a big run fast: its page comes from scorecard.json; results.jsonl is indexed only when a
+    case page is opened."""
+    write_synthetic_run(tmp_path / "r", 30)
+    site = Site(tmp_path)
+    run = site.run("r")
+    site.run_page("r")
+    assert run._index is None
+    site.case_page("r", "case-00003")
+    assert run._index is not None and len(run.index.lines) == 30
