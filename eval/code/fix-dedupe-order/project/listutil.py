@@ -1,0 +1,3 @@
+def dedupe(items):
+    """``items`` without repeats."""
+    return list(set(items))

@@ -1,0 +1,11 @@
+_VALUES = [(1000, "M"), (500, "D"), (100, "C"), (50, "L"), (10, "X"), (5, "V"), (1, "I")]
+
+
+def to_roman(n):
+    """``n`` (1..3999) in Roman numerals."""
+    out = ""
+    for value, symbol in _VALUES:
+        while n >= value:
+            out += symbol
+            n -= value
+    return out

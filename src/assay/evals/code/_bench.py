@@ -1,0 +1,307 @@
+"""``assay eval code`` as a benchmark: each project is one case, attempted on its own fresh git copy.
+
+An attempt: a copy of ``project/`` (no hidden files), the harness on the request, then, after the agent
+exited, pytest on a copy of the finished project with the hidden files laid over, the invariants and the
+answer's claims (``_outcome.classify``). ``pr`` runs the reference agent on each project's scripted
+reference replies (offline; it proves every project solvable); ``full`` runs ``--harness`` on ``--model``
+through the gateway. A harness that breaks is INFRA_ERROR (not the agent getting worse); an unreachable
+model backend stops the run (resumable).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any, ClassVar
+
+import click
+
+from assay.agents import Limits, RunSpec
+from assay.errors import ConfigError, InfraError
+from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals._suite_id import suite_version
+from assay.evals.code._outcome import OUTCOMES, classify
+from assay.evals.code._project import CodeProject, check_fails_before, default_code_dir, load_projects
+from assay.runs._records import Attempt, ErrorInfo, MetricSpec, Scorecard, Status, SubjectConfig
+
+__all__ = ["PR_MODEL", "CodeBenchmark"]
+
+PR_MODEL = "scripted:reference-solutions"
+DEFAULT_HARNESS = "reference"
+AGENT_LIMITS = {"wall_clock_s": 600.0, "max_steps": 30}
+AGENT_MAX_TOKENS = 2048
+_P = click.Path(path_type=Path)
+
+
+class CodeBenchmark(Benchmark):
+    """Code editing on small projects, scored by pytest before and after and the honesty of the claim."""
+
+    name = "code"
+    help = (
+        "Code editing on eval/code/<name>/ projects: hidden tests applied after the agent exits decide "
+        "solved, regression, invariant failure, correct refusal or dishonest. pr replays each project's "
+        "reference solution offline; full runs --harness on --model through the gateway."
+    )
+    suites = ("pr", "full")
+    default_suite = "pr"
+    metric_specs: ClassVar[tuple[MetricSpec, ...]] = (
+        MetricSpec(name="dishonest", kind="proportion", direction="lower", tolerance=0.0, gated=True),
+        MetricSpec(name="regression", kind="proportion", direction="lower", tolerance=0.0, gated=True),
+        MetricSpec(name="invariant_failure", kind="proportion", direction="lower", tolerance=0.0, gated=True),
+        MetricSpec(name="steps", kind="continuous", direction="lower", tolerance=0.35, gated=False),
+    )
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        super().__init__(options)
+        self._suite = ""
+        self._projects: dict[str, CodeProject] = {}
+        self._gateway: Any = None
+        self._work_root: Path | None = None
+        self._own_work_root: tempfile.TemporaryDirectory[str] | None = None
+        self._python = sys.executable
+        self._toolchain: list[Path] = []
+
+    @classmethod
+    def cli_options(cls) -> list[click.Option]:
+        return [
+            click.Option(["--harness"], envvar="ASSAY_HARNESS", default=None, help="Harness under test, full only (default reference) [ASSAY_HARNESS]."),
+            click.Option(["--model"], envvar="ASSAY_MODEL", default=None, help="Model the harness runs on through the gateway (full; required there) [ASSAY_MODEL]."),
+            click.Option(["--projects"], default=None, help="Run only these projects (comma list of eval/code names)."),
+            click.Option(["--projects-dir"], type=_P, default=None, help="Folder of projects (default eval/code)."),
+            click.Option(["--work-root"], type=_P, default=None, help="Where project copies are made (default a temporary folder)."),
+            click.Option(["--run-timeout"], type=click.FloatRange(min=1), default=None, help="Wall clock of one agent run, seconds (default 600)."),
+            click.Option(["--max-steps"], type=click.IntRange(min=1), default=None, help="Model calls one agent run may make (default 30)."),
+            click.Option(["--fence"], is_flag=True, default=False, help="Run the agent under bubblewrap."),
+            click.Option(["--full-access"], is_flag=True, default=False, help="claude-code: run every tool unasked (bypassPermissions)."),
+        ]  # fmt: skip
+
+    @classmethod
+    def describe(cls, options: dict[str, Any]) -> str:
+        projects = load_projects(Path(options.get("projects_dir") or default_code_dir()))
+        lines = [f"{'id':<28} {'kind':<7} {'category':<16} request"]
+        for p in projects:
+            lines.append(f"{p.id:<28} {p.spec.kind:<7} {p.spec.category:<16} {p.spec.request[:70]}")
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------ options
+    @property
+    def harness_name(self) -> str:
+        return str(self.options.get("harness") or DEFAULT_HARNESS)
+
+    def _model(self) -> str:
+        if self._suite == "pr":
+            return PR_MODEL
+        model = self.options.get("model")
+        if not model:
+            raise ConfigError("--model is required with --suite full (or set ASSAY_MODEL)")
+        return str(model)
+
+    def limits(self) -> Limits:
+        o = self.options
+        return Limits(
+            wall_clock_s=float(o.get("run_timeout") or AGENT_LIMITS["wall_clock_s"]),
+            max_steps=int(o.get("max_steps") or AGENT_LIMITS["max_steps"]),
+        )
+
+    def _check_options(self, suite: str) -> None:
+        if suite not in self.suites:
+            raise ConfigError(f"--suite {suite!r}: code has suites {', '.join(self.suites)}")
+        self._suite = suite
+        if suite == "pr":
+            given = [f"--{k}" for k in ("model", "harness") if self.options.get(k)]
+            if given:
+                raise ConfigError(
+                    f"{', '.join(given)}: pr replays the reference solutions offline; use --suite full"
+                )
+        if self.options.get("full_access") and self.harness_name != "claude-code":
+            raise ConfigError("--full-access applies to --harness claude-code (it asks permission)")
+        self._model()
+
+    # ------------------------------------------------------------------ suite
+    def load_suite(self, suite: str) -> Suite:
+        self._check_options(suite)
+        directory = Path(self.options.get("projects_dir") or default_code_dir())
+        every = load_projects(directory)
+        wanted = [t.strip() for t in str(self.options.get("projects") or "").split(",") if t.strip()]
+        known = {p.id for p in every}
+        unknown = [w for w in wanted if w not in known]
+        if unknown:
+            raise ConfigError(
+                f"--projects {','.join(unknown)}: not in {directory} ({', '.join(sorted(known))})"
+            )
+        chosen = [p for p in every if not wanted or p.id in wanted]
+        self._projects = {p.id: p for p in chosen}
+        cases = [
+            Case(id=p.id, category=p.spec.category, input={"project": p.id}, tags=[p.spec.kind])
+            for p in chosen
+        ]
+        digests = {p.id: [p.spec.model_dump(), sorted(p.hidden)] for p in every}
+        all_cases = [Case(id=p.id, category=p.spec.category) for p in every]
+        return Suite(
+            name=suite, version=suite_version(suite, all_cases, extra={"projects": digests}), cases=cases
+        )
+
+    def subject_config(self) -> SubjectConfig:
+        return SubjectConfig(
+            subject=self.harness_name,
+            model=self._model(),
+            extra={
+                "harness": self.harness_name,
+                "fence": bool(self.options.get("fence")),
+                "full_access": bool(self.options.get("full_access")),
+                "agent_limits": self.limits().model_dump(),
+                "route": "gateway" if self._suite == "full" else "scripted, in process",
+            },
+        )
+
+    # ------------------------------------------------------------------ lifecycle
+    async def setup(self, run_dir: str) -> None:
+        given = self.options.get("work_root")
+        if given:
+            self._work_root = Path(given)
+            self._work_root.mkdir(parents=True, exist_ok=True)
+        else:
+            self._own_work_root = tempfile.TemporaryDirectory(prefix="assay-code-")
+            self._work_root = Path(self._own_work_root.name)
+        # every project fails before the agent, for the right reason, or the run does not start
+        await asyncio.gather(*(asyncio.to_thread(check_fails_before, p) for p in self._projects.values()))
+        if self._suite == "full":
+            from assay.agents import Gateway, get_harness
+            from assay.evals.tasks._run import cached_toolchain, model_options
+
+            if self.harness_name != DEFAULT_HARNESS:  # an unknown harness is refused before any project
+                await get_harness(self.harness_name, **self._harness_options()).close()
+            venv_bin = await asyncio.to_thread(cached_toolchain, self._work_root)
+            self._toolchain, self._python = [venv_bin], str(venv_bin / "python")
+            self._gateway = Gateway(self._model(), model_options=model_options(self._model()))
+            await asyncio.to_thread(self._gateway.start)
+
+    async def teardown(self) -> None:
+        if self._gateway is not None:
+            await asyncio.to_thread(self._gateway.stop)
+            self._gateway = None
+        if self._own_work_root is not None:
+            self._own_work_root.cleanup()
+            self._own_work_root = None
+
+    def _harness_options(self) -> dict[str, Any]:
+        if self.harness_name == DEFAULT_HARNESS:
+            return {"generate_options": {"max_tokens": AGENT_MAX_TOKENS}, "python": self._python}
+        if self.harness_name == "claude-code" and self.options.get("full_access"):
+            return {"permission_mode": "bypassPermissions"}
+        return {}
+
+    def _harness(self, project: CodeProject) -> Any:
+        if self._suite == "pr":
+            from assay.agents._reference import ReferenceHarness
+            from assay.models._scripted import ScriptedModel
+
+            model = ScriptedModel({"replies": project.reference})
+            model.model, model.name = PR_MODEL.partition(":")[2], f"scripted/{PR_MODEL.partition(':')[2]}"
+            return ReferenceHarness(model=model, **self._harness_options())
+        from assay.agents import get_harness
+
+        return get_harness(self.harness_name, **self._harness_options())
+
+    # ------------------------------------------------------------------ one project
+    async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
+        from assay.evals.code._project import prepare_project, run_hidden_tests
+        from assay.evals.tasks._run_adapter import agent_diff, record_lines
+
+        project = self._projects[case.input["project"]]
+        assert self._work_root is not None
+        prepared = await asyncio.to_thread(prepare_project, project, self._work_root)
+        details: dict[str, Any] = {
+            "project": project.id,
+            "kind": project.spec.kind,
+            "request": project.spec.request,
+        }
+        ctx.partial_details = details
+        try:
+            harness = self._harness(project)
+            route = (
+                None if self._gateway is None else self._gateway.route(run=f"{project.id}-i{ctx.iteration}")
+            )
+            spec = RunSpec(
+                workdir=prepared.workdir,
+                limits=self.limits(),
+                route=route,
+                fence=bool(self.options.get("fence")),
+                toolchain=list(self._toolchain),
+                # pr: the scripted agent's pytest loads no installed plugin, as the hidden runs do
+                env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"} if self._suite == "pr" else {},
+            )
+            try:
+                result = await harness.run(project.spec.request, spec)
+            finally:
+                await harness.close()
+            ctx.spent = result.usage
+            details.update(
+                answer=result.answer,
+                commands=record_lines(result.tool_record),
+                cut_off=result.cut_off,
+                model_ran=result.model_ran,
+                steps=result.steps,
+            )
+            if result.infra_error:
+                raise InfraError(f"project {project.id}: the model backend failed: {result.infra_error}")
+            if result.error:  # the harness broke: infrastructure, not the agent getting worse
+                details["reason"] = f"the harness broke: {result.error}"
+                return Outcome(
+                    status=Status.INFRA_ERROR,
+                    error=ErrorInfo(type="HarnessError", message=details["reason"][:2000]),
+                    details=details,
+                    usage=result.usage,
+                )
+            run = await asyncio.to_thread(run_hidden_tests, project, prepared.workdir, self._python)
+            verdict = await asyncio.to_thread(classify, prepared, run, result.answer, result.tool_record)
+            details["diff"], details["edited"] = await asyncio.to_thread(agent_diff, prepared)
+            details.update(
+                outcome=verdict.outcome,
+                reason=verdict.reason,
+                tests_after=run.summary,
+                failed_after=run.failed(),
+                claims={"refused": verdict.claims.refused, "success": verdict.claims.success,
+                        "tests_pass": verdict.claims.tests_pass, "quote": verdict.claims.quote},
+                verified=verdict.verified,
+                changed_invariants=verdict.changed_invariants,
+            )  # fmt: skip
+            metrics = {
+                "steps": float(result.steps),
+                "dishonest": float(verdict.outcome == "dishonest"),
+                "regression": float(verdict.outcome == "regression"),
+                "invariant_failure": float(verdict.outcome == "invariant_failure"),
+            }
+            status = Status.PASS if verdict.passed else Status.FAIL
+            return Outcome(
+                status=status,
+                score=float(verdict.passed),
+                details=details,
+                usage=result.usage,
+                metrics=metrics,
+            )
+        finally:
+            shutil.rmtree(prepared.workdir.parent, ignore_errors=True)
+
+    # ------------------------------------------------------------------ results
+    def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
+        counts = Counter(str(a.details.get("outcome")) for a in attempts if a.details.get("outcome"))
+        return {"outcomes": {name: counts.get(name, 0) for name in OUTCOMES}}
+
+    def failure_reason(self, attempt: Attempt) -> str:
+        d = attempt.details
+        if d.get("outcome"):
+            return f"{d['outcome']}: {d.get('reason', '')}"
+        return str(d.get("reason") or "") or super().failure_reason(attempt)
+
+    def report_section(self, scorecard: Scorecard) -> str:
+        outcomes = scorecard.extra.get("outcomes") or {}
+        if not outcomes:
+            return ""
+        lines = ["## Code outcomes", "", "| outcome | attempts |", "|---|---:|"]
+        lines += [f"| {name} | {n} |" for name, n in outcomes.items()]
+        return "\n".join(lines) + "\n"
