@@ -19,6 +19,7 @@ BUILTIN: dict[str, str] = {
     "memory": "assay.evals.memory:MemoryBenchmark",
     "benchmark": "assay.evals.serving:ServingBenchmark",
     "tasks": "assay.evals.tasks:TasksBenchmark",
+    "code": "assay.evals.code:CodeBenchmark",
 }
 
 _registered: dict[str, type[Benchmark]] = {}
