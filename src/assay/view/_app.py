@@ -78,9 +78,15 @@ def make_app(site: Site, scrubber: Scrubber | None = None):  # -> starlette.appl
     routes = [
         Route("/", html(lambda r: site.index()), methods=get),
         Route("/index.html", html(lambda r: site.index()), methods=get),
-        Route("/runs/{key}/index.html", html(lambda r: site.run_page(p(r, "key"))), methods=get),
         Route(
-            "/runs/{key}/page-{n}.html", html(lambda r: site.run_page(p(r, "key"), page_no(r))), methods=get
+            "/runs/{key}/index.html",
+            html(lambda r: site.run_page(p(r, "key"), 1, r.query_params, served=True)),
+            methods=get,
+        ),
+        Route(
+            "/runs/{key}/page-{n}.html",
+            html(lambda r: site.run_page(p(r, "key"), page_no(r), r.query_params, served=True)),
+            methods=get,
         ),
         Route(
             "/runs/{key}/case/{slug}.html",

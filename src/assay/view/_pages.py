@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from urllib.parse import urlencode
 
-from assay.runs._records import MetricValue, Scorecard
+from assay.runs._records import CaseSummary, MetricValue, Scorecard
 
 from ._html import duration, e, href, interval, num, page, pct, status_badge, table
 from ._store import Run, case_slug
@@ -151,20 +152,27 @@ def recall_curves(metrics: dict[str, MetricValue]) -> str:
     return "".join(out)
 
 
+#: what the case table filters on, and how each is read from a case
+CASE_FILTERS = ("status", "stability", "category")
+
+
+def worst_status(c: CaseSummary) -> str:
+    """The status a case is filtered by: its worst attempt's."""
+    order = ("ERROR", "INFRA_ERROR", "TIMEOUT", "FAIL", "NOT_RUN", "SKIPPED", "PASS")
+    return next((s for s in order if c.counts.get(s)), "")
+
+
+def _facet(c: CaseSummary, name: str) -> str:
+    return worst_status(c) if name == "status" else c.stability if name == "stability" else c.category
+
+
 def _case_rows(run: Run, card: Scorecard, cases: Sequence) -> tuple[list[list[str]], list[str]]:
     rows, attrs = [], []
     for c in cases:
         link = f'<a href="{href("case", case_slug(c.case_id) + ".html")}">{e(c.case_id)}</a>'
         spread = "—" if c.score_mean is None else f"{num(c.score_mean, 3)} ± {num(c.score_std or 0.0, 2)}"
         cost = "—" if c.usage is None or c.usage.cost_usd is None else f"${c.usage.cost_usd:.4f}"
-        worst = next(
-            (
-                s
-                for s in ("ERROR", "INFRA_ERROR", "TIMEOUT", "FAIL", "NOT_RUN", "SKIPPED", "PASS")
-                if c.counts.get(s)
-            ),
-            "",
-        )
+        worst = worst_status(c)
         rows.append(
             [
                 link,
@@ -183,7 +191,13 @@ def _case_rows(run: Run, card: Scorecard, cases: Sequence) -> tuple[list[list[st
     return rows, attrs
 
 
-def run_page(run: Run, page_no: int, others: Sequence[Run]) -> str:
+def run_page(
+    run: Run,
+    page_no: int,
+    others: Sequence[Run],
+    filters: Mapping[str, str] | None = None,
+    served: bool = False,
+) -> str:
     """A run: provenance, summary, metrics, plots and one page of the case table."""
     root = "../../"
     card, meta = run.scorecard, run.meta
@@ -244,29 +258,31 @@ def run_page(run: Run, page_no: int, others: Sequence[Run]) -> str:
                 f' · <a href="{root}{href("trends", run.benchmark, case_slug(run.suite) + ".html")}">trends</a></p>'
             )
         parts.append("<h2>Metrics</h2>" + metrics_table(card) + recall_curves(s.metrics))
-        cases = card.cases
+        chosen = {k: v for k, v in (filters or {}).items() if k in CASE_FILTERS and v}
+        opts = {k: sorted({_facet(c, k) for c in card.cases}) for k in CASE_FILTERS}
+        cases = [c for c in card.cases if all(_facet(c, k) == v for k, v in chosen.items())]
         pages = max(1, -(-len(cases) // PAGE_SIZE))
         page_no = min(max(page_no, 1), pages)
         chunk = cases[(page_no - 1) * PAGE_SIZE : page_no * PAGE_SIZE]
         rows, attrs = _case_rows(run, card, chunk)
+        qs = ("?" + urlencode(chosen)) if chosen else ""
         pager = " ".join(
             f"<b>{i}</b>"
             if i == page_no
-            else f'<a href="{"index.html" if i == 1 else f"page-{i}.html"}">{i}</a>'
+            else f'<a href="{"index.html" if i == 1 else f"page-{i}.html"}{qs}">{i}</a>'
             for i in range(1, pages + 1)
         )
-        opts = {
-            k: sorted({a.split(f'data-{k}="')[1].split('"')[0] for a in attrs})
-            for k in ("status", "stability", "category")
-        }
-        filters = "".join(
+        filters_html = "".join(
             f'<label>{k} <select data-filter="{k}"><option value="">all</option>'
-            + "".join(f"<option>{e(v)}</option>" for v in vs)
+            + "".join(f"<option{' selected' if chosen.get(k) == v else ''}>{e(v)}</option>" for v in vs)
             + "</select></label> "
             for k, vs in opts.items()
         )
+        # served: a filter reloads the page with the filter applied to every case; in a bundle it hides rows
+        where = ' data-query="1"' if served else ""
+        shown = f"{len(cases)} of {len(card.cases)}" if chosen else str(len(card.cases))
         parts.append(
-            f'<h2>Cases ({len(cases)})</h2><div class="filters">{filters}</div>'
+            f'<h2>Cases ({shown})</h2><div class="filters"{where}>{filters_html}</div>'
             + (f'<p class="pager">page {pager}</p>' if pages > 1 else "")
             + table(
                 ["case", "category", "statuses", "stability", "pass rate", "score ± sd", "mean time", "cost"],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -57,8 +58,10 @@ class Site:
     def index(self) -> str:
         return runs_page(self.store.runs())
 
-    def run_page(self, key: str, page_no: int = 1) -> str:
-        return run_page(self.run(key), page_no, self.store.runs())
+    def run_page(
+        self, key: str, page_no: int = 1, filters: Mapping[str, str] | None = None, served: bool = False
+    ) -> str:
+        return run_page(self.run(key), page_no, self.store.runs(), filters, served)
 
     def case_page(self, key: str, slug: str) -> str:
         run = self.run(key)

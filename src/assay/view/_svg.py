@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-W, H, PAD_L, PAD_R, PAD_T, PAD_B = 640, 260, 56, 16, 16, 48
+W, H, PAD_L, PAD_R, PAD_T, PAD_B = 640, 290, 56, 16, 16, 76
 COLORS = ("#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2")
 
 

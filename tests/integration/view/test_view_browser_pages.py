@@ -34,10 +34,12 @@ def test_a_run_shows_scorecard_metrics_and_case_table(served, page, shot) -> Non
     n = cases.count()
     assert n > 50
     shot(page, "run-rag")
-    page.select_option('select[data-filter="status"]', "FAIL")
-    failing = page.locator("table.cases tbody tr:visible")
+    page.select_option('select[data-filter="status"]', "FAIL")  # served: the server filters every case
+    page.wait_for_url("**/runs/rag/index.html?status=FAIL")
+    failing = page.locator("table.cases tbody tr")
     assert 0 < failing.count() < n
-    assert "FAIL" in failing.first.inner_text()
+    assert all("FAIL" in t for t in failing.all_inner_texts())
+    assert f"of {n})" in page.inner_text("h2:has-text('Cases')")
 
 
 def test_agent_case_page_shows_conversation_tools_judge_and_checks(served, page, shot) -> None:

@@ -34,6 +34,18 @@ def test_case_table_is_paged(site: Site) -> None:
     assert _rows(site.run_page("big", 99)) == 50  # past the end: the last page
 
 
+def test_filters_apply_to_every_case_before_paging(site: Site) -> None:
+    html = site.run_page("big", 1, {"status": "FAIL", "bogus": "x"}, served=True)
+    card = site.run("big").scorecard
+    assert card is not None
+    failing = sum(1 for c in card.cases if c.counts.get("FAIL"))
+    assert 0 < failing < PAGE_SIZE < len(card.cases)
+    assert _rows(html) == failing and f"Cases ({failing} of {len(card.cases)})" in html
+    assert html.count('data-status="FAIL"') == failing and 'data-query="1"' in html
+    assert "<option selected>FAIL</option>" in html
+    assert 'data-query="1"' not in site.run_page("big")  # a bundle filters rows in the page
+
+
 def test_a_run_in_progress_and_its_case_pages(site: Site) -> None:
     html = site.run_page("live")
     assert "in progress" in html and "5/10 attempts" in html

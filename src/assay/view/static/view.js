@@ -18,6 +18,17 @@
       });
       box.setAttribute("data-shown", String(shown));
     }
+    if (box.hasAttribute("data-query")) {
+      // served: reload with the filter, so it applies to every case of the run, not just this page
+      selects.forEach(function (s) {
+        s.addEventListener("change", function () {
+          var q = new URLSearchParams();
+          selects.forEach(function (o) { if (o.value) q.set(o.getAttribute("data-filter"), o.value); });
+          location.href = "index.html" + (q.toString() ? "?" + q.toString() : "");
+        });
+      });
+      return;
+    }
     selects.forEach(function (s) { s.addEventListener("change", apply); });
     apply();
   });
