@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import mimetypes
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from assay.errors import ConfigError, MissingDependencyError
@@ -11,14 +12,18 @@ from assay.runs._scrub import Scrubber
 
 from ._site import NotFound, Site
 
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
-def make_app(site: Site, scrubber: Scrubber | None = None):  # -> starlette.applications.Starlette
+def make_app(site: Site, scrubber: Scrubber | None = None) -> Starlette:
     """The ASGI app serving ``site``'s pages at the paths the bundle writes them to."""
     try:
         from starlette.applications import Starlette
-        from starlette.requests import Request
         from starlette.responses import PlainTextResponse, RedirectResponse, Response
         from starlette.routing import Route
     except ImportError as exc:  # pragma: no cover - the extra is part of the test install
@@ -28,7 +33,7 @@ def make_app(site: Site, scrubber: Scrubber | None = None):  # -> starlette.appl
 
     scrub = scrubber or Scrubber()
 
-    def html(render: Callable[[Request], str]) -> Callable:
+    def html(render: Callable[[Request], str]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
             try:
                 body = render(request)

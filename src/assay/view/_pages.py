@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from urllib.parse import urlencode
 
 from assay.runs._records import CaseSummary, MetricValue, Scorecard
@@ -191,6 +192,22 @@ def _case_rows(run: Run, card: Scorecard, cases: Sequence) -> tuple[list[list[st
     return rows, attrs
 
 
+def compared_baseline(run: Run, others: Sequence[Run]) -> Run | None:
+    """The run's baseline when the run was made with ``--compare`` and the baseline is under --dir too."""
+    saved = run.sidecar("comparison.json")
+    path = (saved or {}).get("baseline", {}).get("path") if isinstance(saved, dict) else None
+    if not isinstance(path, str):
+        return None
+    try:
+        target = Path(path).resolve()
+    except OSError:
+        return None
+    return next(
+        (o for o in others if o.key != run.key and o.scorecard is not None and o.path.resolve() == target),
+        None,
+    )
+
+
 def run_page(
     run: Run,
     page_no: int,
@@ -251,12 +268,24 @@ def run_page(
             + ("" if card.complete else ' · <b class="fail">incomplete</b>')
             + "</p>"
         )
-        if same:
-            prev = same[0]
-            parts.append(
-                f'<p>compare with <a href="{root}{href("compare", prev.key, run.key + ".html")}">{e(prev.key)}</a> (previous run of this suite)'
-                f' · <a href="{root}{href("trends", run.benchmark, case_slug(run.suite) + ".html")}">trends</a></p>'
+        links = []
+        older = [o for o in same if (o.started, o.key) < (run.started, run.key)]
+        if older:
+            prev = older[0]
+            links.append(
+                f'compare with <a href="{root}{href("compare", prev.key, run.key + ".html")}">{e(prev.key)}</a> '
+                "(the previous run of this suite)"
             )
+        base = compared_baseline(run, others)
+        if base is not None:
+            links.append(
+                f'<a href="{root}{href("compare", base.key, run.key + ".html")}">compare with its baseline '
+                f"{e(base.key)}</a>"
+            )
+        links.append(
+            f'<a href="{root}{href("trends", run.benchmark, case_slug(run.suite) + ".html")}">trends</a>'
+        )
+        parts.append("<p>" + " · ".join(links) + "</p>")
         parts.append("<h2>Metrics</h2>" + metrics_table(card) + recall_curves(s.metrics))
         chosen = {k: v for k, v in (filters or {}).items() if k in CASE_FILTERS and v}
         opts = {k: sorted({_facet(c, k) for c in card.cases}) for k in CASE_FILTERS}

@@ -3,7 +3,8 @@
 * ``view_runs`` holds: retrieval rag, memory, a serving run against assay's stub server, and two agent runs
   of four document scenarios whose expected tools are named by kind: one with the reference agent's
   profile, one with query_documents' description removed (the tool is not offered, so those scenarios
-  fail in code): two iterations each, so those cases go stable-pass -> stable-fail, a regression (exit 2).
+  fail in code): two iterations each, so those cases go stable-pass -> stable-fail, a regression (exit 2);
+  the broken run was made with ``--compare`` the good one (its comparison.json names its baseline).
 * ``browser``: Debian's chromium driven by Playwright (browsers cannot be downloaded here).
 * ``shot``: saves a screenshot to ``$ASSAY_TEST_ARTIFACTS/screenshots`` (default: the session's pytest
   temp folder), the CI artifact of each page.
@@ -109,7 +110,15 @@ def view_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
         agent = ("eval", "agent", "--scenarios", str(scen), "--iterations", "2")
         assert _run_cli(*agent, "--out", str(runs / "agent-good")) == 0
         time.sleep(0.01)
-        assert _run_cli(*agent, "--profile", str(broken), "--out", str(runs / "agent-broken")) in (0, 2)
+        broken_run = (
+            "--profile",
+            str(broken),
+            "--compare",
+            str(runs / "agent-good"),
+            "--out",
+            str(runs / "agent-broken"),
+        )
+        assert _run_cli(*agent, *broken_run) == 2  # compared with the good run: a regression
         assert _run_cli("eval", "retrieval", "--component", "rag", "--out", str(runs / "rag")) == 0
         assert _run_cli("eval", "memory", "--out", str(runs / "memory")) == 0
         _serving_run(runs / "serving")

@@ -53,6 +53,15 @@ def test_flipped_case_click_through_to_its_transcript(
     shot(page, "compare-click-through-case")
 
 
+def test_a_run_made_with_compare_links_to_its_baseline(served, page) -> None:
+    page.goto(served.url + "/runs/agent-broken/index.html")
+    page.click("text=compare with its baseline agent-good")
+    page.wait_for_url("**/compare/agent-good/agent-broken.html")
+    assert page.locator("p.verdict").get_attribute("data-exit-code") == "2"
+    page.goto(served.url + "/runs/agent-good/index.html")
+    assert page.locator("text=compare with its baseline").count() == 0  # made without --compare
+
+
 def test_bundle_works_from_file_urls(view_runs, page, shot, tmp_path) -> None:
     out = tmp_path / "site"
     n = write_bundle(Site(view_runs, backlog_target=0.5), out)
