@@ -131,9 +131,15 @@ async def run_streaming(
 
 
 def summarize(text: str, cap: int = 300) -> str:
-    """A result summary: the text, cut to ``cap`` characters with a marker."""
+    """A result summary: the text, cut to about ``cap`` characters with a marker. The cut keeps the head and
+    the tail (two fifths and three fifths): a command's verdict is often its last line (pytest's summary)."""
     text = text.strip()
-    return text if len(text) <= cap else text[:cap] + f"... [{len(text) - cap} more chars]"
+    if len(text) <= cap:
+        return text
+    keep = max(cap - len(f" [... {len(text)} chars cut ...] "), 0)  # the marker fits within the cap
+    head = keep * 2 // 5
+    tail = keep - head
+    return f"{text[:head]} [... {len(text) - keep} chars cut ...] {text[len(text) - tail :]}"
 
 
 def relative_path(path: str, workdir: Path) -> str:

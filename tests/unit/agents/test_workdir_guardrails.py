@@ -174,7 +174,7 @@ async def test_shell_runs_in_the_workdir_with_a_timeout_a_cap_and_its_edits(tmp_
         and "[... 49000 more characters cut]" in shown
         and shown.endswith("[exit code 0]")
     )
-    assert len(loud.result_summary) == 300
+    assert len(loud.result_summary) <= 300 and " chars cut ...] " in loud.result_summary
     assert result.edited_paths == ["d/f.txt", "made.txt", "old.txt"]
 
 

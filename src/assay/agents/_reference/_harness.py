@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from assay.agents._cliproc import summarize
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, Route, RunSpec
 from assay.agents._record import AgentResult, CutOff, ToolCallRecord, TranscriptEntry
@@ -343,8 +344,7 @@ class ReferenceHarness(Harness):
 
 
 def _summary(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= SUMMARY_CAP else flat[: SUMMARY_CAP - 1] + "…"
+    return summarize(" ".join(text.split()), SUMMARY_CAP)
 
 
 def _entry(m: Message) -> TranscriptEntry:
