@@ -41,9 +41,15 @@ def _progress(run: Run) -> str:
     return f'<progress max="{planned}" value="{done}"></progress> {done}/{planned} attempts ({pct(share)})'
 
 
+def _select(name: str, values: Sequence[str], chosen: str | None = None) -> str:
+    """A filter: rows whose ``data-NAME`` equals the chosen value stay shown (see static/view.js)."""
+    opts = "".join(f"<option{' selected' if v == chosen else ''}>{e(v)}</option>" for v in values)
+    return f'<label>{name} <select data-filter="{name}"><option value="">all</option>{opts}</select></label> '
+
+
 def runs_page(runs: Sequence[Run]) -> str:
     """Every run, newest first, with filters by benchmark, suite, model, commit and state."""
-    rows, attrs = [], []
+    rows, attrs, facets = [], [], []
     for run in runs:
         card, meta = run.scorecard, run.meta
         model = (card.config.model if card else meta.config.model if meta else None) or ""
@@ -80,17 +86,17 @@ def runs_page(runs: Sequence[Run]) -> str:
                 e(state),
             ]
         )
-        attrs.append(
-            f'data-benchmark="{e(run.benchmark)}" data-suite="{e(run.suite)}" data-model="{e(model)}" '
-            f'data-commit="{e(commit[:10])}" data-state="{e(state)}"'
-        )
+        facet = {
+            "benchmark": run.benchmark,
+            "suite": run.suite,
+            "model": model,
+            "commit": commit[:10],
+            "state": state,
+        }
+        facets.append(facet)
+        attrs.append(" ".join(f'data-{k}="{e(v)}"' for k, v in facet.items()))
     filters = "".join(
-        f'<label>{name} <select data-filter="{name}"><option value="">all</option>'
-        + "".join(
-            f"<option>{e(v)}</option>"
-            for v in sorted({a.split(f'data-{name}="')[1].split('"')[0] for a in attrs})
-        )
-        + "</select></label> "
+        _select(name, sorted({f[name] for f in facets}))
         for name in ("benchmark", "suite", "model", "commit", "state")
     )
     head = [
@@ -301,12 +307,7 @@ def run_page(
             else f'<a href="{"index.html" if i == 1 else f"page-{i}.html"}{qs}">{i}</a>'
             for i in range(1, pages + 1)
         )
-        filters_html = "".join(
-            f'<label>{k} <select data-filter="{k}"><option value="">all</option>'
-            + "".join(f"<option{' selected' if chosen.get(k) == v else ''}>{e(v)}</option>" for v in vs)
-            + "</select></label> "
-            for k, vs in opts.items()
-        )
+        filters_html = "".join(_select(k, vs, chosen.get(k)) for k, vs in opts.items())
         # served: a filter reloads the page with the filter applied to every case; in a bundle it hides rows
         where = ' data-query="1"' if served else ""
         shown = f"{len(cases)} of {len(card.cases)}" if chosen else str(len(card.cases))
