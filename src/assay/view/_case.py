@@ -13,6 +13,7 @@ from typing import Any
 from assay.runs._records import Attempt
 
 from ._html import details, duration, e, href, num, page, pre, status_badge, table
+from ._serving import latencies
 from ._store import Run
 from ._svg import cdf_chart
 
@@ -154,24 +155,14 @@ def memory_view(run: Run, att: Attempt) -> str:
 
 def serving_view(run: Run, att: Attempt) -> str:
     """Latency distributions of the level's measured requests (``results.json``), and its figures."""
-    levels = (run.sidecar("results.json") or {}).get("levels") or []
-    level = next(
-        (lv for lv in levels if lv.get("case_id") == att.case_id and lv.get("iteration", 0) == att.iteration),
-        None,
-    )
+    ms = latencies(run).get((att.case_id, att.iteration))
     out = []
-    if level is None:
+    if ms is None:
         out.append('<p class="muted">no per-request timings in results.json for this level</p>')
     else:
-        reqs = [r for r in level.get("requests") or [] if not r.get("warmup") and r.get("ok")]
-        ms = {
-            k: [1000 * r[k] for r in reqs if isinstance(r.get(k), int | float)]
-            for k in ("ttft_s", "tpot_s", "e2e_s")
-        }
-        itl = [1000 * x for r in reqs for x in r.get("itl_s") or []]
-        out.append(f"<p>{len(reqs)} measured requests · level {e(json.dumps(level.get('level')))}</p>")
-        out.append(cdf_chart({"TTFT": ms["ttft_s"], "E2E": ms["e2e_s"]}, "latency CDF", "ms"))
-        out.append(cdf_chart({"TPOT": ms["tpot_s"], "ITL": itl}, "per-token latency CDF", "ms"))
+        out.append(f"<p>{len(ms['E2E'])} measured requests</p>")
+        out.append(cdf_chart({"TTFT": ms["TTFT"], "E2E": ms["E2E"]}, "latency CDF", "ms"))
+        out.append(cdf_chart({"TPOT": ms["TPOT"], "ITL": ms["ITL"]}, "per-token latency CDF", "ms"))
     rows = [[e(k), num(v)] for k, v in att.metrics.items()]
     return "".join(out) + "<h4>Figures</h4>" + table(["metric", "value"], rows)
 

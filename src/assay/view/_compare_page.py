@@ -8,6 +8,7 @@ from assay.gate import BUCKETS, Comparison, compare
 from assay.gate._compare import CaseComparison
 
 from ._html import e, href, num, page, table
+from ._serving import compare_latency_plots
 from ._store import Run, case_slug
 
 
@@ -89,6 +90,8 @@ def compare_page(base: Run, cur: Run) -> str:
                 "metrics",
             )
         )
+        if cur.benchmark == "benchmark":
+            parts.append(compare_latency_plots(base, cur))
         order = {b: i for i, b in enumerate(BUCKETS)}
         rest = sorted((c for c in comp.cases if c not in first), key=lambda c: (order[c.bucket], c.case_id))
         parts.append(

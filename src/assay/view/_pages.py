@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 from assay.runs._records import CaseSummary, MetricValue, Scorecard
 
 from ._html import duration, e, href, interval, num, page, pct, status_badge, table
+from ._serving import run_latency_plots
 from ._store import Run, case_slug
 from ._svg import Point, line_chart
 
@@ -293,6 +294,8 @@ def run_page(
         )
         parts.append("<p>" + " · ".join(links) + "</p>")
         parts.append("<h2>Metrics</h2>" + metrics_table(card) + recall_curves(s.metrics))
+        if run.benchmark == "benchmark":
+            parts.append(run_latency_plots(run))
         chosen = {k: v for k, v in (filters or {}).items() if k in CASE_FILTERS and v}
         opts = {k: sorted({_facet(c, k) for c in card.cases}) for k in CASE_FILTERS}
         cases = [c for c in card.cases if all(_facet(c, k) == v for k, v in chosen.items())]

@@ -1,6 +1,7 @@
 """Real run directories for the viewer's tests, made once per session by running the pr suites.
 
-* ``view_runs`` holds: retrieval rag, memory, a serving run against assay's stub server, and two agent runs
+* ``view_runs`` holds: retrieval rag, memory, two serving runs against assay's stub server (the second with a
+  slower first token), and two agent runs
   of four document scenarios whose expected tools are named by kind: one with the reference agent's
   profile, one with query_documents' description removed (the tool is not offered, so those scenarios
   fail in code): two iterations each, so those cases go stable-pass -> stable-fail, a regression (exit 2);
@@ -76,12 +77,12 @@ def _scenarios(dest: Path) -> Path:
     return dest
 
 
-def _serving_run(out: Path) -> None:
+def _serving_run(out: Path, ttft_s: float = 0.005) -> None:
     from assay.evals.serving import ServingBenchmark, StubConfig, StubServer
     from assay.runs import RunOptions, run_benchmark
 
     reply = ["category: work\n", "urgent: no\n", "personal: no\n"]
-    stub = StubServer(StubConfig(ttft_s=0.005, itl_s=0.001, tokens=8, reply=reply, n_ctx=2048)).start()
+    stub = StubServer(StubConfig(ttft_s=ttft_s, itl_s=0.001, tokens=8, reply=reply, n_ctx=2048)).start()
     try:
         options = {
             "model": f"openai-compat/stub@{stub.base_url}/v1",
@@ -122,6 +123,7 @@ def view_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
         assert _run_cli("eval", "retrieval", "--component", "rag", "--out", str(runs / "rag")) == 0
         assert _run_cli("eval", "memory", "--out", str(runs / "memory")) == 0
         _serving_run(runs / "serving")
+        _serving_run(runs / "serving-slow", ttft_s=0.05)  # the same levels, a ten times slower first token
     finally:
         for k, v in saved.items():
             if v is None:

@@ -62,12 +62,30 @@ def test_a_run_made_with_compare_links_to_its_baseline(served, page) -> None:
     assert page.locator("text=compare with its baseline").count() == 0  # made without --compare
 
 
+def test_serving_compare_shows_where_latency_went(served, page, shot, view_runs, tmp_path, run_cli) -> None:
+    page.goto(served.url + "/compare/serving/serving-slow.html")
+    cli = _cli_compare(run_cli, view_runs / "serving", view_runs / "serving-slow", tmp_path)
+    assert page.locator("p.verdict").get_attribute("data-exit-code") == str(cli["exit_code"])
+    ttft = page.locator("table.metrics tr", has=page.get_by_role("cell", name="ttft_median_ms", exact=True))
+    assert "regressed" in ttft.inner_text()  # a ten times slower first token is past any tolerance
+    figures = page.locator("h2:has-text('Where latency went') ~ figure")
+    assert figures.count() == 4  # c1 and c2: TTFT and E2E
+    lines = figures.first.locator("polyline.cdf")
+    assert lines.count() == 2
+    # the current run's TTFT CDF lies right of the baseline's: its median x is larger
+    xs = lines.evaluate_all(
+        "ls => ls.map(l => { const p = l.getAttribute('points').split(' '); return parseFloat(p[Math.floor(p.length / 2)]); })"
+    )
+    assert xs[1] > xs[0]
+    shot(page, "compare-serving")
+
+
 def test_bundle_works_from_file_urls(view_runs, page, shot, tmp_path) -> None:
     out = tmp_path / "site"
     n = write_bundle(Site(view_runs, backlog_target=0.5), out)
     assert n > 100 and (out / "index.html").is_file()
     page.goto((out / "index.html").as_uri())
-    assert page.locator("table.runs tbody tr").count() == 5
+    assert page.locator("table.runs tbody tr").count() == 6
     page.select_option('select[data-filter="benchmark"]', "memory")  # the script runs from file:// too
     assert page.locator("table.runs tbody tr:visible").count() == 1
     shot(page, "bundle-runs")

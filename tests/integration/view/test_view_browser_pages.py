@@ -11,16 +11,16 @@ pytestmark = pytest.mark.usefixtures("view_runs")
 def test_runs_list_shows_every_run_and_filters_by_benchmark(served, page, shot) -> None:
     page.goto(served.url + "/")
     rows = page.locator("table.runs tbody tr")
-    assert rows.count() == 5
+    assert rows.count() == 6
     keys = page.locator("table.runs tbody tr td:first-child a").all_inner_texts()
-    assert set(keys) == {"agent-good", "agent-broken", "rag", "memory", "serving"}
+    assert set(keys) == {"agent-good", "agent-broken", "rag", "memory", "serving", "serving-slow"}
     assert keys.index("agent-broken") < keys.index("agent-good")  # newest first
     shot(page, "runs")
     page.select_option('select[data-filter="benchmark"]', "agent")
     assert page.locator("table.runs tbody tr:visible").count() == 2
     page.select_option('select[data-filter="benchmark"]', "")
     page.select_option('select[data-filter="state"]', "complete")
-    assert page.locator("table.runs tbody tr:visible").count() == 5
+    assert page.locator("table.runs tbody tr:visible").count() == 6
 
 
 def test_a_run_shows_scorecard_metrics_and_case_table(served, page, shot) -> None:
@@ -79,6 +79,8 @@ def test_memory_case_page_shows_what_the_agent_was_shown(served, page, shot) -> 
 
 def test_serving_case_page_plots_latency_distributions(served, page, shot) -> None:
     page.goto(served.url + "/runs/serving/index.html")
+    by_level = page.locator("h2:has-text('Latency by level') ~ svg.plot")
+    assert by_level.count() == 2 and by_level.first.locator("polyline.cdf").count() == 2  # c1 and c2
     page.locator("table.cases a", has_text="c2").click()
     assert "6 measured requests" in page.inner_text("main")
     assert page.locator("svg.plot polyline.cdf").count() == 4  # TTFT, E2E, TPOT, ITL
