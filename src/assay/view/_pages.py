@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 from assay.runs._records import CaseSummary, MetricValue, Scorecard
 
 from ._html import duration, e, href, interval, num, page, pct, status_badge, table
+from ._safety import SERVED_FILES
 from ._serving import run_latency_plots
 from ._store import Run, case_slug
 from ._svg import Point, line_chart
@@ -251,7 +252,7 @@ def run_page(
     files = [
         p.name
         for p in sorted(run.path.glob("*"))
-        if p.suffix in (".png", ".html", ".md") and not p.is_symlink()
+        if SERVED_FILES.match(p.name) and p.is_file() and not p.is_symlink()
     ]
     if files:
         parts.append(
