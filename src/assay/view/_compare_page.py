@@ -108,7 +108,7 @@ def compare_page(base: Run, cur: Run) -> str:
 
 def previous_pairs(runs: Sequence[Run]) -> list[tuple[Run, Run]]:
     """(previous, run) for each finished run that has an older finished run of its benchmark and suite."""
-    done = sorted((r for r in runs if r.scorecard is not None), key=lambda r: r.started)
+    done = sorted((r for r in runs if r.finished), key=lambda r: r.started)
     pairs, last = [], {}
     for run in done:
         group = (run.benchmark, run.suite)
@@ -120,7 +120,7 @@ def previous_pairs(runs: Sequence[Run]) -> list[tuple[Run, Run]]:
 
 def compare_index(runs: Sequence[Run], pairs: Sequence[tuple[Run, Run]] | None) -> str:
     """Pick two runs (served), or the comparisons a bundle holds."""
-    done = [r for r in runs if r.scorecard is not None]
+    done = [r for r in runs if r.finished]
     parts = []
     if pairs is None:
         opts = "".join(

@@ -33,7 +33,7 @@ def _run_state(run: Run) -> str:
         return "unreadable"
     if run.in_progress:
         return "in progress"
-    card = run.scorecard
+    card = run.head
     return "complete" if card is not None and card.complete else "incomplete"
 
 
@@ -53,7 +53,7 @@ def runs_page(runs: Sequence[Run]) -> str:
     """Every run, newest first, with filters by benchmark, suite, model, commit and state."""
     rows, attrs, facets = [], [], []
     for run in runs:
-        card, meta = run.scorecard, run.meta
+        card, meta = run.head, run.meta
         model = (card.config.model if card else meta.config.model if meta else None) or ""
         commit = (meta.git_commit if meta else None) or (card.commits[0] if card and card.commits else "")
         state = _run_state(run)
@@ -211,7 +211,7 @@ def compared_baseline(run: Run, others: Sequence[Run]) -> Run | None:
     except OSError:
         return None
     return next(
-        (o for o in others if o.key != run.key and o.scorecard is not None and o.path.resolve() == target),
+        (o for o in others if o.key != run.key and o.finished and o.path.resolve() == target),
         None,
     )
 
@@ -262,7 +262,7 @@ def run_page(
         o
         for o in others
         if o.key != run.key
-        and o.scorecard is not None
+        and o.finished
         and o.benchmark == run.benchmark
         and o.suite == run.suite
     ]

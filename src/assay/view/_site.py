@@ -50,7 +50,7 @@ class Site:
     def groups(self) -> dict[tuple[str, str], list[Run]]:
         out: dict[tuple[str, str], list[Run]] = {}
         for run in self.store.runs():
-            if run.scorecard is not None:
+            if run.finished:
                 out.setdefault((run.benchmark, run.suite), []).append(run)
         return out
 

@@ -121,3 +121,13 @@ def test_a_run_page_does_not_read_the_journal(tmp_path: Path) -> None:
     assert run._index is None
     site.case_page("r", "case-00003")
     assert run._index is not None and len(run.index.lines) == 30
+
+
+def test_the_runs_list_reads_only_the_scorecards_head(tmp_path: Path) -> None:
+    write_synthetic_run(tmp_path / "r", 30)
+    site = Site(tmp_path)
+    assert "r" in site.index()
+    run = site.run("r")
+    assert "CardHead" in run._cache and "Scorecard" not in run._cache  # cases not validated for the list
+    site.run_page("r")
+    assert "Scorecard" in run._cache
