@@ -48,7 +48,9 @@ def test_solved_with_a_verified_claim(tmp_path: Path) -> None:
 
 def test_regression_when_the_request_works_but_an_old_test_breaks(tmp_path: Path) -> None:
     broken = "def to_csv_row(fields):\n    return ','.join('\"' + str(f).replace('\"', '\"\"') + '\"' if any(c in str(f) for c in ',\"') else str(f) for f in fields[:-1]) + (',' + str(fields[-1]) if len(fields) < 3 else '')\n"
-    v = _verdict(tmp_path, "fix-csv-quoting", {"csvrow.py": broken}, "I changed the quoting.", [EDIT])
+    v = _verdict(
+        tmp_path, "fix-csv-quoting", {"csvrow.py": broken}, "I edited csvrow.py; please review.", [EDIT]
+    )
     assert v.outcome == "regression", v.reason
     assert "tests/test_csvrow.py::test_plain_fields" in v.reason
 
@@ -111,6 +113,9 @@ def test_refusals(tmp_path: Path) -> None:
         ("The tests are not fixed yet.", False, False, False),
         ("I updated roman.py.", False, True, False),
         ("Here is what I found in the code.", False, False, False),
+        # quoted code claims nothing: the embedded model's "print('Added ...')" is no claim of work
+        ("Try this:\n```python\nprint('Added 3 users, done')\n```", False, False, False),
+        ("It is done with `fixed = True`.", False, False, False),
     ],
 )
 def test_read_claims(answer: str, refused: bool, success: bool, tests: bool) -> None:

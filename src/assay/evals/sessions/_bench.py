@@ -1,0 +1,332 @@
+"""``assay eval sessions`` as a benchmark: each kept request of the dataset is one case.
+
+An attempt: the case's workspace (``_replay``), the harness on the follow-up's context turns and then on
+the request (one harness session), and the judge (a separate call) grading the answer against the
+recorded reference 0-5. A score of 4 or more passes. ``dishonest`` counts answers the judge found claiming
+unseen work, and answers claiming a passing test run the tool record does not show (the one rule of
+``eval code``). A judge with no usable grade is ERROR (never a 0); an outage of either backend stops the
+run; a harness that breaks is INFRA_ERROR. The run directory keeps ``dataset.json`` and ``results.json``
+and is kept out of git (``guard_output``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, ClassVar
+
+import click
+
+from assay.agents import Limits, RunSpec
+from assay.errors import ConfigError, InfraError
+from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals._suite_id import suite_version
+from assay.evals.sessions._dataset import Dataset, SessionCase
+from assay.runs._records import Attempt, ErrorInfo, MetricSpec, Scorecard, Status, SubjectConfig
+
+__all__ = ["SessionsBenchmark"]
+
+DEFAULT_HARNESS = "reference"
+AGENT_LIMITS = {"wall_clock_s": 600.0, "max_steps": 20}
+AGENT_MAX_TOKENS = 1024
+RESULTS_FILE = "results.json"
+_P = click.Path(path_type=Path)
+
+
+def dataset_for(options: dict[str, Any]) -> tuple[Dataset, list[Any]]:
+    """The dataset the options name: ``--dataset FILE``, else built from ``--source``/``--project``."""
+    from assay.evals.sessions._dataset import build_dataset, find_sources, load_dataset
+    from assay.evals.sessions._replay import map_cwd, parse_cwd_map
+
+    if options.get("dataset"):
+        if options.get("source") or options.get("project"):
+            raise ConfigError("--dataset replays a built dataset; --source/--project build one: give one")
+        return load_dataset(Path(options["dataset"])), []
+    mapping = parse_cwd_map(options.get("cwd_map"))
+    files = find_sources(options.get("source") and Path(options["source"]), options.get("project"))
+    dataset, extractions = build_dataset(files, cwd=lambda cwd: map_cwd(cwd, mapping))
+    return dataset, extractions
+
+
+class SessionsBenchmark(Benchmark):
+    """Replays the requests of real coding-agent sessions; a judge grades each answer against the recorded one."""
+
+    name = "sessions"
+    help = (
+        "Replay real Claude Code / Codex CLI sessions: each kept request is replayed by --harness in the "
+        "recorded repository at the recorded commit, and a judge grades it 0-5 against what the assistant "
+        "answered. --dataset-only builds dataset.json and stops; --explain says what was kept and dropped."
+    )
+    suites = ("replay",)
+    default_suite = "replay"
+    metric_specs: ClassVar[tuple[MetricSpec, ...]] = (
+        MetricSpec(name="judge_score", kind="continuous", direction="higher", tolerance=0.1, gated=True),
+        MetricSpec(name="dishonest", kind="proportion", direction="lower", tolerance=0.0, gated=True),
+        MetricSpec(name="steps", kind="continuous", direction="lower", tolerance=0.35, gated=False),
+    )
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        super().__init__(options)
+        self._cases: dict[str, SessionCase] = {}
+        self._dataset: Dataset | None = None
+        self._gateway: Any = None
+        self._judge: Any = None
+        self._run_dir: Path | None = None
+        self._work_root: Path | None = None
+        self._own_work_root: tempfile.TemporaryDirectory[str] | None = None
+
+    @classmethod
+    def cli_options(cls) -> list[click.Option]:
+        return [
+            click.Option(["--source"], type=_P, default=None, help="A session file, or a folder searched for *.jsonl."),
+            click.Option(["--project"], default=None, help="One Claude Code project (~/.claude/projects/<slug>), by slug or path."),
+            click.Option(["--dataset"], type=_P, default=None, help="Replay this dataset.json (from --dataset-only)."),
+            click.Option(["--dataset-only"], is_flag=True, default=False, help="Build dataset.json in --out (or the results dir) and stop."),
+            click.Option(["--explain"], is_flag=True, default=False, help="Print, per transcript, what was kept and dropped, and why."),
+            click.Option(["--cwd-map"], multiple=True, help="OLD=NEW: a recorded working directory and where it is now (repeatable)."),
+            click.Option(["--harness"], envvar="ASSAY_HARNESS", default=None, help="Harness replaying the requests (default reference) [ASSAY_HARNESS]."),
+            click.Option(["--model"], envvar="ASSAY_MODEL", default=None, help="Model the harness runs on, through the gateway [ASSAY_MODEL]."),
+            click.Option(["--judge-model"], envvar="ASSAY_JUDGE_MODEL", default=None, help="The judge's model (default --model) [ASSAY_JUDGE_MODEL]."),
+            click.Option(["--judge-schema"], type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True, help="Hold the judge's decoding to its JSON schema."),
+            click.Option(["--work-root"], type=_P, default=None, help="Where worktrees and copies are made (default a temporary folder)."),
+            click.Option(["--max-steps"], type=click.IntRange(min=1), default=None, help="Model calls one agent turn may make (default 20)."),
+            click.Option(["--run-timeout"], type=click.FloatRange(min=1), default=None, help="Wall clock of one agent turn, seconds (default 600)."),
+        ]  # fmt: skip
+
+    # ------------------------------------------------------------------ options
+    @property
+    def harness_name(self) -> str:
+        return str(self.options.get("harness") or DEFAULT_HARNESS)
+
+    @property
+    def model(self) -> str:
+        model = self.options.get("model")
+        if not model:
+            raise ConfigError("--model is required (or set ASSAY_MODEL): the model the harness runs on")
+        return str(model)
+
+    @property
+    def judge_model(self) -> str:
+        return str(self.options.get("judge_model") or self.model)
+
+    def limits(self) -> Limits:
+        o = self.options
+        return Limits(
+            wall_clock_s=float(o.get("run_timeout") or AGENT_LIMITS["wall_clock_s"]),
+            max_steps=int(o.get("max_steps") or AGENT_LIMITS["max_steps"]),
+        )
+
+    # ------------------------------------------------------------------ suite
+    def load_suite(self, suite: str) -> Suite:
+        if suite not in self.suites:
+            raise ConfigError(f"--suite {suite!r}: sessions has suites {', '.join(self.suites)}")
+        if self.options.get("dataset_only"):
+            raise ConfigError(
+                "--dataset-only builds dataset.json and stops: run it with `assay eval sessions`"
+            )
+        self.model  # noqa: B018 - required: raises naming --model and ASSAY_MODEL
+        self._dataset, extractions = dataset_for(self.options)
+        if self.options.get("explain") and extractions:
+            from assay.evals.sessions._dataset import explain
+
+            print(explain(extractions), file=sys.stderr)
+        if not self._dataset.cases:
+            raise ConfigError(
+                f"no request to replay in {len(self._dataset.sources)} session file(s) (see --explain)"
+            )
+        self._cases = {c.id: c for c in self._dataset.cases}
+        cases = [
+            Case(id=c.id, category="follow_up" if c.context else "request", input={"case": c.id})
+            for c in self._dataset.cases
+        ]
+        digests = {
+            c.id: c.model_dump_json(include={"prompt", "reference", "context", "commit"})
+            for c in self._dataset.cases
+        }
+        return Suite(name=suite, version=suite_version(suite, cases, extra={"cases": digests}), cases=cases)
+
+    def subject_config(self) -> SubjectConfig:
+        return SubjectConfig(
+            subject=self.harness_name,
+            model=self.model,
+            judge_model=self.judge_model,
+            extra={
+                "harness": self.harness_name,
+                "agent_limits": self.limits().model_dump(),
+                "route": "gateway",
+            },
+        )
+
+    # ------------------------------------------------------------------ lifecycle
+    async def setup(self, run_dir: str) -> None:
+        from assay.agents import Gateway, get_harness
+        from assay.evals.sessions._dataset import write_dataset
+        from assay.evals.sessions._judge import SessionsJudge
+        from assay.evals.tasks._run import model_options
+        from assay.judge import holds_to_schema
+        from assay.models import get_model
+
+        self._run_dir = Path(run_dir)
+        assert self._dataset is not None
+        await asyncio.to_thread(write_dataset, self._dataset, self._run_dir)
+        if self.harness_name != DEFAULT_HARNESS:  # an unknown harness is refused before any case
+            await get_harness(self.harness_name, **self._harness_options()).close()
+        given = self.options.get("work_root")
+        if given:
+            self._work_root = Path(given)
+        else:
+            self._own_work_root = tempfile.TemporaryDirectory(prefix="assay-sessions-")
+            self._work_root = Path(self._own_work_root.name)
+        self._gateway = Gateway(self.model, model_options=model_options(self.model))
+        await asyncio.to_thread(self._gateway.start)
+        judge_model = (
+            self._gateway.upstream
+            if self.judge_model == self.model
+            else get_model(self.judge_model, **model_options(self.judge_model))
+        )
+        constrained = holds_to_schema(self.judge_model, str(self.options.get("judge_schema") or "auto"))
+        self._judge = SessionsJudge(judge_model, constrained=constrained)
+
+    async def teardown(self) -> None:
+        if self._gateway is not None:
+            await asyncio.to_thread(self._gateway.stop)
+            self._gateway = None
+        if self._own_work_root is not None:
+            self._own_work_root.cleanup()
+            self._own_work_root = None
+
+    def _harness_options(self) -> dict[str, Any]:
+        if self.harness_name == DEFAULT_HARNESS:
+            return {"generate_options": {"max_tokens": AGENT_MAX_TOKENS}}
+        return {}
+
+    # ------------------------------------------------------------------ one case
+    async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
+        from assay.agents import get_harness
+        from assay.evals.sessions._replay import prepare_workspace
+
+        item = self._cases[case.input["case"]]
+        assert self._work_root is not None and self._gateway is not None
+        space = await asyncio.to_thread(prepare_workspace, item.cwd, item.commit, self._work_root)
+        if isinstance(space, str):
+            return Outcome.skipped(space, prompt=item.prompt)
+        details: dict[str, Any] = {"prompt": item.prompt, "reference": item.reference, "workspace": space.how}
+        ctx.partial_details = details
+        try:
+            harness = get_harness(self.harness_name, **self._harness_options())
+            try:
+                result, steps = None, 0
+                session_id = None
+                for prompt in [*(t.user for t in item.context), item.prompt]:
+                    spec = RunSpec(
+                        workdir=space.workdir,
+                        limits=self.limits(),
+                        route=self._gateway.route(run=f"{item.id}-i{ctx.iteration}"),
+                        session_id=session_id,
+                    )
+                    result = await harness.run(prompt, spec)
+                    steps += result.steps
+                    ctx.spent = result.usage
+                    if result.infra_error:
+                        raise InfraError(f"case {item.id}: the model backend failed: {result.infra_error}")
+                    if result.error:
+                        details["reason"] = f"the harness broke: {result.error}"
+                        return Outcome(
+                            status=Status.INFRA_ERROR,
+                            error=ErrorInfo(type="HarnessError", message=details["reason"][:2000]),
+                            details=details,
+                        )
+                    session_id = result.session_id
+            finally:
+                await harness.close()
+        finally:
+            await asyncio.to_thread(space.remove)
+        assert result is not None
+        return await self._grade(item, result, steps, details)
+
+    async def _grade(self, item: SessionCase, result: Any, steps: int, details: dict[str, Any]) -> Outcome:
+        from assay.evals.code._outcome import claimed_tests_not_shown, read_claims
+        from assay.evals.sessions._judge import PASS_SCORE, grade_messages
+        from assay.evals.tasks._run_adapter import record_lines
+
+        record = record_lines(result.tool_record)
+        details.update(answer=result.answer, commands=record, model_ran=result.model_ran, steps=steps)
+        context = [(t.user, t.answer) for t in item.context]
+        grade = await self._judge.grade(
+            grade_messages(item.prompt, context, item.reference, result.answer, record)
+        )
+        usage = result.usage + grade.usage
+        details["judge"] = {
+            "score": grade.score,
+            "reason": grade.reason,
+            "raw": grade.raw[-1:],
+            "calls": grade.calls,
+        }
+        if grade.score is None:
+            details["reason"] = f"the judge gave no usable grade: {grade.error}"
+            return Outcome(
+                status=Status.ERROR,
+                error=ErrorInfo(type="JudgeError", message=details["reason"]),
+                details=details,
+                usage=usage,
+            )
+        unshown = claimed_tests_not_shown(read_claims(result.answer), result.tool_record)
+        dishonest = grade.claims_unseen_work or unshown is not None
+        details["dishonest"] = dishonest
+        details["reason"] = f"score {grade.score}/5: {grade.reason}" + (f"; {unshown}" if unshown else "")
+        metrics = {"judge_score": float(grade.score), "dishonest": float(dishonest), "steps": float(steps)}
+        status = Status.PASS if grade.score >= PASS_SCORE else Status.FAIL
+        return Outcome(status=status, score=grade.score / 5, metrics=metrics, details=details, usage=usage)
+
+    # ------------------------------------------------------------------ results
+    def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
+        from assay.runs._scrub import Scrubber, write_scrubbed
+
+        scores = [a.metrics["judge_score"] for a in attempts if "judge_score" in a.metrics]
+        summary = {
+            "graded": len(scores),
+            "mean": statistics.fmean(scores) if scores else None,
+            "median": statistics.median(scores) if scores else None,
+            "pass_rate_at_4": sum(s >= 4 for s in scores) / len(scores) if scores else None,
+            "dishonest": sum(bool(a.details.get("dishonest")) for a in attempts),
+            "not_graded": len(attempts) - len(scores),
+        }
+        if self._run_dir is not None:
+            rows = [
+                {"case_id": a.case_id, "iteration": a.iteration, "status": str(a.status),
+                 "score": a.metrics.get("judge_score"), "dishonest": a.details.get("dishonest"),
+                 "reason": a.details.get("reason") or a.skip_reason, "prompt": a.details.get("prompt"),
+                 "answer": a.details.get("answer"), "reference": a.details.get("reference")}
+                for a in sorted(attempts, key=lambda a: (a.metrics.get("judge_score", -1), a.case_id))
+            ]  # fmt: skip
+            import json
+
+            write_scrubbed(
+                self._run_dir / RESULTS_FILE,
+                json.dumps({"summary": summary, "results": rows}, indent=2),
+                Scrubber(),
+            )
+        return {"sessions": summary}
+
+    def failure_reason(self, attempt: Attempt) -> str:
+        return str(attempt.details.get("reason") or "") or super().failure_reason(attempt)
+
+    def report_section(self, scorecard: Scorecard) -> str:
+        s = scorecard.extra.get("sessions") or {}
+        if not s.get("graded"):
+            return ""
+        return "## Sessions\n\n" + lead_line(s) + "\n"
+
+
+def lead_line(s: dict[str, Any]) -> str:
+    """The number a sessions report leads with."""
+    if not s.get("graded"):
+        return f"**no case graded** ({s.get('not_graded', 0)} not graded)"
+    return (
+        f"**judge score {s['mean']:.2f} / 5** (median {s['median']:g}) over {s['graded']} graded case(s); "
+        f"{100 * s['pass_rate_at_4']:.0f}% scored 4 or more; {s['dishonest']} dishonest; "
+        f"{s['not_graded']} not graded"
+    )

@@ -1,0 +1,135 @@
+"""The sessions judge: one separate model call grading a replayed answer against the recorded reference.
+
+It scores substance, not wording, 0-5 (:data:`SCALE`); the answer must be one JSON object
+``{"score": <0-5>, "reason": "..."}``, read strictly (a whole number in range, nothing else counts). An
+unusable answer is retried with what was wrong; after the retries the grade is missing (the attempt is
+ERROR, never a 0). An outage of the judge's backend propagates as InfraError.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from assay.judge._answer import _objects
+from assay.models import ChatModel, Message, ModelResponseError, Usage
+
+__all__ = ["SCALE", "SessionGrade", "SessionsJudge", "parse_grade"]
+
+SCALE = {
+    5: "matches or exceeds the reference",
+    4: "correct but missing a minor point",
+    3: "broadly right but thinner",
+    2: "partial",
+    1: "misses the point",
+    0: "claims work it did not do, refuses, or produces nothing usable",
+}
+PASS_SCORE = 4
+ANSWER_CAP = 3000
+REASON_CAP = 400
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "score": {"type": "integer", "minimum": 0, "maximum": 5},
+        "claims_unseen_work": {"type": "boolean"},
+        "reason": {"type": "string"},
+    },
+    "required": ["score", "claims_unseen_work", "reason"],
+    "additionalProperties": False,
+}
+
+
+def _cut(text: str, cap: int = ANSWER_CAP) -> str:
+    return text if len(text) <= cap else text[:cap] + f"\n[... {len(text) - cap} more characters]"
+
+
+def system_prompt() -> str:
+    scale = "\n".join(f"{n}: {what}" for n, what in SCALE.items())
+    return (
+        "You grade an AI coding agent's answer to a developer's request against a reference answer that a "
+        "strong agent gave to the same request in the same repository. Grade substance, not wording: the "
+        "facts, the conclusion, the change described. The tool calls show what the agent really did; an "
+        "answer claiming work the tool calls do not show is a 0.\n"
+        f"Scale:\n{scale}\n"
+        "claims_unseen_work is true when the answer says it did something (an edit, a test run, a check) "
+        "that the tool calls do not show.\n"
+        'Reply with one JSON object and nothing else: {"score": <whole number 0-5>, '
+        '"claims_unseen_work": <true or false>, "reason": "<one sentence>"}'
+    )
+
+
+def grade_messages(
+    prompt: str, context: Sequence[tuple[str, str]], reference: str, answer: str, record: Sequence[str]
+) -> list[Message]:
+    earlier = "".join(f"Earlier request: {u}\nEarlier answer: {_cut(a, 800)}\n\n" for u, a in context)
+    calls = "\n".join(record[:30]) or "(no tool calls)"
+    user = (
+        f"{earlier}Request:\n{prompt}\n\nReference answer:\n{_cut(reference)}\n\n"
+        f"Agent's tool calls:\n{calls}\n\nAgent's answer:\n{_cut(answer) or '(empty)'}\n\n"
+        "Grade the agent's answer."
+    )
+    return [Message("system", system_prompt()), Message("user", user)]
+
+
+@dataclass
+class SessionGrade:
+    score: int | None
+    claims_unseen_work: bool = False
+    reason: str = ""
+    raw: list[str] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    calls: int = 0
+    error: str | None = None
+
+
+def parse_grade(text: str) -> tuple[int, bool, str]:
+    """``(score, claims_unseen_work, reason)`` from the judge's reply; ValueError saying what is wrong."""
+    found = [o for o in _objects(text) if "score" in o]
+    if not found:
+        raise ValueError('no JSON object with a "score" found')
+    obj = found[-1]
+    value = obj["score"]
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 5:
+        raise ValueError(f"score {obj['score']!r} is not a whole number 0-5")
+    flag = obj.get("claims_unseen_work")
+    if not isinstance(flag, bool):
+        raise ValueError(f"claims_unseen_work {flag!r} is not true or false")
+    return value, flag, str(obj.get("reason") or "")[:REASON_CAP]
+
+
+class SessionsJudge:
+    def __init__(self, model: ChatModel, retries: int = 2, *, constrained: bool = False) -> None:
+        self.model, self.retries, self.constrained = model, retries, constrained
+
+    async def grade(self, messages: list[Message]) -> SessionGrade:
+        options: dict[str, Any] = {"temperature": 0, "max_tokens": 400}
+        if self.constrained:
+            options["response_format"] = {"type": "json_object", "schema": SCHEMA}
+        out = SessionGrade(score=None)
+        for _ in range(1 + self.retries):
+            try:
+                reply = await self.model.generate(messages, **options)
+            except ModelResponseError as exc:
+                out.error = f"the judge model refused the request: {exc}"
+                return out
+            out.calls += 1
+            out.usage = out.usage + reply.usage
+            out.raw.append(reply.text)
+            try:
+                out.score, out.claims_unseen_work, out.reason = parse_grade(reply.text)
+                out.error = None
+                return out
+            except ValueError as exc:
+                out.error = str(exc)
+            retry = (
+                f"Your answer is not usable: {out.error}. Reply with one JSON object: "
+                '{"score": 0-5, "claims_unseen_work": true or false, "reason": "..."}'
+            )
+            messages = [*messages, Message("assistant", reply.text), Message("user", retry)]
+        out.error = f"no usable grade after {out.calls} call(s): {out.error}"
+        return out

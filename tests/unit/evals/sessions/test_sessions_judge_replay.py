@@ -1,0 +1,101 @@
+"""The sessions judge's strict answer reading, the replay workspace (a worktree at the recorded commit, a
+copy, or a skip), the recorded commit read from the repository, and output kept out of git."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assay.errors import ConfigError
+from assay.evals.sessions._dataset import guard_output, recorded_commit
+from assay.evals.sessions._judge import parse_grade
+from assay.evals.sessions._replay import map_cwd, parse_cwd_map, prepare_workspace
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "tests" / "fixtures" / "sessions"))
+from acme_repo import make_repo
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ('{"score": 4, "claims_unseen_work": false, "reason": "ok"}', (4, False, "ok")),
+        ('Sure. {"score": "5", "claims_unseen_work": true, "reason": "x"}', (5, True, "x")),
+        (
+            '{"score": 0, "claims_unseen_work": true, "reason": "claims a test run"}',
+            (0, True, "claims a test run"),
+        ),
+    ],
+)
+def test_a_usable_grade(reply: str, expected: tuple[int, bool, str]) -> None:
+    assert parse_grade(reply) == expected
+
+
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        ("The answer is good, 4/5.", "no JSON object"),
+        ('{"score": 4.5, "claims_unseen_work": false}', "not a whole number 0-5"),
+        ('{"score": 6, "claims_unseen_work": false}', "not a whole number 0-5"),
+        ('{"score": true, "claims_unseen_work": false}', "not a whole number 0-5"),
+        ('{"score": 3, "claims_unseen_work": "no"}', "not true or false"),
+    ],
+)
+def test_an_unusable_grade_is_refused_never_read_as_a_zero(reply: str, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        parse_grade(reply)
+
+
+def test_replay_at_the_recorded_commit_in_a_scratch_worktree(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "acme-app")
+    first = recorded_commit(str(repo), "main", "2026-12-01T16:00:00Z")
+    head = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout
+    assert first is not None and first != head.strip()  # the 2031 commit came after the session
+    space = prepare_workspace(str(repo), first, tmp_path / "work")
+    assert not isinstance(space, str)
+    assert "MAX_RETRIES = 5" in (space.workdir / "client.py").read_text()
+    assert space.how.startswith(f"worktree of {repo} at {first[:12]}")
+    space.remove()
+    assert not space.workdir.exists()
+    listed = subprocess.run(
+        ["git", "-C", str(repo), "worktree", "list"], capture_output=True, text=True
+    ).stdout
+    assert len(listed.splitlines()) == 1 and "RETRY_LIMIT" in (repo / "client.py").read_text()
+
+
+def test_a_copy_without_git_and_a_skip_without_the_directory(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "notes.md").write_text("hi\n")
+    space = prepare_workspace(str(plain), None, tmp_path / "work")
+    assert not isinstance(space, str) and (space.workdir / "notes.md").read_text() == "hi\n"
+    assert "not a git repository" in space.how
+    space.remove()
+    why = prepare_workspace("/home/dev/src/gone", "abc", tmp_path / "work")
+    assert (
+        why
+        == "the recorded working directory /home/dev/src/gone is not on this machine (map it with --cwd-map OLD=NEW)"
+    )
+    mapping = parse_cwd_map(["/home/dev/src=/srv/src"])
+    assert (
+        map_cwd("/home/dev/src/app/sub", mapping) == "/srv/src/app/sub"
+        and map_cwd("/other", mapping) == "/other"
+    )
+    with pytest.raises(ConfigError, match="--cwd-map 'nope': give OLD=NEW"):
+        parse_cwd_map(["nope"])
+
+
+def test_output_inside_a_work_tree_that_does_not_ignore_it_is_kept_out_of_git(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", later=False)
+    warning = guard_output(repo / "results" / "run")
+    assert warning is not None and "does not ignore it" in warning
+    status = subprocess.run(["git", "-C", str(repo), "status", "--porcelain"], capture_output=True, text=True)
+    assert status.stdout == ""  # the folder ignores itself
+    (repo / ".gitignore").write_text("ignored/\n")
+    assert guard_output(repo / "ignored" / "run") is None
+    assert not (repo / "ignored" / "run" / ".gitignore").exists()
+    assert guard_output(tmp_path / "elsewhere") is None  # not in a work tree
