@@ -24,6 +24,8 @@ COMMANDS: dict[str, str] = {
 #: extra subcommands of `assay eval` that are not benchmarks
 EVAL_EXTRA_COMMANDS: dict[str, str] = {
     "noise": "assay.cli._gate:noise_command",
+    # the sessions benchmark's command: the shared one plus --dataset-only and --explain
+    "sessions": "assay.cli._sessions:sessions_command",
 }
 
 #: subcommands of one benchmark's command (`assay eval agent controls`); the bare command still runs it
@@ -45,7 +47,7 @@ EVAL_SUBCOMMANDS: dict[str, dict[str, str]] = {
 
 #: one-line help shown by `assay --help` without importing each command (and its heavy dependencies)
 SHORT_HELP: dict[str, str] = {
-    "eval": "Run a benchmark: agent (multi-turn scenarios), retrieval (documents, code search), memory, benchmark (serving speed), tasks (real coding work).",
+    "eval": "Run a benchmark: agent (multi-turn scenarios), retrieval (documents, code search), memory, benchmark (serving speed), tasks (real coding work), code (edits scored by tests), sessions (replayed real sessions).",
     "runs": "List and inspect run directories.",
     "models": "List chat model providers; try one model with one prompt.",
     "serve-local": "Serve the embedded model over an OpenAI-compatible HTTP API.",
@@ -69,5 +71,7 @@ EVAL_SHORT_HELP: dict[str, str] = {
     "memory": "Long-term memory over months of simulated chats.",
     "benchmark": "Serving speed: TTFT, TPOT, ITL, latency percentiles, throughput, goodput.",
     "tasks": "Real coding work on a project with traps: run, judge, gate, propose, report, controls.",
+    "code": "Code editing on small projects, scored by hidden tests and the honesty of the claim.",
+    "sessions": "Replay real Claude Code / Codex sessions; a judge grades each answer against the recorded one.",
     "noise": "Run one eval N times (or read N runs) and write noise.json.",
 }
