@@ -20,6 +20,7 @@ BUILTIN: dict[str, str] = {
     "benchmark": "assay.evals.serving:ServingBenchmark",
     "tasks": "assay.evals.tasks:TasksBenchmark",
     "code": "assay.evals.code:CodeBenchmark",
+    "sessions": "assay.evals.sessions:SessionsBenchmark",
 }
 
 _registered: dict[str, type[Benchmark]] = {}
