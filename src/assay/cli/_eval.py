@@ -10,6 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from assay.ci._outputs import JUNIT_OPTION, SUMMARY_OPTION
 from assay.cli._commands import EVAL_EXTRA_COMMANDS, EVAL_SHORT_HELP, EVAL_SUBCOMMANDS
 from assay.cli._main import format_commands_from_table, load_command
 from assay.errors import ConfigError, ResumeError
@@ -81,6 +82,8 @@ SHARED_OPTIONS: list[click.Option] = [
     ),
     click.Option(["--expect"], type=_P, default=None, help="Expectations file to check the run against."),
     click.Option(["--enforce"], is_flag=True, help="With expectations: exit 2 on a miss."),
+    JUNIT_OPTION,
+    SUMMARY_OPTION,
 ]
 SHARED_NAMES = {o.name for o in SHARED_OPTIONS}
 _LIST_OPTION = click.Option(["--list", "list_cases"], is_flag=True, help="List the suite's cases and exit.")
@@ -181,6 +184,21 @@ def _apply_gates(result: RunResult, shared: dict[str, Any], console: Console) ->
         console.print("[red]incomplete:[/red] some cases were not measured (--require-complete)")
         return EXIT_REGRESSION
     return 0
+
+
+def _ci_outputs(result: RunResult, shared: dict[str, Any], code: int, cls: type[Benchmark]) -> int:
+    """--junit and --summary (default $GITHUB_STEP_SUMMARY): written, and the CI verdict returned."""
+    from assay.ci._outputs import eval_outputs
+
+    return eval_outputs(
+        result.run_dir,
+        result.scorecard,
+        code,
+        stopped=bool(result.stopped_reason),
+        has_case_filter="scenario" in {o.name for o in cls.cli_options()},
+        junit=shared["junit"],
+        summary=shared["summary"],
+    )
 
 
 def _check_gate_paths(shared: dict[str, Any]) -> None:
@@ -288,8 +306,10 @@ def make_command(name: str, cls: type[Benchmark]) -> click.Command:
         if result.stopped_reason:
             click.echo(f"error: run stopped: {result.stopped_reason}", err=True)
             click.echo(f"resume with: {result.resume_command}", err=True)
-            ctx.exit(result.exit_code)
-        ctx.exit(_apply_gates(result, shared, console))
+            code = result.exit_code
+        else:
+            code = _apply_gates(result, shared, console)
+        ctx.exit(_ci_outputs(result, shared, code, cls))
 
     help_text = cls.help or cls.__doc__
     subcommands = EVAL_SUBCOMMANDS.get(name)

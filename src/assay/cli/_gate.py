@@ -7,6 +7,7 @@ child eval runs take it themselves, one after the other).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -15,6 +16,25 @@ from rich.markdown import Markdown
 from assay.errors import UsageError
 
 _P = click.Path(path_type=Path)
+
+
+def _junit_option(f: Any) -> Any:
+    return click.option(
+        "--junit",
+        type=click.Path(path_type=Path, dir_okay=False),
+        default=None,
+        help="Write JUnit XML here (one testcase per case or limit; a regression or miss fails).",
+    )(f)
+
+
+def _summary_option(f: Any) -> Any:
+    return click.option(
+        "--summary",
+        type=click.Path(path_type=Path, dir_okay=False),
+        default=None,
+        envvar="GITHUB_STEP_SUMMARY",
+        help="Append a markdown job summary here (default $GITHUB_STEP_SUMMARY).",
+    )(f)
 
 
 def _console() -> Console:
@@ -29,6 +49,8 @@ def _console() -> Console:
 )
 @click.option("--require-complete", is_flag=True, help="Exit 2 if a baseline case is missing or unmeasured.")
 @click.option("--json", "as_json", is_flag=True, help="Print comparison.json to stdout instead of tables.")
+@_junit_option
+@_summary_option
 @click.pass_context
 def compare_command(
     ctx: click.Context,
@@ -37,6 +59,8 @@ def compare_command(
     noise: Path | None,
     require_complete: bool,
     as_json: bool,
+    junit: Path | None,
+    summary: Path | None,
 ) -> None:
     """Compare CURRENT with BASELINE (run dirs, baseline dirs or scorecard.json files).
 
@@ -56,6 +80,11 @@ def compare_command(
         click.echo(comp.model_dump_json(indent=2))
     else:
         print_comparison(comp, _console())
+    if junit is not None or summary is not None:
+        from assay.ci._outputs import comparison_outputs
+        from assay.runs._rundir import load_scorecard
+
+        comparison_outputs(comp, load_scorecard(current), junit, summary)
     ctx.exit(comp.exit_code)
 
 
@@ -68,13 +97,26 @@ def compare_command(
     help="Expectations file (default: the matching one in $ASSAY_EXPECTATIONS_DIR or eval/expectations/).",
 )
 @click.option("--enforce", is_flag=True, help="Exit 2 on a missed limit or an unmeasured case.")
+@_junit_option
+@_summary_option
 @click.pass_context
-def gate_command(ctx: click.Context, run_dir: Path, expect: Path | None, enforce: bool) -> None:
+def gate_command(
+    ctx: click.Context,
+    run_dir: Path,
+    expect: Path | None,
+    enforce: bool,
+    junit: Path | None,
+    summary: Path | None,
+) -> None:
     """Check RUN_DIR against its expectations file; a run with none is "not gated yet" (exit 0)."""
     from assay.gate import gate, print_gate
 
     result = gate(run_dir, expect=expect, enforce=enforce)
     print_gate(result, _console())
+    if junit is not None or summary is not None:
+        from assay.ci._outputs import gate_outputs
+
+        gate_outputs(result, junit, summary)
     ctx.exit(result.exit_code)
 
 

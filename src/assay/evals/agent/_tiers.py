@@ -10,6 +10,15 @@ A tier lists scenario ids (``backlog`` and ``excluded`` say why each one is ther
 scenarios folder (``<scenarios>/../ci_tiers.json``). Every fault is a ConfigError naming the file and, for
 malformed JSON, the line.
 
+``"benchmarks"`` extends the file to every benchmark: for each job (named after its benchmark, or any name with
+``"benchmark"`` set), the CI tiers it runs in (``pr``, ``smoke``, ``full``, ``backlog``), each with the
+``assay eval`` arguments, an optional committed ``baseline`` to gate against, and the reason it is there
+(:class:`CiJob`; ``assay ci plan`` reads them)::
+
+    "benchmarks": {"memory": {"pr": {"args": ["--suite", "pr", "--iterations", "3"],
+                                     "baseline": "tests/fixtures/baselines/memory-pr", "reason": "..."}},
+                   "retrieval-rag": {"benchmark": "retrieval", "pr": {...}}}
+
 A lane is a CI job that runs on a condition rather than on every push. The one lane is ``controls``: judge
 calibration (``assay eval agent controls --if-changed``), due when the judge prompt, the rubric, the labelled
 controls or a judge model it names has no passing record yet (:mod:`assay.judge._controls_lane`).
@@ -26,8 +35,10 @@ from typing import Any
 from assay.errors import ConfigError
 
 __all__ = [
+    "CI_TIERS",
     "LANES",
     "TIERS_FILE",
+    "CiJob",
     "ControlsLane",
     "Tier",
     "Tiers",
@@ -41,6 +52,10 @@ TIERS_FILE = "ci_tiers.json"
 REASONED_TIERS = frozenset({"backlog"})
 #: the lanes a tiers file may configure
 LANES = ("controls",)
+#: the CI tiers a benchmark's job may be in (``assay ci plan``), in the order a release climbs them
+CI_TIERS = ("pr", "smoke", "full", "backlog")
+#: arguments a job may not carry: ``assay ci plan`` sets where results, JUnit and summaries go
+_PLAN_OWNED_ARGS = ("--out", "--results-dir", "--junit", "--summary", "--compare", "--gate", "--resume")
 
 
 @dataclass(frozen=True)
@@ -62,11 +77,29 @@ class ControlsLane:
 
 
 @dataclass(frozen=True)
+class CiJob:
+    """One benchmark's run in one CI tier: ``assay eval <benchmark> <args>``, gated against ``baseline``."""
+
+    name: str
+    benchmark: str
+    tier: str
+    args: tuple[str, ...]
+    reason: str
+    baseline: str | None = None
+
+
+@dataclass(frozen=True)
 class Tiers:
     path: Path
     tiers: dict[str, Tier]
     excluded: dict[str, str]
     controls_lane: ControlsLane | None = None
+    #: job name -> CI tier -> its job (the file's ``"benchmarks"``; empty when it has none)
+    jobs: dict[str, dict[str, CiJob]] = field(default_factory=dict)
+
+    def jobs_in(self, tier: str) -> list[CiJob]:
+        """The jobs of one CI tier, in file order."""
+        return [by_tier[tier] for by_tier in self.jobs.values() if tier in by_tier]
 
     def tier_of(self, scenario_id: str) -> str | None:
         """The first tier listing ``scenario_id`` (in file order), ``excluded``, or None."""
@@ -103,7 +136,7 @@ def load_tiers(path: Path) -> Tiers:
         raise ConfigError(
             'expected {"tiers": {NAME: {"scenarios": [...]}, ...}, "excluded": {...}}', path=str(path)
         )
-    unknown = sorted(set(data) - {"tiers", "excluded", "description", "lanes"})
+    unknown = sorted(set(data) - {"tiers", "excluded", "description", "lanes", "benchmarks"})
     if unknown:
         raise ConfigError(f"unknown key(s) {', '.join(unknown)}", path=str(path))
     tiers: dict[str, Tier] = {}
@@ -132,7 +165,63 @@ def load_tiers(path: Path) -> Tiers:
         inside = [t.name for t in tiers.values() if sid in t.scenarios]
         if inside:
             raise ConfigError(f"excluded[{sid!r}] is also in tier {inside[0]!r}", path=str(path))
-    return Tiers(path=path, tiers=tiers, excluded=excluded, controls_lane=_controls_lane(data, path))
+    return Tiers(
+        path=path,
+        tiers=tiers,
+        excluded=excluded,
+        controls_lane=_controls_lane(data, path),
+        jobs=_ci_jobs(data.get("benchmarks", {}), path),
+    )
+
+
+def _ci_jobs(raw: Any, path: Path) -> dict[str, dict[str, CiJob]]:
+    """``"benchmarks"``: each job (a registered benchmark with its arguments) in each CI tier it runs in."""
+    from assay.evals._registry import available
+
+    if not isinstance(raw, dict):
+        raise ConfigError('"benchmarks" must map a benchmark name to its CI tiers', path=str(path))
+    known = available()
+    jobs: dict[str, dict[str, CiJob]] = {}
+    for name, by_tier in raw.items():
+        if name == "description":
+            continue
+        if not isinstance(by_tier, dict) or not by_tier:
+            raise ConfigError(f"benchmarks.{name} must map a CI tier to its job", path=str(path))
+        benchmark = by_tier.get("benchmark", name)
+        if benchmark not in known:
+            raise ConfigError(
+                f"benchmarks.{name}: unknown benchmark {benchmark!r} (known: {', '.join(sorted(known))})",
+                path=str(path),
+            )
+        jobs[name] = {}
+        for tier, job in by_tier.items():
+            if tier == "benchmark":
+                continue
+            where = f"benchmarks.{name}.{tier}"
+            if tier not in CI_TIERS:
+                raise ConfigError(f"{where}: unknown CI tier (known: {', '.join(CI_TIERS)})", path=str(path))
+            if not isinstance(job, dict):
+                raise ConfigError(f"{where} must be an object with args and reason", path=str(path))
+            extra = sorted(set(job) - {"args", "reason", "baseline"})
+            if extra:
+                raise ConfigError(f"{where}: unknown key(s) {', '.join(extra)}", path=str(path))
+            args = job.get("args", [])
+            if not isinstance(args, list) or not all(isinstance(a, str) and a for a in args):
+                raise ConfigError(f"{where}.args must be a list of strings", path=str(path))
+            owned = [a for a in args if a.split("=", 1)[0] in _PLAN_OWNED_ARGS]
+            if owned:
+                raise ConfigError(
+                    f"{where}.args: {owned[0]} is set by `assay ci plan`, not by the tiers file",
+                    path=str(path),
+                )
+            reason = job.get("reason")
+            if not isinstance(reason, str) or not reason.strip():
+                raise ConfigError(f"{where}.reason: say why it runs in this tier", path=str(path))
+            baseline = job.get("baseline")
+            if baseline is not None and (not isinstance(baseline, str) or not baseline):
+                raise ConfigError(f"{where}.baseline must be a path", path=str(path))
+            jobs[name][tier] = CiJob(name, benchmark, tier, tuple(args), reason.strip(), baseline)
+    return jobs
 
 
 def _controls_lane(data: dict[str, Any], path: Path) -> ControlsLane | None:

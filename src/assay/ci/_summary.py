@@ -1,0 +1,153 @@
+"""The CI verdict of one eval and its job summary (markdown for ``$GITHUB_STEP_SUMMARY``).
+
+A run that measured nothing fails in CI whatever ``--enforce`` says: a case that errored before the model
+spent a token (ERROR or INFRA_ERROR with no model call recorded) or that an outage left NOT_RUN measured
+nothing, and a green job over it would hide that. The verdict then prints the dispatch that re-runs exactly
+those cases.
+
+The summary reads verdict first, then the flipped cases (against the baseline, when compared), then cost.
+Every line fits ``width`` characters; long reasons are cut with an ellipsis.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from assay.gate._compare import Comparison
+from assay.runs._records import Attempt, RunMeta, Scorecard, Status
+
+__all__ = ["CiVerdict", "ci_verdict", "job_summary", "rerun_command", "unspent_cases"]
+
+#: statuses of an attempt that measured nothing when no model call was recorded for it
+_ERRORED = frozenset({Status.ERROR, Status.INFRA_ERROR})
+#: the workflow file `assay ci init github` writes for targeted runs
+DISPATCH_WORKFLOW = "assay-dispatch.yml"
+#: options of ``assay eval`` a re-run leaves out (they name this run's outputs)
+_OWN_OUTPUTS = ("--out", "--results-dir", "--junit", "--summary", "--resume", "--save-baseline")
+
+
+def _spent(att: Attempt) -> bool:
+    u = att.usage
+    return u is not None and (u.calls > 0 or u.input_tokens > 0 or u.output_tokens > 0)
+
+
+def unspent_cases(attempts: list[Attempt], stopped: bool) -> list[str]:
+    """Cases that measured nothing: errored before any model call, or left NOT_RUN by an outage."""
+    ids = {a.case_id for a in attempts if a.status in _ERRORED and not _spent(a)}
+    if stopped:
+        ids |= {a.case_id for a in attempts if a.status == Status.NOT_RUN}
+    return sorted(ids)
+
+
+def rerun_command(meta: RunMeta, case_ids: list[str], has_case_filter: bool) -> str:
+    """What re-runs exactly ``case_ids``: the dispatch workflow in CI (``$ASSAY_CI_TIER`` set), else the
+    recorded ``assay eval`` line with the benchmark's ``--scenario`` filter (or the whole suite without one)."""
+    ids = ",".join(case_ids)
+    tier = os.environ.get("ASSAY_CI_TIER")
+    if tier and has_case_filter:
+        return f"gh workflow run {DISPATCH_WORKFLOW} -f tier={tier} -f scenarios={ids}"
+    argv, skip = [], False
+    for arg in meta.command_line:
+        if skip:
+            skip = False
+            continue
+        name = arg.split("=", 1)[0]
+        if name in _OWN_OUTPUTS or name in ("--scenario", "--category", "--tier"):
+            skip = "=" not in arg
+            continue
+        argv.append(arg)
+    if has_case_filter:
+        argv += ["--scenario", ids]
+    return shlex.join(argv)
+
+
+@dataclass
+class CiVerdict:
+    exit_code: int
+    #: cases that measured nothing (see :func:`unspent_cases`)
+    unspent: list[str] = field(default_factory=list)
+    rerun: str | None = None
+
+    @property
+    def measured_nothing(self) -> bool:
+        return bool(self.unspent)
+
+
+def ci_verdict(
+    code: int, meta: RunMeta, attempts: list[Attempt], stopped: bool, has_case_filter: bool
+) -> CiVerdict:
+    """The exit code CI should see: ``code`` (the eval's own), raised to 2 (3 after an outage) when a case
+    measured nothing."""
+    unspent = unspent_cases(attempts, stopped)
+    if not unspent:
+        return CiVerdict(code)
+    return CiVerdict(max(code, 3 if stopped else 2), unspent, rerun_command(meta, unspent, has_case_filter))
+
+
+def _cut(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+def _verdict_line(card: Scorecard, verdict: CiVerdict, comp: Comparison | None) -> str:
+    state = "PASS" if verdict.exit_code == 0 else ("NOT COMPARABLE" if verdict.exit_code == 3 else "FAIL")
+    if verdict.measured_nothing:
+        why = f"{len(verdict.unspent)} case(s) measured nothing"
+    elif comp is not None and not comp.comparable:
+        why = "not comparable: " + "; ".join(comp.not_comparable)
+    elif comp is not None:
+        why = comp.verdict
+    else:
+        s = card.summary
+        rate = "n/a" if s.pass_rate is None else f"{100 * s.pass_rate:.1f}%"
+        why = f"pass rate {rate} of {s.measured} measured"
+    return f"**{state}** (exit {verdict.exit_code}) · {why}"
+
+
+def job_summary(
+    card: Scorecard,
+    verdict: CiVerdict,
+    comp: Comparison | None = None,
+    *,
+    targeted: bool = False,
+    width: int = 100,
+) -> str:
+    """The markdown job summary of one eval: verdict, flipped cases, cost; each line at most ``width``."""
+    title = f"### assay eval {card.benchmark} · {card.suite}" + (" · targeted run" if targeted else "")
+    lines = [_cut(title, width), "", _cut(_verdict_line(card, verdict, comp), width), ""]
+    if verdict.measured_nothing:
+        lines.append(_cut("Measured nothing: " + ", ".join(verdict.unspent), width))
+        lines.append("Re-run exactly those cases:")
+        lines += ["", "```", verdict.rerun or "", "```", ""]
+    counts = " · ".join(f"{s} {n}" for s, n in card.summary.counts.items() if n)
+    lines += [_cut(f"Attempts: {card.summary.total} ({counts})", width), ""]
+    flipped = [c for c in (comp.cases if comp is not None else []) if c.flipped]
+    if flipped:
+        lines += ["#### Flipped cases", "", "| case | baseline | current | why |", "|---|---|---|---|"]
+        for c in flipped:
+            base = c.baseline.short() if c.baseline else "-"
+            cur = c.current.short() if c.current else "-"
+            head = f"| {c.case_id} | {base} | {cur} | "
+            lines.append(head + _cut(c.reason or c.bucket, max(width - len(head) - 2, 8)) + " |")
+        lines.append("")
+    lines += ["#### Cost", ""]
+    u = card.cost
+    cost = "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f} ({u.cost_source or 'source unknown'})"
+    lines.append(
+        _cut(
+            f"{u.input_tokens} tokens in · {u.output_tokens} out · {u.calls} model calls · cost {cost}", width
+        )
+    )
+    return "\n".join(lines) + "\n"
+
+
+def append_summary(path: Path, text: str) -> None:
+    """Append to the step summary file (GitHub Actions adds every step's text to the job page)."""
+    from assay.runs._scrub import Scrubber
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(Scrubber().scrub_text(text))

@@ -1,0 +1,197 @@
+"""`assay ci plan`: every event, tag kind and annotation marker, over the shipped tiers file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from assay.ci import classify_tag, make_plan, rc_tags_of
+from assay.errors import ConfigError
+from assay.evals.agent._tiers import load_tiers
+
+TIERS = load_tiers(Path(__file__).parents[3] / "eval" / "ci_tiers.json")
+
+
+def _tiers_of(plan) -> set[str]:
+    return {j.tier for j in plan.jobs}
+
+
+@pytest.mark.parametrize(
+    ("tag", "kind"),
+    [
+        ("v1.2.3", "final"),
+        ("1.2.3", "final"),
+        ("v1.2.3-rc1", "rc"),
+        ("v1.2.3-rc.2", "rc"),
+        ("v1.2.3-beta1", "other"),
+        ("nightly", "other"),
+        ("v1.2", "other"),
+    ],
+)
+def test_classify_tag(tag: str, kind: str) -> None:
+    assert classify_tag(tag) == kind
+
+
+def test_pr_runs_the_pr_tier_gated_against_committed_baselines() -> None:
+    plan = make_plan(TIERS, "pr")
+    assert plan.tier == "pr" and _tiers_of(plan) == {"pr"}
+    names = [j.name for j in plan.jobs]
+    assert names == ["agent", "memory", "retrieval-rag", "retrieval-code", "code"]
+    agent = plan.jobs[0]
+    assert agent.argv[:3] == ["assay", "eval", "agent"]
+    assert agent.argv[-2:] == ["--compare", "tests/fixtures/baselines/agent-pr"]
+    assert "--junit" in agent.argv and agent.junit.endswith("pr-agent.xml")
+    for job in plan.jobs:
+        if job.baseline:
+            assert (Path(__file__).parents[3] / job.baseline / "scorecard.json").is_file()
+
+
+def test_schedule_runs_backlog() -> None:
+    plan = make_plan(TIERS, "schedule")
+    assert plan.tier == "backlog" and [j.name for j in plan.jobs] == ["agent"]
+
+
+def test_rc_tag_without_annotation_runs_smoke() -> None:
+    plan = make_plan(TIERS, "tag", tag="v1.4.0-rc1")
+    assert plan.tier == "smoke" and not plan.verify and not plan.skipped and plan.jobs
+
+
+def test_annotated_rc_tag_without_a_marker_runs_smoke() -> None:
+    plan = make_plan(TIERS, "tag", tag="v1.4.0-rc1", annotation="Release candidate 1\n\nfixes the parser")
+    assert plan.tier == "smoke" and plan.notice == ""
+
+
+def test_full_eval_marker_runs_full() -> None:
+    plan = make_plan(TIERS, "tag", tag="v1.4.0-rc.2", annotation="RC2 [Full Eval] please")
+    assert plan.tier == "full" and _tiers_of(plan) == {"full"}
+    assert "[full eval]" in plan.notice
+
+
+def test_skip_eval_marker_skips_the_lanes_with_a_notice() -> None:
+    plan = make_plan(TIERS, "tag", tag="v1.4.0-rc3", annotation="docs only [skip eval]")
+    assert plan.skipped and plan.jobs == [] and plan.tier is None and "skipped" in plan.notice
+    assert plan.as_dict()["run_evals"] is False
+
+
+def test_both_markers_are_refused() -> None:
+    with pytest.raises(ConfigError, match=r"both \[full eval\] and \[skip eval\]"):
+        make_plan(TIERS, "tag", tag="v1.4.0-rc1", annotation="[full eval] [skip eval]")
+
+
+@pytest.mark.parametrize("annotation", [None, "", "[skip eval]", "[full eval]"])
+def test_final_tag_ignores_markers_and_runs_verify(annotation: str | None) -> None:
+    plan = make_plan(TIERS, "tag", tag="v1.4.0", annotation=annotation)
+    assert plan.verify and plan.jobs == [] and not plan.skipped
+    assert ("ignored" in plan.notice) == bool(annotation)
+
+
+def test_other_tag_runs_nothing_and_says_why() -> None:
+    plan = make_plan(TIERS, "tag", tag="docs-2026")
+    assert not plan.jobs and not plan.verify and "neither" in plan.notice
+
+
+def test_dispatch_narrows_by_the_benchmarks_own_filters() -> None:
+    plan = make_plan(TIERS, "dispatch", tier="full", scenarios=["sec-show-env-config"], model="local/smollm2")
+    # only the agent takes --scenario; the others cannot run a scenario filter and are left out
+    assert [j.name for j in plan.jobs] == ["agent"]
+    argv = plan.jobs[0].argv
+    assert argv[argv.index("--scenario") + 1] == "sec-show-env-config"
+    assert argv[argv.index("--model") + 1] == "local/smollm2"
+    assert plan.targeted == {"scenarios": ["sec-show-env-config"]}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"event": "push"}, "--event 'push'"),
+        ({"event": "dispatch"}, "needs --tier"),
+        ({"event": "dispatch", "tier": "nightly"}, "--tier 'nightly'"),
+        ({"event": "pr", "tier": "full"}, "--tier applies to --event dispatch"),
+        ({"event": "tag"}, "needs --tag"),
+        ({"event": "pr", "annotation": "x"}, "--annotation"),
+        ({"event": "schedule", "scenarios": ["a"]}, "apply to --event dispatch"),
+        ({"event": "dispatch", "tier": "pr", "model": "m"}, "--model: the pr tier"),
+    ],
+)
+def test_bad_flags_name_the_flag(kwargs: dict, match: str) -> None:
+    event = kwargs.pop("event")
+    with pytest.raises(ConfigError, match=match):
+        make_plan(TIERS, event, **kwargs)
+
+
+def test_dispatch_filter_no_job_takes_is_refused(tmp_path: Path) -> None:
+    data = json.loads(TIERS.path.read_text(encoding="utf-8"))
+    data["benchmarks"] = {"memory": {"full": {"args": ["--suite", "full"], "reason": "r"}}}
+    path = tmp_path / "ci_tiers.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ConfigError, match="no job with --categories/--scenarios"):
+        make_plan(load_tiers(path), "dispatch", tier="full", categories=["x"])
+
+
+def test_rc_tags_of_a_final_tag() -> None:
+    tags = ["v1.4.0", "v1.4.0-rc1", "v1.4.0-rc.2", "v1.4.1-rc1", "v1.4.0-beta"]
+    assert rc_tags_of("v1.4.0", tags) == ["v1.4.0-rc.2", "v1.4.0-rc1"]
+
+
+@pytest.mark.parametrize(
+    ("job", "match"),
+    [
+        ({"args": ["--results-dir", "x"], "reason": "r"}, "--results-dir is set by `assay ci plan`"),
+        ({"args": [], "reason": " "}, "reason: say why"),
+        ({"args": [], "reason": "r", "when": "x"}, "unknown key"),
+    ],
+)
+def test_tiers_file_jobs_are_validated(tmp_path: Path, job: dict, match: str) -> None:
+    data = json.loads(TIERS.path.read_text(encoding="utf-8"))
+    data["benchmarks"] = {"memory": {"pr": job}}
+    path = tmp_path / "ci_tiers.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ConfigError, match=match) as info:
+        load_tiers(path)
+    assert str(path) in str(info.value)
+
+
+def test_tiers_file_unknown_benchmark_and_tier(tmp_path: Path) -> None:
+    data = json.loads(TIERS.path.read_text(encoding="utf-8"))
+    path = tmp_path / "ci_tiers.json"
+    for bad, match in (
+        ({"nope": {"pr": {"reason": "r"}}}, "unknown benchmark 'nope'"),
+        ({"memory": {"weekly": {"reason": "r"}}}, "unknown CI tier"),
+    ):
+        data["benchmarks"] = bad
+        path.write_text(json.dumps(data), encoding="utf-8")
+        with pytest.raises(ConfigError, match=match):
+            load_tiers(path)
+
+
+def test_cli_writes_the_plan_json_and_github_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from assay.cli._ci import ci_group
+
+    out, gh = tmp_path / "plan.json", tmp_path / "github_output"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(gh))
+    res = CliRunner().invoke(
+        ci_group,
+        [
+            "plan",
+            "--event",
+            "tag",
+            "--tag",
+            "v2.0.0-rc1",
+            "--annotation",
+            "[full eval]",
+            "--out",
+            str(out),
+            "--tiers",
+            str(TIERS.path),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    plan = json.loads(out.read_text(encoding="utf-8"))
+    assert plan["tier"] == "full" and plan["run_evals"] is True
+    assert len(plan["matrix"]["include"]) == len(TIERS.jobs_in("full"))
+    written = gh.read_text(encoding="utf-8")
+    assert "run_evals=true" in written and "verify=false" in written and "matrix=" in written
+    assert "tier full" in res.output
