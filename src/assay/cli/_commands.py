@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "gateway": "assay.cli._gateway:gateway_command",
     "hillclimb": "assay.cli._hillclimb:hillclimb_command",
     "view": "assay.cli._view:view_command",
+    "ci": "assay.cli._ci:ci_group",
 }
 
 #: extra subcommands of `assay eval` that are not benchmarks
@@ -62,6 +63,7 @@ SHORT_HELP: dict[str, str] = {
     "gateway": "Serve a model to agents on loopback (OpenAI and Anthropic APIs).",
     "hillclimb": "Edit the agent one change at a time; keep only gains that hold on held-out scenarios.",
     "view": "Browse runs, cases, comparisons and trends in a browser (read-only; --bundle for a static site).",
+    "ci": "Run assay in CI: plan what an event runs, run it, verify a release, write GitHub workflows.",
 }
 
 #: one-line help of the built-in benchmarks for `assay eval --help`
