@@ -238,5 +238,6 @@ def write_report(run_dirs: Sequence[Path], out: Path) -> dict[str, Path]:
     paths = {"md": out / "tasks.md", "html": out / "tasks.html", "png": out / "tasks.png"}
     write_artifact(paths["md"], md)
     write_artifact(paths["html"], page)
-    render_png(paths["html"], paths["png"])
+    rows = sum(ln.startswith("| ") for ln in md.splitlines())
+    render_png(paths["html"], paths["png"], height=260 + 44 * rows)  # the whole table in the window
     return paths
