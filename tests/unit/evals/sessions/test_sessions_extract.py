@@ -174,3 +174,18 @@ def test_unreadable_sources_are_named(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(ConfigError, match="no session files"):
         find_sources(tmp_path / "empty", None)
+
+
+def test_a_recorded_codex_cli_rollout_gives_its_request_and_its_commit() -> None:
+    rollout = PROJECTS.parents[1] / "codex" / "sessions" / "rollout.jsonl"
+    dataset, extractions = build_dataset(find_sources(rollout, None))
+    (case,) = dataset.cases
+    assert case.prompt == "Which port does the server listen on by default?"
+    assert case.reference.startswith("The server listens on DEFAULT_PORT, 8080") and case.tools == [
+        "exec_command"
+    ]
+    # the commit Codex recorded is the acme-app repository's first commit (rebuilt byte for byte)
+    assert (case.commit, case.branch, case.cwd) == (
+        "f14d0d99fe8d9e0ca944f07e728e5cbb2234921d", "main", "/home/dev/src/acme-app",
+    )  # fmt: skip
+    assert [d.reason for d in extractions[0].dropped] == ["environment context (injected by the client)"]
