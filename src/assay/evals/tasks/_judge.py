@@ -237,6 +237,10 @@ def parse_grades(text: str, task_ids: Sequence[str]) -> tuple[dict[str, TaskGrad
     """The usable grades in ``text`` by task id, and what is wrong with the rest (empty: all usable)."""
     answers = [o for o in _objects(text) if isinstance(o.get("tasks"), list)]
     if not answers:
+        if '"tasks"' in text:
+            return {}, [
+                'the "tasks" object is not valid JSON (a raw newline or an unescaped quote in a string?)'
+            ]
         return {}, ['no JSON object with a "tasks" list found; reply with one JSON object']
     grades: dict[str, TaskGrade] = {}
     problems: list[str] = []

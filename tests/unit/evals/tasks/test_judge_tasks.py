@@ -111,10 +111,12 @@ async def test_constrained_decoding_holds_each_position_to_its_task() -> None:
         ({"tasks": [_entry("other", 3)]}, "unknown task"),
         ({"tasks": [_entry("fix-add", 2.5)]}, "not a whole number"),
         ({"tasks": [_entry("fix-add", 3)]}, "missing task(s) explain"),
+        ('{"tasks": [{"task": "fix-add", "note": "a\nb"}]}', "not valid JSON"),
     ],
 )
-def test_parse_names_what_is_wrong(answer: dict[str, Any], problem: str) -> None:
-    _, problems = parse_grades(json.dumps(answer), ["fix-add", "explain"])
+def test_parse_names_what_is_wrong(answer: dict[str, Any] | str, problem: str) -> None:
+    text = answer if isinstance(answer, str) else json.dumps(answer)
+    _, problems = parse_grades(text, ["fix-add", "explain"])
     assert any(problem in p for p in problems), problems
 
 
