@@ -67,6 +67,7 @@ def _open(browser, url: str) -> dict[str, float]:
     t0 = time.perf_counter()
     page.goto(url, wait_until="load")
     page.wait_for_function("window.__ready !== undefined")
+    page.wait_for_function("performance.getEntriesByName('first-contentful-paint').length > 0")
     wall = (time.perf_counter() - t0) * 1000
     times = page.evaluate(_TIMES)
     page.close()
