@@ -98,6 +98,7 @@ def test_each_drop_rule_on_records_in_claude_codes_format(tmp_path: Path) -> Non
         _rec("u5", "a4", "user", "Add a docstring to parse_host."),
         _rec("s1", "u5", "user", "side work", isSidechain=True),
         _answer("a5", "s1", "Added it."),
+        _answer("a5", "s1", "Added it."),  # Claude Code writes some records twice
         {"type": "progress", "uuid": "p1", "parentUuid": "a5", "data": {}},
     ]
     found = extract(read_session_file(_write(tmp_path / "s.jsonl", records)))
@@ -109,6 +110,8 @@ def test_each_drop_rule_on_records_in_claude_codes_format(tmp_path: Path) -> Non
         "task notification", "hook feedback", "image attachment", "sidechain record",
     ]  # fmt: skip
     assert found.session.skipped["off the final chain (a rewound or edited branch)"] == 2
+    assert found.session.skipped["the same record written twice"] == 1
+    assert found.kept[1].reference == "Added it."  # the thinking block is not the answer
 
 
 def test_a_follow_up_of_a_dropped_exchange_is_dropped_and_an_ack_does_not_break_a_follow_up(
