@@ -6,7 +6,8 @@ nothing, and a green job over it would hide that. The verdict then prints the di
 those cases.
 
 The summary reads verdict first, then the flipped cases (against the baseline, when compared), then cost.
-Every line fits ``width`` characters; long reasons are cut with an ellipsis.
+Every line fits ``width`` characters, cut with an ellipsis; a flipped case's row cuts only its reason
+(its case id and both sides stay whole).
 """
 
 from __future__ import annotations
