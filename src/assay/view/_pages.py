@@ -261,10 +261,7 @@ def run_page(
     same = [
         o
         for o in others
-        if o.key != run.key
-        and o.finished
-        and o.benchmark == run.benchmark
-        and o.suite == run.suite
+        if o.key != run.key and o.finished and o.benchmark == run.benchmark and o.suite == run.suite
     ]
     if card is not None:
         s = card.summary
