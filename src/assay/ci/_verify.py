@@ -87,9 +87,10 @@ def _mismatch(job: CiJob, meta: RunMeta, card: Scorecard) -> str | None:
         return f"suite {meta.suite}, not {shared['suite']}"
     if "iterations" in shared and meta.iterations < shared["iterations"]:
         return f"{meta.iterations} iteration(s), fewer than {shared['iterations']}"
+    recorded = meta.options.get("benchmark") or {}
     for key, value in own.items():
-        if meta.options.get(key) != value:
-            return f"--{key.replace('_', '-')} {meta.options.get(key)!r}, not {value!r}"
+        if recorded.get(key) != value:
+            return f"--{key.replace('_', '-')} {recorded.get(key)!r}, not {value!r}"
     narrowed = set((card.extra.get("selection") or {}).get("by") or {}) - set(own)
     if narrowed:
         return "a targeted run (" + ", ".join(f"--{k}" for k in sorted(narrowed)) + ")"
@@ -120,15 +121,11 @@ def verify(
         if meta.git_dirty:
             result.rejected[str(run)] = "measured a tree with uncommitted changes"
             continue
-        why = ""
-        for job in jobs:
-            if job.name in result.covered:
-                continue
-            why = _mismatch(job, meta, card) or ""
-            if not why:
-                result.covered[job.name] = (str(run), targets[meta.git_commit])
-                break
-        else:
-            result.rejected[str(run)] = why or "its jobs were already covered"
+        whys = [(job, _mismatch(job, meta, card)) for job in jobs]
+        matched = [job for job, why in whys if why is None]
+        for job in matched:
+            result.covered.setdefault(job.name, (str(run), targets[meta.git_commit]))
+        if not matched:
+            result.rejected[str(run)] = "; ".join(str(why) for _, why in whys)
     result.missing = [j.name for j in jobs if j.name not in result.covered]
     return result
