@@ -38,14 +38,22 @@ _P = click.Path(path_type=Path)
 
 def dataset_for(options: dict[str, Any]) -> tuple[Dataset, list[Any]]:
     """The dataset the options name: ``--dataset FILE``, else built from ``--source``/``--project``."""
-    from assay.evals.sessions._dataset import build_dataset, find_sources, load_dataset
+    from assay.evals.sessions._dataset import build_dataset, find_sources, load_dataset, recorded_commit
     from assay.evals.sessions._replay import map_cwd, parse_cwd_map
 
+    mapping = parse_cwd_map(options.get("cwd_map"))
     if options.get("dataset"):
         if options.get("source") or options.get("project"):
             raise ConfigError("--dataset replays a built dataset; --source/--project build one: give one")
-        return load_dataset(Path(options["dataset"])), []
-    mapping = parse_cwd_map(options.get("cwd_map"))
+        if options.get("explain"):
+            raise ConfigError(
+                "--explain reads transcripts; with --dataset there are none (its dropped list says why)"
+            )
+        dataset = load_dataset(Path(options["dataset"]))
+        for case in dataset.cases:  # the repository may have moved, or come back, since the dataset was built
+            case.cwd = map_cwd(case.cwd, mapping)
+            case.commit = case.commit or recorded_commit(case.cwd, case.branch, case.timestamp)
+        return dataset, []
     files = find_sources(options.get("source") and Path(options["source"]), options.get("project"))
     dataset, extractions = build_dataset(files, cwd=lambda cwd: map_cwd(cwd, mapping))
     return dataset, extractions

@@ -115,6 +115,25 @@ def test_a_missing_model_and_a_mixed_source_are_refused(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="--model is required"):
         _sessions("--source", str(FIXTURES / "claude"), "--out", str(tmp_path / "r"))
+    code, out = _sessions(
+        "--source", str(FIXTURES / "claude"), "--dataset-only", "--out", str(tmp_path / "d")
+    )
+    assert code == 0, out
+    # a dataset built where the repository was not is replayed at the recorded commit once it is mapped
+    repo = make_repo(tmp_path / "acme-app")
+    judge = _script(tmp_path / "judge.yaml", [], _grade(3))
+    code, out = _sessions(
+        "--dataset", str(tmp_path / "d" / "dataset.json"), "--cwd-map", f"{RECORDED_CWD}={repo}",
+        "--model", _script(tmp_path / "agent.yaml", [], {"text": "An answer."}), "--judge-model", judge,
+        "--out", str(tmp_path / "replay"), "--work-root", str(tmp_path / "work"),
+    )  # fmt: skip
+    assert code == 0, out
+    attempts = latest_attempts(read_journal(tmp_path / "replay" / "results.jsonl")).values()
+    assert {a.details["workspace"] for a in attempts} == {f"worktree of {repo} at f14d0d99fe8d"}
+    with pytest.raises(ConfigError, match="--explain reads transcripts; with --dataset there are none"):
+        _sessions(
+            "--dataset", str(tmp_path / "d" / "dataset.json"), "--explain", "--model", "scripted/x.yaml"
+        )
     with pytest.raises(ConfigError, match="--source and --project pick the transcripts two ways"):
         _sessions(
             "--source",
