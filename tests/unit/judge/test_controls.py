@@ -237,7 +237,9 @@ async def test_saved_record_is_read_back_per_model_rubric_and_prompt(controls, t
     report = (folder / CONTROLS_MD).read_text()
     assert "## faithful: passed" in report and "## yes-man: FAILED" in report and "Not calibrated" in report
     found = controls_due(tmp_path, "yes-man", controls)
-    assert not found.due and found.record is not None and not found.record.passed and found.record.repeats == 2
+    assert (
+        not found.due and found.record is not None and not found.record.passed and found.record.repeats == 2
+    )
     assert controls_due(tmp_path, "yes-man", controls[:-2]).due  # another control set
     assert controls_due(tmp_path, "other", controls).due
 
