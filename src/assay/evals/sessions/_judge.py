@@ -1,9 +1,9 @@
 """The sessions judge: one separate model call grading a replayed answer against the recorded reference.
 
 It scores substance, not wording, 0-5 (:data:`SCALE`); the answer must be one JSON object
-``{"reason": "...", "claims_unseen_work": <bool>, "score": <0-5>}`` (the reason first), read strictly (a whole number in range, nothing else counts). An
-unusable answer is retried with what was wrong; after the retries the grade is missing (the attempt is
-ERROR, never a 0). An outage of the judge's backend propagates as InfraError.
+``{"reason": "...", "claims_unseen_work": <bool>, "score": <0-5>}`` (the reason first), read strictly
+(a whole number in range, a real boolean). An unusable answer is retried with what was wrong; after the
+retries the grade is missing (the attempt is ERROR, never a 0). An outage of the judge's backend propagates as InfraError.
 """
 
 from __future__ import annotations
