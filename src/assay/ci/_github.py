@@ -130,7 +130,9 @@ jobs:
           GH_TOKEN: ${{{{ github.token }}}}
           TAG: ${{{{ github.ref_name }}}}
           RUN_URL: ${{{{ github.server_url }}}}/${{{{ github.repository }}}}/actions/runs/${{{{ github.run_id }}}}
-        run: gh issue create --repo "$GITHUB_REPOSITORY" --title "assay: $TAG did not pass" --body "The release run of $TAG failed: $RUN_URL"
+        run: |
+          gh issue create --repo "$GITHUB_REPOSITORY" --title "assay: $TAG did not pass" \\
+            --body "The release run of $TAG failed: $RUN_URL"
 """
 
 BACKLOG = """\

@@ -39,7 +39,7 @@ def test_pr_runs_the_pr_tier_gated_against_committed_baselines() -> None:
     plan = make_plan(TIERS, "pr")
     assert plan.tier == "pr" and _tiers_of(plan) == {"pr"}
     names = [j.name for j in plan.jobs]
-    assert names == ["agent", "memory", "retrieval-rag", "retrieval-code", "code"]
+    assert names == ["agent", "memory", "retrieval-rag", "code"]
     agent = plan.jobs[0]
     assert agent.argv[:3] == ["assay", "eval", "agent"]
     assert agent.argv[-2:] == ["--compare", "tests/fixtures/baselines/agent-pr"]
