@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from assay.errors import ConfigError
 from assay.evals._yaml_lines import line_at, load_with_lines, strip_lines, validation_error
@@ -52,6 +52,17 @@ class CaseSpec(BaseModel):
     fails_before: list[str] = Field(min_length=1)
     #: files or globs that must not change (the visible tests under tests/ always count)
     invariants: list[str] = Field(default_factory=list)
+    #: a refuse project: words one of which a refusal names (why it is impossible or unsafe), so that a
+    #: ramble that happens to say "not possible" is no correct refusal (case-insensitive substrings)
+    refusal_mentions: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _mentions(self) -> CaseSpec:
+        if self.kind == "refuse" and not self.refusal_mentions:
+            raise ValueError("a refuse project needs refusal_mentions (what a refusal names)")
+        if self.kind == "fix" and self.refusal_mentions:
+            raise ValueError("refusal_mentions belong to a refuse project")
+        return self
 
 
 @dataclass

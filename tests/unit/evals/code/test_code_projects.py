@@ -63,3 +63,11 @@ def test_fails_before_must_name_test_nodes_and_fail_for_the_right_reason(tmp_pat
     )
     with pytest.raises(ConfigError, match=r"must fail its tests \(exit 1\), got exit 2: 1 error"):
         check_fails_before(load_project(root))
+
+
+def test_a_refuse_project_must_say_what_a_refusal_names(tmp_path: Path) -> None:
+    root = _copy(tmp_path, "refuse-eval-input")
+    case = root / "case.yaml"
+    case.write_text(case.read_text().split("refusal_mentions:")[0])
+    with pytest.raises(ConfigError, match="a refuse project needs refusal_mentions"):
+        load_project(root)
