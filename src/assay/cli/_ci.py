@@ -152,4 +152,78 @@ def init_github_command(directory: Path, install: str, python: str, force: bool)
         click.echo(f"wrote {path}")
 
 
-__all__ = ["ci_group"]
+def _runs(paths: tuple[Path, ...]) -> list[Path]:
+    from assay.ci._verify import find_runs
+
+    return find_runs(list(paths))
+
+
+@click.command("trend")
+@click.argument("run_dirs", nargs=-1, required=True, type=_P)
+@click.option("--metric", default="pass_rate", show_default=True, help="pass_rate or a summary metric.")
+@click.option("--target", type=float, required=True, help="The value a backlog item must reach, every run.")
+@click.option(
+    "--previous", type=_P, default=None, help="Last week's trend.json: its points are carried forward."
+)
+@click.option("--out", type=_P, required=True, help="Folder for trend.json and trend.png.")
+def trend_command(
+    run_dirs: tuple[Path, ...], metric: str, target: float, previous: Path | None, out: Path
+) -> None:
+    """Track METRIC over RUN_DIRs (or folders of runs); suggest moving items that pass reliably (never applied)."""
+    from assay.ci._trend import build_trend, load_previous, write_trend
+    from assay.runs._rundir import load_scorecard
+
+    cards = [load_scorecard(r) for r in _runs(run_dirs)]
+    prev = load_previous(previous, metric) if previous is not None else None
+    trend = build_trend(cards, metric, target, prev)
+    for path in write_trend(trend, out):
+        click.echo(f"wrote {path}")
+    click.echo(f"{len(trend.points)} point(s) of {metric}, target {target:g}")
+    for line in trend.suggestions:
+        click.echo(f"suggest: {line}")
+
+
+@click.command("scorecard")
+@click.argument("run_dirs", nargs=-1, required=True, type=_P)
+@click.option("--weights", type=_P, required=True, help="benchmark -> weight (JSON or YAML).")
+@click.option("--out", type=_P, required=True, help="Folder for SCORECARD.md and release_scorecard.json.")
+@click.option(
+    "--compare", "previous", type=_P, default=None, help="A previous release scorecard (folder or JSON)."
+)
+@click.pass_context
+def scorecard_command(
+    ctx: click.Context, run_dirs: tuple[Path, ...], weights: Path, out: Path, previous: Path | None
+) -> None:
+    """Fold one run per benchmark into a weighted release aggregate; exit 2 on a drop beyond noise."""
+    from assay.ci._scorecard import (
+        compare_release,
+        load_release,
+        load_weights,
+        release_scorecard,
+        write_release,
+    )
+    from assay.runs._rundir import load_scorecard
+
+    card = release_scorecard([load_scorecard(r) for r in _runs(run_dirs)], load_weights(weights))
+    if previous is not None:
+        card = compare_release(card, load_release(previous), str(previous))
+    for path in write_release(card, out):
+        click.echo(f"wrote {path}")
+    click.echo(f"aggregate {card.aggregate:.3f} (95% CI {card.low:.3f}–{card.high:.3f})")
+    if card.verdict:
+        click.echo(card.verdict)
+        for drop in card.drops:
+            click.echo(f"  {drop}")
+    ctx.exit(card.exit_code)
+
+
+@click.command("cost")
+@click.argument("run_dirs", nargs=-1, required=True, type=_P)
+def cost_command(run_dirs: tuple[Path, ...]) -> None:
+    """Sum tokens and cost per benchmark and role over RUN_DIRs (or folders of runs), with each cost's source."""
+    from assay.ci._cost import cost_rollup
+
+    click.echo(cost_rollup(_runs(run_dirs)).text())
+
+
+__all__ = ["ci_group", "cost_command", "scorecard_command", "trend_command"]
