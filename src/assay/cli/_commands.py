@@ -20,6 +20,9 @@ COMMANDS: dict[str, str] = {
     "hillclimb": "assay.cli._hillclimb:hillclimb_command",
     "view": "assay.cli._view:view_command",
     "ci": "assay.cli._ci:ci_group",
+    "trend": "assay.cli._ci:trend_command",
+    "scorecard": "assay.cli._ci:scorecard_command",
+    "cost": "assay.cli._ci:cost_command",
 }
 
 #: extra subcommands of `assay eval` that are not benchmarks
@@ -64,6 +67,9 @@ SHORT_HELP: dict[str, str] = {
     "hillclimb": "Edit the agent one change at a time; keep only gains that hold on held-out scenarios.",
     "view": "Browse runs, cases, comparisons and trends in a browser (read-only; --bundle for a static site).",
     "ci": "Run assay in CI: plan what an event runs, run it, verify a release, write GitHub workflows.",
+    "trend": "Track a backlog metric run after run (trend.json, PNG); suggest moves, never apply them.",
+    "scorecard": "Fold one run per benchmark into a weighted release scorecard; --compare fails on a drop.",
+    "cost": "Sum tokens and cost per benchmark and role across runs, with each cost's source.",
 }
 
 #: one-line help of the built-in benchmarks for `assay eval --help`
