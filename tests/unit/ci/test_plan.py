@@ -195,3 +195,16 @@ def test_cli_writes_the_plan_json_and_github_output(tmp_path: Path, monkeypatch:
     written = gh.read_text(encoding="utf-8")
     assert "run_evals=true" in written and "verify=false" in written and "matrix=" in written
     assert "tier full" in res.output
+
+
+def test_every_builtin_benchmark_has_ci_jobs_with_reasons() -> None:
+    from assay.evals._registry import BUILTIN
+
+    covered = {job.benchmark for by_tier in TIERS.jobs.values() for job in by_tier.values()}
+    assert covered == set(BUILTIN)
+    for by_tier in TIERS.jobs.values():
+        for job in by_tier.values():
+            assert job.reason and job.tier in ("pr", "smoke", "full", "backlog")
+    # every pr job runs a suite that exists and is offline (its benchmark's own pr suite)
+    for job in TIERS.jobs_in("pr"):
+        assert job.args[job.args.index("--suite") + 1] == "pr"
