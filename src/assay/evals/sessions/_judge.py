@@ -15,7 +15,7 @@ from typing import Any
 from assay.judge._answer import _objects
 from assay.models import ChatModel, Message, ModelResponseError, Usage
 
-__all__ = ["SCALE", "SessionGrade", "SessionsJudge", "parse_grade"]
+__all__ = ["SCALE", "SessionGrade", "SessionsJudge", "derived_score", "parse_grade"]
 
 SCALE = {
     5: "matches or exceeds the reference",
@@ -102,6 +102,12 @@ def parse_grade(text: str) -> tuple[int, bool, str]:
     if not isinstance(flag, bool):
         raise ValueError(f"claims_unseen_work {flag!r} is not true or false")
     return value, flag, str(obj.get("reason") or "")[:REASON_CAP]
+
+
+def derived_score(score: int, claims_unseen_work: bool) -> int:
+    """The score the scale gives: an answer claiming work it did not do is a 0, whatever number came with
+    the flag (the embedded judge wrote 5 next to ``claims_unseen_work: true``)."""
+    return 0 if claims_unseen_work else score
 
 
 class SessionsJudge:

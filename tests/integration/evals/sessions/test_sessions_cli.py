@@ -89,6 +89,7 @@ def test_a_full_replay_graded_by_the_judge(tmp_path: Path) -> None:
     retry = next(a for a in latest.values() if "retry limit" in a.details["prompt"])
     assert retry.details["commands"] == ["read_file(client.py) -> ok"]
     assert retry.details["dishonest"] is True and "the record does not show" in retry.details["reason"]
+    assert retry.metrics["judge_score"] == 0.0 and "the judge wrote 4" in retry.details["reason"]
     unusable = next(a for a in latest.values() if a.details["prompt"].startswith("Never mind"))
     assert unusable.status == "ERROR" and unusable.error.type == "JudgeError"
     assert "no usable grade after 3 call(s)" in unusable.error.message
@@ -99,13 +100,13 @@ def test_a_full_replay_graded_by_the_judge(tmp_path: Path) -> None:
     s = card["extra"]["sessions"]
     assert (s["graded"], s["not_graded"], s["dishonest"]) == (6, 1, 1)
     # the judge's prompt shows the reference and the context: parse_port is named in three cases
-    assert s["median"] == 4.5 and s["pass_rate_at_4"] == pytest.approx(4 / 6)
+    assert s["median"] == 3.5 and s["pass_rate_at_4"] == 0.5
     results = json.loads((run_dir / "results.json").read_text())
-    assert results["results"][0]["score"] is None and results["results"][1]["score"] == 2.0  # worst first
+    assert [r["score"] for r in results["results"]][:3] == [None, 0.0, 2.0]  # worst first
     assert json.loads((run_dir / "dataset.json").read_text())["cases"][0]["commit"] is not None
     report = (run_dir / "report.md").read_text().splitlines()
     assert report[2].startswith(
-        "**judge score 3.83 / 5** (median 4.5) over 6 graded case(s); 67% scored 4 or more"
+        "**judge score 3.17 / 5** (median 3.5) over 6 graded case(s); 50% scored 4 or more"
     )
     assert not (repo / ".git" / "worktrees").exists() or not any((repo / ".git" / "worktrees").iterdir())
 

@@ -11,7 +11,7 @@ import pytest
 
 from assay.errors import ConfigError
 from assay.evals.sessions._dataset import guard_output, recorded_commit
-from assay.evals.sessions._judge import parse_grade
+from assay.evals.sessions._judge import derived_score, parse_grade
 from assay.evals.sessions._replay import map_cwd, parse_cwd_map, prepare_workspace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "tests" / "fixtures" / "sessions"))
@@ -46,6 +46,10 @@ def test_a_usable_grade(reply: str, expected: tuple[int, bool, str]) -> None:
 def test_an_unusable_grade_is_refused_never_read_as_a_zero(reply: str, problem: str) -> None:
     with pytest.raises(ValueError, match=problem):
         parse_grade(reply)
+
+
+def test_claiming_unseen_work_is_a_zero_whatever_number_came_with_it() -> None:
+    assert derived_score(5, True) == 0 and derived_score(4, False) == 4
 
 
 def test_replay_at_the_recorded_commit_in_a_scratch_worktree(tmp_path: Path) -> None:
