@@ -83,7 +83,9 @@ def summarize(attempts: Sequence[Attempt], judgement: TasksJudgement | None, ite
     for att in attempts:
         d = att.details
         if att.status not in _MEASURED:
-            s.not_measured += att.status is not Status.SKIPPED
+            # a question waiting for the judge is not measured yet; a task skipped with a reason is its own
+            awaiting = att.status is Status.SKIPPED and d.get("kind") == "question"
+            s.not_measured += att.status is not Status.SKIPPED or awaiting
             continue
         s.measured += 1
         s.passed += att.status is Status.PASS

@@ -32,9 +32,10 @@ def test_counts_over_the_attempts_and_the_grades() -> None:
         _att("idle", Status.FAIL, kind="coding", verified=False, edited=False),  # nothing changed
         _att("ask", Status.PASS, kind="question"),
         _att("down", Status.INFRA_ERROR, kind="coding"),
+        _att("later", Status.SKIPPED, kind="question"),  # waiting for the judge: not measured yet
     ]
     s = summarize(attempts, _judgement(("fix", 5), ("claim", 2), ("idle", None), ("ask", 4)), iterations=1)
-    assert (s.measured, s.passed, s.not_measured) == (4, 2, 1)
+    assert (s.measured, s.passed, s.not_measured) == (4, 2, 2)
     assert (s.coding, s.verified, s.unverified) == (3, 1, 1)
     assert (s.judged, s.unjudged, s.quality_ok) == (3, 1, 2)  # unjudged counts, and fails quality
     assert s.quality_mean == round((5 + 2 + 4) / 3, 4)
