@@ -75,7 +75,12 @@ jobs:
       verify: ${{{{ steps.plan.outputs.verify }}}}
       matrix: ${{{{ steps.plan.outputs.matrix }}}}
     steps:
-{setup}      - name: Plan
+{setup}      - name: Fetch the tag as pushed
+        env:
+          TAG: ${{{{ github.ref_name }}}}
+        # checkout can leave an annotated tag lightweight; its message holds the [full eval]/[skip eval] marker
+        run: git fetch --force origin "refs/tags/$TAG:refs/tags/$TAG"
+      - name: Plan
         id: plan
         env:
           TAG: ${{{{ github.ref_name }}}}
@@ -91,7 +96,9 @@ jobs:
 {setup}      - name: Plan
         env:
           TAG: ${{{{ github.ref_name }}}}
-        run: assay ci plan --event tag --tag "$TAG" --out results/ci/plan.json
+        run: |
+          git fetch --force origin "refs/tags/$TAG:refs/tags/$TAG"
+          assay ci plan --event tag --tag "$TAG" --out results/ci/plan.json
       - name: Evals
 {judge_env}          JOB: ${{{{ matrix.name }}}}
         run: assay ci run results/ci/plan.json --job "$JOB"
@@ -222,7 +229,7 @@ def render_workflows(install: str = "pip install -e .", python: str = "3.11") ->
     if not install.strip() or "\n" in install:
         raise ConfigError("--install must be one shell command line")
     setup = _SETUP.format(install=install, python=python)
-    upload = _UPLOAD.format(name="assay-${{ github.workflow }}-${{ github.run_id }}")
+    upload = _UPLOAD.format(name="assay-results-${{ github.run_id }}")
     return {
         "assay-pr.yml": PR.format(setup=setup, upload=upload),
         "assay-release.yml": RELEASE.format(

@@ -60,9 +60,9 @@ def rerun_command(meta: RunMeta, case_ids: list[str], has_case_filter: bool) -> 
             skip = "=" not in arg
             continue
         argv.append(arg)
-    if has_case_filter:
-        argv += ["--scenario", ids]
-    return shlex.join(argv)
+    if not has_case_filter:
+        return shlex.join(argv) + f"  # {meta.benchmark} has no case filter: this re-runs its whole suite"
+    return shlex.join([*argv, "--scenario", ids])
 
 
 @dataclass

@@ -170,3 +170,14 @@ def test_gate_junit(tmp_path: Path) -> None:
     assert res.exit_code == 2, res.output
     suite = next(iter(JUnitXml.fromfile(str(tmp_path / "g.xml"))))
     assert (suite.tests, suite.failures) == (1, 1)
+
+
+def test_rerun_without_a_case_filter_says_it_reruns_the_suite(tmp_path: Path) -> None:
+    from assay.ci._summary import rerun_command
+    from assay.runs._rundir import load_meta
+
+    _, _, run = _eval(tmp_path, "--no-outage", "--scenario", "ok-1,broken")
+    meta = load_meta(run)
+    assert rerun_command(meta, ["broken"], has_case_filter=True).endswith("--scenario broken")
+    whole = rerun_command(meta, ["broken"], has_case_filter=False)
+    assert "--scenario" not in whole and "has no case filter: this re-runs its whole suite" in whole
