@@ -6,8 +6,10 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from assay.errors import ConfigError
 
@@ -50,7 +52,7 @@ class JobRun:
     junit: str
 
 
-def load_plan_jobs(path: Path, job: str | None = None) -> list[dict[str, object]]:
+def load_plan_jobs(path: Path, job: str | None = None) -> list[dict[str, Any]]:
     try:
         plan = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
@@ -63,14 +65,14 @@ def load_plan_jobs(path: Path, job: str | None = None) -> list[dict[str, object]
     return jobs
 
 
-def run_jobs(jobs: list[dict[str, object]], echo: object = print) -> list[JobRun]:
+def run_jobs(jobs: list[dict[str, Any]], echo: Callable[[str], object] = print) -> list[JobRun]:
     """Run each job's ``assay eval`` with this interpreter, one after the other; every job runs."""
     done: list[JobRun] = []
     for job in jobs:
-        argv = [str(a) for a in job["argv"]]  # type: ignore[union-attr]
+        argv = [str(a) for a in job["argv"]]
         assert argv[0] == "assay", argv
         env = {**os.environ, "ASSAY_CI_TIER": str(job["tier"])}
-        echo(f"$ {job['command']}")  # type: ignore[operator]
+        echo(f"$ {job['command']}")
         code = subprocess.run([sys.executable, "-m", "assay", *argv[1:]], env=env, check=False).returncode
         done.append(JobRun(str(job["name"]), str(job["tier"]), code, str(job["junit"])))
     return done

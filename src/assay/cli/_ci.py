@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    pass
 
 _P = click.Path(path_type=Path)
 _TIERS_HELP = "The tiers file (default eval/ci_tiers.json)."
