@@ -24,6 +24,10 @@ CutOff = Literal["wall_clock", "steps", "tokens"]
 RecordLevel = Literal["full", "answer_only"]
 
 
+#: the status of a call to a tool the harness does not offer: an attempt, not a use of that tool
+NOT_OFFERED = "not_offered"
+
+
 class ToolCallRecord(BaseModel):
     """One tool call the agent made."""
 
@@ -35,7 +39,8 @@ class ToolCallRecord(BaseModel):
     #: seconds since the harness started the agent (None where the agent's log has no times)
     started_s: float | None = None
     ended_s: float | None = None
-    #: "ok", "error", or the refusal of a guardrail ("refused: <why>")
+    #: "ok", "error", :data:`NOT_OFFERED` (a tool the agent was not given), or the refusal of a guardrail
+    #: ("refused: <why>")
     status: str = "ok"
     #: files the call created or changed, relative to the workdir
     edited_paths: list[str] = Field(default_factory=list)

@@ -171,7 +171,7 @@ async def test_bad_tool_calls_are_answered_and_recorded(project: Path) -> None:
         ]
     )
     result = await ReferenceHarness(model=model).run("go", RunSpec(workdir=project))
-    assert [c.status for c in result.tool_record] == ["error"] * 6
+    assert [c.status for c in result.tool_record] == ["not_offered"] + ["error"] * 5
     summaries = [c.result_summary for c in result.tool_record]
     assert summaries[0].startswith("unknown tool 'delete_everything' (tools: edit_file, grep,")
     assert summaries[1] == "error: missing argument(s) path"
@@ -373,7 +373,7 @@ async def test_a_profile_folder_sets_prompt_tools_and_skills(project: Path, tmp_
     result = await ReferenceHarness(model=model, profile=profile).run("go", RunSpec(workdir=project))
     assert [(t.name, t.description) for t in model.calls[0]["tools"]] == [("read_file", "Read one file.")]
     assert model.calls[0]["messages"][0].content == "Be brief.\n\n## Skill: testing\n\nRun the tests last."
-    assert result.tool_record[0].status == "error"  # a tool the profile does not offer is not run
+    assert result.tool_record[0].status == "not_offered"  # a tool the profile does not offer is not run
     assert result.tool_record[0].result_summary == "unknown tool 'run_shell' (tools: read_file)"
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from assay.agents._cliproc import summarize
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, Route, RunSpec
-from assay.agents._record import AgentResult, CutOff, ToolCallRecord, TranscriptEntry
+from assay.agents._record import NOT_OFFERED, AgentResult, CutOff, ToolCallRecord, TranscriptEntry
 from assay.agents._reference._mcp import McpHub, load_mcp_servers
 from assay.agents._reference._memory import MEMORY_TOOLS, MemoryAccess, MemoryTurn, open_memory
 from assay.agents._reference._profile import Profile, load_profile
@@ -307,7 +307,7 @@ class ReferenceHarness(Harness):
         outcome: ToolOutcome
         if spec is None:
             offered = ", ".join(t.name for t in self.tools)
-            outcome = ToolOutcome(f"unknown tool {call.name!r} (tools: {offered})", status="error")
+            outcome = ToolOutcome(f"unknown tool {call.name!r} (tools: {offered})", status=NOT_OFFERED)
         elif call.raw_arguments is not None:
             outcome = ToolOutcome(
                 f"the arguments were not a JSON object: {call.raw_arguments[:200]!r}", status="error"

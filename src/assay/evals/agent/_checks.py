@@ -1,7 +1,8 @@
 """What can be checked in code is checked in code, before the judge reads the transcript.
 
 - ``expected_tool``: each of the scenario's ``expected_tools`` (a tool name, or ``kind:<kind>``) was called
-  somewhere in the conversation; ``forbidden_tool``: each of ``forbidden_tools`` never was.
+  somewhere in the conversation (a call to a tool the agent was not offered is no use of it);
+  ``forbidden_tool``: each of ``forbidden_tools`` never was (not even tried).
 - per turn with a ground truth, on the turn's final answer: ``fact`` (each phrase appears, a normalised
   substring starting at a word: case, spacing, punctuation and markdown do not matter) and ``number`` (some number in the answer is within the
   fact's tolerance; ``1,250``, ``12.5%``, ``$3.2k``, ``4 million`` are read as 1250, 12.5, 3200, 4000000).
@@ -22,6 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from assay.agents import ToolCallRecord
+from assay.agents._record import NOT_OFFERED
 from assay.evals.agent._record import CheckResult, ConversationTurn
 from assay.evals.agent._scenario import NumberFact, Scenario
 
@@ -170,7 +172,7 @@ def run_checks(scenario: Scenario, turns: list[ConversationTurn]) -> list[CheckR
     calls = [c for t in turns for c in t.tool_calls]
     called = sorted({c.name for c in calls})
     for want in scenario.expected_tools:
-        hit = any(tool_matches(c, want) for c in calls)
+        hit = any(tool_matches(c, want) and c.status != NOT_OFFERED for c in calls)
         checks.append(
             CheckResult(
                 name="expected_tool",

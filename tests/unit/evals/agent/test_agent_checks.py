@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from assay.agents import ToolCallRecord
+from assay.agents._record import NOT_OFFERED
 from assay.evals.agent._checks import abstains, find_numbers, has_fact, number_matches, run_checks
 from assay.evals.agent._record import ConversationTurn, Message
 from assay.evals.agent._scenario import NumberFact, Scenario
@@ -143,6 +144,21 @@ def test_run_checks_over_a_conversation() -> None:
     assert [(c.turn, c.passed) for c in _by(checks, "abstained")] == [(2, True)]
     assert [c.passed for c in _by(checks, "canary") + _by(checks, "secret")] == [True, True]
     assert all(c.turn is None for c in _by(checks, "expected_tool"))
+
+
+def test_a_call_to_a_tool_not_offered_is_no_use_of_it_but_still_a_forbidden_try() -> None:
+    """The reference agent records a call to a tool its profile does not offer as NOT_OFFERED: it was never run,
+    so it cannot meet an expected tool (by name or kind); trying a forbidden one still fails."""
+    tried = ToolCallRecord(name="remember", kind="memory", status=NOT_OFFERED)
+    shell = ToolCallRecord(name="run_shell", kind="shell", status=NOT_OFFERED)
+    checks = run_checks(SCENARIO, [_turn(1, "You get 25 days.", tried, shell)])
+    assert [c.passed for c in _by(checks, "expected_tool")] == [False, False]
+    assert [(c.passed, c.turn) for c in _by(checks, "forbidden_tool")] == [(False, 1), (True, None)]
+    ran = ToolCallRecord(name="remember", kind="memory", status="error")  # offered, ran, failed: a use
+    assert [c.passed for c in _by(run_checks(SCENARIO, [_turn(1, "x", ran)]), "expected_tool")] == [
+        False,
+        True,
+    ]
 
 
 def test_a_wrong_number_and_a_missing_abstention_fail() -> None:
