@@ -2,7 +2,8 @@
 
 Each run is one point: its scorecard's run-level value of ``--metric`` (``pass_rate``, or any metric of the
 summary) and each case's pass rate. A previous ``trend.json`` (last week's artifact) brings its points along;
-a run already in it is not counted twice. A case whose pass rate met ``--target`` in each of the last
+a run already in it is not counted twice. A trend follows one benchmark and suite (runs of another are
+refused). A case whose pass rate met ``--target`` in each of the last
 ``window`` points passes reliably: moving it out of the backlog is suggested, never applied.
 """
 
@@ -35,6 +36,8 @@ class TrendPoint(BaseModel):
 
 class Trend(BaseModel):
     schema_version: int = TREND_SCHEMA
+    #: ``benchmark · suite`` of every point: a trend follows one of them
+    series: str = ""
     metric: str
     target: float
     window: int = WINDOW
@@ -94,11 +97,19 @@ def build_trend(
     """Earlier points (``previous``) plus one per scorecard, oldest first, with the move suggestions."""
     if not 0 <= target <= 1 and metric == "pass_rate":
         raise ConfigError(f"--target {target}: a pass rate target is between 0 and 1")
+    series = {f"{c.benchmark} · {c.suite}" for c in cards} | (
+        {previous.series} if previous and previous.series else set()
+    )
+    if len(series) > 1:
+        raise ConfigError(
+            f"a trend follows one benchmark and suite; these runs are of {', '.join(sorted(series))}"
+        )
     points = {p.run_id: p for p in (previous.points if previous else [])}
     for card in cards:
         points[card.run_id] = _point(card, metric)
     ordered = sorted(points.values(), key=lambda p: p.at)
     return Trend(
+        series=next(iter(series), ""),
         metric=metric,
         target=target,
         window=window,

@@ -75,3 +75,8 @@ def test_trend_bad_input_names_the_flag(tmp_path: Path) -> None:
     assert code == 1 and "not a trend.json" in out
     code, out = _trend(str(run), "--target", "5", "--out", str(tmp_path / "x"))
     assert code == 1 and "--target 5" in out
+    other = tmp_path / "full"
+    argv = ["eval", "cibench", "--suite", "full", "--out", str(other), "--no-outage", "--scenario", "ok-1"]
+    assert CliRunner().invoke(cli, argv).exit_code == 0
+    code, out = _trend(str(run), str(other), "--target", "0.5", "--out", str(tmp_path / "x"))
+    assert code == 1 and "one benchmark and suite" in out and "cibench · full" in out
