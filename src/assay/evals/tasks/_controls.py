@@ -206,7 +206,7 @@ def write_controls(result: ControlsResult, results_dir: Path) -> Path:
 
 
 def controls_table(result: ControlsResult) -> str:
-    lines = [f"{'repeat':<7} " + " ".join(f"{r:<22}" for r in ROLES) + " apart"]
+    lines = [f"{'repeat':<7} " + " ".join(f"{r:<27}" for r in ROLES) + " apart"]
     for x in result.results:
         cells = []
         for role in ROLES:
@@ -214,7 +214,7 @@ def controls_table(result: ControlsResult) -> str:
             cells.append("unjudged" if s is None else " ".join(f"{d[:4]}={s[d]}" for d in DIMENSIONS))
         lines.append(
             f"{x.repeat:<7} "
-            + " ".join(f"{c:<22}" for c in cells)
+            + " ".join(f"{c:<27}" for c in cells)
             + f" {'yes' if x.apart else 'no: ' + x.why}"
         )
     verdict = "passes" if result.passed else "FAILS"
