@@ -133,8 +133,10 @@ def view_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return runs
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
+    """One chromium per test module, closed at its end: Playwright's sync API runs an event loop while it is
+    open, and every later test that calls asyncio.run would fail inside it."""
     from playwright.sync_api import sync_playwright
 
     assert Path(CHROMIUM).is_file(), (
