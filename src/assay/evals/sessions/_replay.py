@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,10 @@ from assay.errors import ConfigError
 from assay.evals.tasks._project import COPY_IGNORE
 
 __all__ = ["Workspace", "map_cwd", "parse_cwd_map", "prepare_workspace"]
+
+#: git's worktree commands are not safe side by side on one repository (two adds race to create
+#: .git/worktrees); attempts prepare their workspaces in threads, so they take turns here
+_WORKTREE_LOCK = threading.Lock()
 
 
 @dataclass
@@ -30,8 +35,9 @@ class Workspace:
 
     def remove(self) -> None:
         if self.repo is not None and self.scratch is not None:
-            _git(self.repo, "worktree", "remove", "--force", str(self.scratch))
-            _git(self.repo, "worktree", "prune")
+            with _WORKTREE_LOCK:
+                _git(self.repo, "worktree", "remove", "--force", str(self.scratch))
+                _git(self.repo, "worktree", "prune")
         if self.scratch is not None:
             shutil.rmtree(self.scratch.parent, ignore_errors=True)
 
@@ -71,7 +77,8 @@ def prepare_workspace(cwd: str | None, commit: str | None, work_root: Path) -> W
     if top.returncode == 0 and commit and _git(src, "cat-file", "-e", f"{commit}^{{commit}}").returncode == 0:
         repo = Path(top.stdout.strip())
         scratch = Path(tempfile.mkdtemp(prefix="replay-", dir=work_root)) / repo.name
-        added = _git(repo, "worktree", "add", "--detach", str(scratch), commit)
+        with _WORKTREE_LOCK:
+            added = _git(repo, "worktree", "add", "--detach", str(scratch), commit)
         if added.returncode != 0:
             raise ConfigError(f"git worktree add failed in {repo}: {added.stderr.strip()}")
         rel = src.resolve().relative_to(repo.resolve())

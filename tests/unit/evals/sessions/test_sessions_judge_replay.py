@@ -103,3 +103,21 @@ def test_output_inside_a_work_tree_that_does_not_ignore_it_is_kept_out_of_git(tm
     assert guard_output(repo / "ignored" / "run") is None
     assert not (repo / "ignored" / "run" / ".gitignore").exists()
     assert guard_output(tmp_path / "elsewhere") is None  # not in a work tree
+
+
+def test_attempts_side_by_side_each_get_a_worktree(tmp_path: Path) -> None:
+    """Attempts prepare their workspaces in threads at once; two `git worktree add` on one repository race to
+    create .git/worktrees (seen on a fresh clone), so they take turns."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    repo = make_repo(tmp_path / "acme-app")
+    first = recorded_commit(str(repo), "main", "2026-12-01T16:00:00Z")
+    with ThreadPoolExecutor(8) as pool:
+        spaces = list(pool.map(lambda _: prepare_workspace(str(repo), first, tmp_path / "work"), range(8)))
+    assert all(not isinstance(s, str) and (s.workdir / "client.py").is_file() for s in spaces)
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda s: s.remove(), spaces))
+    listed = subprocess.run(
+        ["git", "-C", str(repo), "worktree", "list"], capture_output=True, text=True
+    ).stdout
+    assert len(listed.strip().splitlines()) == 1
