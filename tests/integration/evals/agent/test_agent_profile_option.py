@@ -36,7 +36,9 @@ def test_the_profile_folder_is_the_one_run_and_recorded(
     assert meta["config"]["extra"]["profile"] == str(profile)
     record = json.loads((tmp_path / "run" / "results.jsonl").read_text().splitlines()[0])
     calls = [c for t in record["details"]["turns"] for m in t["messages"] for c in m["tool_calls"]]
-    assert calls and all(c["status"] == "not_offered" and "unknown tool" in c["result_summary"] for c in calls)
+    assert calls and all(
+        c["status"] == "not_offered" and "unknown tool" in c["result_summary"] for c in calls
+    )
 
 
 def test_a_bad_profile_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
