@@ -14,7 +14,7 @@ from assay.errors import ConfigError
 from assay.judge._controls import MIN_AGREEMENT, MIN_CONSISTENCY, ControlsRun, JudgeRecord, run_controls
 from assay.judge._controls_load import load_controls
 from assay.judge._rubric import DIMENSION_NAMES
-from assay.models._server import EMBEDDED_MODEL_NAME
+from assay.models._weak import is_weak_model
 from assay.runs._scrub import Scrubber, write_scrubbed
 
 __all__ = [
@@ -41,7 +41,7 @@ def _num(value: float | None) -> str:
 
 def weak_judge_note(model: str) -> str | None:
     """What the report says of a judge model known to be too weak to grade (the embedded one)."""
-    if model not in (f"local/{EMBEDDED_MODEL_NAME}", "local/smollm2"):
+    if not is_weak_model(model):
         return None
     return (
         "The embedded SmolLM2-135M is a tiny model, far too weak to judge: it is expected to fail the "

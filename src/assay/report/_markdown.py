@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from assay.models._weak import WEAK_MODEL_NOTE, weak_roles
 from assay.report._failures import Failures, failures_markdown
 from assay.report._plots import Plot
 from assay.runs._records import CaseSummary, MetricValue, Scorecard, SubjectConfig
@@ -113,6 +114,9 @@ def render_markdown(
     ]
     if config := _config_line(card.config):
         lines.append(config)
+    if weak := weak_roles(card.config):
+        who = ", ".join(f"{role} `{spec}`" for role, spec in weak.items())
+        lines += ["", f"> **Weak model** ({who}): {WEAK_MODEL_NOTE}", ""]
     if card.commits:
         lines.append(f"- commits: {', '.join(c[:12] for c in card.commits)}")
     if card.mixed_commits:

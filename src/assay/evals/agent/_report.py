@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from assay.evals.agent._scenario import Scenario
+from assay.models._weak import is_weak_model
 from assay.report._failures import md_text
 from assay.runs._records import Attempt, Scorecard, Status
 
@@ -57,12 +58,6 @@ def count_sources(scenarios: Sequence[Scenario | None]) -> dict[str, Any]:
         "aim": REAL_SOURCE_AIM,
         "meets_aim": share is not None and share >= REAL_SOURCE_AIM,
     }
-
-
-def is_weak_model(spec: str | None) -> bool:
-    """The embedded SmolLM2 (``local/...``, or SmolLM2 served over OpenAI-compatible HTTP): too weak to trust."""
-    text = (spec or "").lower()
-    return text.startswith("local/") or "smollm2" in text
 
 
 def _went_wrong(details: Mapping[str, Any], turn: int | None) -> str:
@@ -224,14 +219,6 @@ def render_section(card: Scorecard) -> str:
         f"**Pass rate {_pct(s.pass_rate)}** of {s.measured} measured scenario attempt(s) · "
         f"**mean judged score {score}** · {info.get('judged', 0)} judged"
     )
-    weak = info.get("weak_models") or {}
-    if weak:
-        who = ", ".join(f"{role} {spec}" for role, spec in weak.items())
-        lines += [
-            "",
-            f"> **Weak model**: {who}: the small embedded model runs everything end to end but answers, "
-            "plays the user and grades poorly; read these numbers as a smoke test, not as the agent's quality.",
-        ]
     lines += _calibration_lines(card.extra.get("judge_calibration") or {})
     failing = info.get("failing") or []
     lines += ["", "### Failing scenarios", ""]

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from assay.errors import ConfigError
 from assay.evals.tasks._judge import TasksJudgement
+from assay.models._weak import WEAK_MODEL_NOTE, is_weak_model
 from assay.runs._records import Attempt, MetricValue, Status
 
 __all__ = [
@@ -163,6 +164,9 @@ def table_markdown(run_dirs: Sequence[Path]) -> str:
     lines.append(
         f"Judge: {', '.join(sorted(judges)) or 'none (not judged)'}. Passed = every expect check held."
     )
+    weak = sorted({m for _, m in rows if is_weak_model(m)} | {j for j in judges if is_weak_model(j)})
+    if weak:
+        lines += ["", f"> **Weak model** ({', '.join(f'`{m}`' for m in weak)}): {WEAK_MODEL_NOTE}"]
     lines += ["", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for (harness, model), cells in sorted(rows.items()):
         total = list(cells.values())

@@ -11,7 +11,8 @@ import yaml
 
 from assay.agents import Route
 from assay.evals.agent import AgentBenchmark
-from assay.evals.agent._report import agent_summary, is_weak_model, render_section
+from assay.models._weak import is_weak_model
+from assay.report._markdown import render_markdown
 from assay.runs import RunOptions, run_benchmark
 from assay.runs._records import Scorecard
 
@@ -149,20 +150,24 @@ def test_the_report_says_when_a_role_runs_the_weak_embedded_model(tmp_path: Path
         RunOptions(out=tmp_path / "r", command_line=["t"]),
     )
     card: Scorecard = result.scorecard
-    assert "Weak model" not in render_section(card)
-    specs = ("anthropic/claude-sonnet-4-5", "local/smollm2", "openai-compat/smollm2@http://127.0.0.1:8080/v1")
+    assert "Weak model" not in render_markdown(card)
     weak = card.model_copy(
         update={
-            "extra": {
-                "agent": agent_summary([], {}, dict(zip(("agent", "simulator", "judge"), specs, strict=True)))
-            }
+            "config": card.config.model_copy(
+                update={
+                    "model": "anthropic/claude-sonnet-4-5",
+                    "judge_model": "openai-compat/smollm2@http://127.0.0.1:8080/v1",
+                    "extra": {**card.config.extra, "simulator_model": "local/smollm2"},
+                }
+            )
         }
     )
-    text = render_section(weak)
+    text = render_markdown(weak)
     assert (
-        "**Weak model**: simulator local/smollm2, judge openai-compat/smollm2@http://127.0.0.1:8080/v1"
+        "**Weak model** (judge `openai-compat/smollm2@http://127.0.0.1:8080/v1`, simulator `local/smollm2`)"
         in text
     )
+    assert text.count("Weak model") == 1  # the common report says it once, for every benchmark
 
 
 def test_the_scorecard_says_whether_its_judge_passed_its_controls(tmp_path: Path) -> None:

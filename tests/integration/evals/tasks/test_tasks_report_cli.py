@@ -58,6 +58,7 @@ def test_report_writes_the_table_as_markdown_html_and_png(runs: list[Path], tmp_
     rows = [ln for ln in md.splitlines() if ln.startswith("| reference |")]
     assert len(rows) == 2  # one row per harness x model
     assert "core passed" in md and "adversarial passed" in md
+    assert "Weak model" not in md  # scripted models: no weak-model note (the embedded model gets one)
     a_row = next(r for r in rows if "a.yaml" in r)
     b_row = next(r for r in rows if "b.yaml" in r)
     assert md.index("adversarial passed") < md.index("core passed")  # one column per suite, by name
