@@ -1,7 +1,8 @@
 """A case page: its attempts side by side, each drawn by the view of its benchmark.
 
 Views are registered by benchmark name in :data:`CASE_VIEWS`; a benchmark without one gets its details as
-JSON. ``eval tasks`` (diff and setup diff) is not registered yet: it adds a view here when it lands.
+JSON. The views of the coding benchmarks (tasks, code) and of sessions live in ``_case_tasks`` and
+``_case_sessions``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from typing import Any
 
 from assay.runs._records import Attempt
 
+from ._case_sessions import sessions_view
+from ._case_tasks import code_view, tasks_view
 from ._html import details, duration, e, href, num, page, pre, status_badge, table
 from ._serving import latencies
 from ._store import Run
@@ -173,6 +176,9 @@ CASE_VIEWS: dict[str, CaseView] = {
     "retrieval-code": retrieval_view,
     "memory": memory_view,
     "benchmark": serving_view,
+    "tasks": tasks_view,
+    "code": code_view,
+    "sessions": sessions_view,
 }
 
 

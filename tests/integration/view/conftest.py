@@ -235,3 +235,11 @@ def served(view_runs: Path) -> Iterator[Served]:
     s = Served(view_runs, backlog_target=0.5)
     yield s
     s.stop()
+
+
+@pytest.fixture(scope="session")
+def case_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Real runs of tasks, code and sessions (case_runs.py), apart from ``view_runs`` so its listing stays six."""
+    from case_runs import make_case_runs
+
+    return make_case_runs(tmp_path_factory.mktemp("view-cases"))
