@@ -140,7 +140,8 @@ def _before(run: Run, project: str) -> str:
         return '<p class="muted">before: the projects came from --projects-dir; their tests before are not in the run</p>'
     root = default_code_dir() / project
     try:
-        spec = load_project(root).spec if project and "/" not in project else None
+        plain = project not in ("", ".", "..") and "/" not in project and "\\" not in project
+        spec = load_project(root).spec if plain else None
     except (ConfigError, OSError):
         spec = None
     if spec is None:
