@@ -59,7 +59,10 @@ def sessions_view(run: Run, att: Attempt) -> str:
     )
     j = d.get("judge") or {}
     out.append('<section class="judge"><h3>Judge</h3>')
-    if j:
+    if j and j.get("score") is None:
+        out.append(f'<p class="fail">no usable grade after {e(j.get("calls"))} call(s)</p>')
+        out.append(details("the judge's replies", "".join(pre(r) for r in j.get("raw") or [])))
+    elif j:
         score = att.metrics.get("judge_score")
         shown = "—" if score is None else f"{score:g}"
         out.append(

@@ -47,6 +47,9 @@ def test_a_session_never_graded_and_an_unreadable_dataset(tmp_path: Path) -> Non
     html = sessions_view(Run("r", tmp_path, None), att)
     assert "&lt;i&gt;do it&lt;/i&gt;" in html and "<i>" not in html
     assert "not graded" in html and "the context is not known" in html
+    judge = {"score": None, "reason": "", "raw": ["fine, <no JSON>"], "calls": 3}
+    html = sessions_view(Run("r", tmp_path, None), _att("ERROR", prompt="p", judge=judge))
+    assert "no usable grade after 3 call(s)" in html and "<pre>fine, &lt;no JSON&gt;</pre>" in html
 
 
 def test_a_project_not_shipped_has_no_before(tmp_path: Path) -> None:
