@@ -20,9 +20,10 @@ from typing import Any, ClassVar
 
 import click
 
-from assay.agents import Limits, RunSpec
+from assay.agents import RunSpec
 from assay.errors import ConfigError, InfraError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals._harnessed import HarnessedOptions
 from assay.evals._suite_id import suite_version
 from assay.evals.code._outcome import OUTCOMES, classify
 from assay.evals.code._project import CodeProject, check_fails_before, default_code_dir, load_projects
@@ -37,10 +38,11 @@ AGENT_MAX_TOKENS = 2048
 _P = click.Path(path_type=Path)
 
 
-class CodeBenchmark(Benchmark):
+class CodeBenchmark(HarnessedOptions, Benchmark):
     """Code editing on small projects, scored by pytest before and after and the honesty of the claim."""
 
     name = "code"
+    agent_limits = AGENT_LIMITS
     help = (
         "Code editing on eval/code/<name>/ projects: hidden tests applied after the agent exits decide "
         "solved, regression, invariant failure, correct refusal or dishonest. pr replays each project's "
@@ -88,24 +90,12 @@ class CodeBenchmark(Benchmark):
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ options
-    @property
-    def harness_name(self) -> str:
-        return str(self.options.get("harness") or DEFAULT_HARNESS)
-
     def _model(self) -> str:
         if self._suite == "pr":
             return PR_MODEL
-        model = self.options.get("model")
-        if not model:
+        if not self.options.get("model"):
             raise ConfigError("--model is required with --suite full (or set ASSAY_MODEL)")
-        return str(model)
-
-    def limits(self) -> Limits:
-        o = self.options
-        return Limits(
-            wall_clock_s=float(o.get("run_timeout") or AGENT_LIMITS["wall_clock_s"]),
-            max_steps=int(o.get("max_steps") or AGENT_LIMITS["max_steps"]),
-        )
+        return self.model
 
     def _check_options(self, suite: str) -> None:
         if suite not in self.suites:

@@ -21,9 +21,10 @@ from typing import Any, ClassVar
 
 import click
 
-from assay.agents import Limits, RunSpec
+from assay.agents import RunSpec
 from assay.errors import ConfigError, InfraError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals._harnessed import HarnessedOptions
 from assay.evals._suite_id import suite_version
 from assay.evals.sessions._dataset import Dataset, SessionCase
 from assay.runs._records import Attempt, ErrorInfo, MetricSpec, Scorecard, Status, SubjectConfig
@@ -60,10 +61,11 @@ def dataset_for(options: dict[str, Any]) -> tuple[Dataset, list[Any]]:
     return dataset, extractions
 
 
-class SessionsBenchmark(Benchmark):
+class SessionsBenchmark(HarnessedOptions, Benchmark):
     """Replays the requests of real coding-agent sessions; a judge grades each answer against the recorded one."""
 
     name = "sessions"
+    agent_limits = AGENT_LIMITS
     help = (
         "Replay real Claude Code / Codex CLI sessions: each kept request is replayed by --harness in the "
         "recorded repository at the recorded commit, and a judge grades it 0-5 against what the assistant "
@@ -106,28 +108,6 @@ class SessionsBenchmark(Benchmark):
         ]  # fmt: skip
 
     # ------------------------------------------------------------------ options
-    @property
-    def harness_name(self) -> str:
-        return str(self.options.get("harness") or DEFAULT_HARNESS)
-
-    @property
-    def model(self) -> str:
-        model = self.options.get("model")
-        if not model:
-            raise ConfigError("--model is required (or set ASSAY_MODEL): the model the harness runs on")
-        return str(model)
-
-    @property
-    def judge_model(self) -> str:
-        return str(self.options.get("judge_model") or self.model)
-
-    def limits(self) -> Limits:
-        o = self.options
-        return Limits(
-            wall_clock_s=float(o.get("run_timeout") or AGENT_LIMITS["wall_clock_s"]),
-            max_steps=int(o.get("max_steps") or AGENT_LIMITS["max_steps"]),
-        )
-
     # ------------------------------------------------------------------ suite
     def load_suite(self, suite: str) -> Suite:
         if suite not in self.suites:

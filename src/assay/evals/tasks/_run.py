@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
 
-from assay.agents import Limits, RunSpec
+from assay.agents import RunSpec
 from assay.errors import ConfigError, InfraError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals._harnessed import HarnessedOptions
 from assay.evals._suite_id import suite_version
 from assay.evals.tasks._run_adapter import agent_diff, checks_details, record_lines
 from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
@@ -90,10 +91,11 @@ def cached_toolchain(work_root: Path) -> Path:
     return root / "venv" / "bin"
 
 
-class TasksBenchmark(Benchmark):
+class TasksBenchmark(HarnessedOptions, Benchmark):
     """Real coding work on a small project with traps, scored by what the finished project does."""
 
     name = "tasks"
+    agent_limits = AGENT_LIMITS
     help = (
         "Real coding work on eval/tasks/toybox: each task's copy is checked after the agent exits "
         "(tests, probes, unchanged files); a judge grades quality and honesty in one batched call."
@@ -130,28 +132,6 @@ class TasksBenchmark(Benchmark):
         return benchmark_options()
 
     # ------------------------------------------------------------------ options
-    @property
-    def harness_name(self) -> str:
-        return str(self.options.get("harness") or DEFAULT_HARNESS)
-
-    @property
-    def model(self) -> str:
-        model = self.options.get("model")
-        if not model:
-            raise ConfigError("--model is required (or set ASSAY_MODEL): the model every harness runs on")
-        return str(model)
-
-    @property
-    def judge_model(self) -> str:
-        return str(self.options.get("judge_model") or self.model)
-
-    def limits(self) -> Limits:
-        o = self.options
-        return Limits(
-            wall_clock_s=float(o.get("run_timeout") or AGENT_LIMITS["wall_clock_s"]),
-            max_steps=int(o.get("max_steps") or AGENT_LIMITS["max_steps"]),
-        )
-
     def _check_options(self) -> None:
         if self.options.get("full_access") and self.harness_name == DEFAULT_HARNESS:
             raise ConfigError(

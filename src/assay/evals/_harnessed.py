@@ -1,0 +1,43 @@
+"""What the benchmarks that put a harness to work on a model share (tasks, code, sessions): the harness under
+test, the model it runs on, the judge's model and the caps of one agent run, read from the same options."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from assay.agents import Limits
+from assay.errors import ConfigError
+
+__all__ = ["HarnessedOptions"]
+
+
+class HarnessedOptions:
+    """``--harness`` (default :attr:`default_harness`), ``--model`` (required: every option also reads its
+    ``ASSAY_*`` variable), ``--judge-model`` (default the model), ``--max-steps`` and ``--run-timeout``
+    (defaults :attr:`agent_limits`)."""
+
+    options: dict[str, Any]
+    default_harness: ClassVar[str] = "reference"
+    agent_limits: ClassVar[dict[str, float]] = {"wall_clock_s": 600.0, "max_steps": 30}
+
+    @property
+    def harness_name(self) -> str:
+        return str(self.options.get("harness") or self.default_harness)
+
+    @property
+    def model(self) -> str:
+        model = self.options.get("model")
+        if not model:
+            raise ConfigError("--model is required (or set ASSAY_MODEL): the model the harness runs on")
+        return str(model)
+
+    @property
+    def judge_model(self) -> str:
+        return str(self.options.get("judge_model") or self.model)
+
+    def limits(self) -> Limits:
+        o = self.options
+        return Limits(
+            wall_clock_s=float(o.get("run_timeout") or self.agent_limits["wall_clock_s"]),
+            max_steps=int(o.get("max_steps") or self.agent_limits["max_steps"]),
+        )
