@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from assay.agents._record import AgentResult, ToolCallRecord, TranscriptEntry
 from assay.errors import ConfigError
+from assay.evals._jsonl import json_objects
 
 __all__ = ["FORMATS", "Session", "SessionTurn", "detect_format", "read_session"]
 
@@ -58,20 +59,7 @@ class Session:
 
 
 def _jsonl(path: Path, text: str) -> list[dict[str, Any]]:
-    events = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(
-                f"malformed JSON ({exc.msg}, column {exc.colno})", path=str(path), line=n
-            ) from exc
-        if not isinstance(event, dict):
-            raise ConfigError("a transcript line is a JSON object", path=str(path), line=n)
-        events.append(event)
-    return events
+    return json_objects(path, text, "transcript")
 
 
 def detect_format(path: Path) -> str:

@@ -16,12 +16,12 @@ Codex CLI (``~/.codex/sessions/**/rollout-*.jsonl``): ``session_meta`` (cwd, git
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError
+from assay.evals._jsonl import json_objects
 
 __all__ = ["Entry", "SessionFile", "read_session_file"]
 
@@ -71,24 +71,11 @@ class SessionFile:
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
-    out = []
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         raise ConfigError(f"cannot read the session: {exc.strerror or exc}", path=str(path)) from exc
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(
-                f"malformed JSON ({exc.msg}, column {exc.colno})", path=str(path), line=n
-            ) from exc
-        if not isinstance(record, dict):
-            raise ConfigError("a session line is a JSON object", path=str(path), line=n)
-        out.append(record)
-    return out
+    return json_objects(path, text, "session")
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:
