@@ -3,12 +3,16 @@ test, the model it runs on, the judge's model and the caps of one agent run, rea
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.agents import Limits
-from assay.errors import ConfigError
+from assay.errors import ConfigError, InfraError
 
-__all__ = ["HarnessedOptions"]
+if TYPE_CHECKING:
+    from assay.agents import AgentResult, Harness, RunSpec
+    from assay.evals._base import AttemptContext
+
+__all__ = ["HarnessedOptions", "run_agent_once"]
 
 
 class HarnessedOptions:
@@ -41,3 +45,28 @@ class HarnessedOptions:
             wall_clock_s=float(o.get("run_timeout") or self.agent_limits["wall_clock_s"]),
             max_steps=int(o.get("max_steps") or self.agent_limits["max_steps"]),
         )
+
+
+async def run_agent_once(
+    harness: Harness, prompt: str, spec: RunSpec, ctx: AttemptContext, details: dict[str, Any], label: str
+) -> AgentResult:
+    """One agent run on ``prompt``: the harness closed after it, its spend kept on ``ctx`` (an attempt cut short
+    keeps it), what it did written into ``details``; a failed model backend is an InfraError naming ``label``
+    (the case), never the agent getting worse. The agent's own error is left to the caller."""
+    from assay.evals.tasks._run_adapter import record_lines
+
+    try:
+        result = await harness.run(prompt, spec)
+    finally:
+        await harness.close()
+    ctx.spent = result.usage
+    details.update(
+        answer=result.answer,
+        commands=record_lines(result.tool_record),
+        cut_off=result.cut_off,
+        model_ran=result.model_ran,
+        steps=result.steps,
+    )
+    if result.infra_error:
+        raise InfraError(f"{label}: the model backend failed: {result.infra_error}")
+    return result

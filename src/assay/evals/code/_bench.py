@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 import click
 
 from assay.agents import RunSpec
-from assay.errors import ConfigError, InfraError
+from assay.errors import ConfigError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
-from assay.evals._harnessed import HarnessedOptions
+from assay.evals._harnessed import HarnessedOptions, run_agent_once
 from assay.evals._suite_id import suite_version
 from assay.evals.code._outcome import OUTCOMES, classify
 from assay.evals.code._project import CodeProject, check_fails_before, default_code_dir, load_projects
@@ -200,7 +200,7 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
     # ------------------------------------------------------------------ one project
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
         from assay.evals.code._project import prepare_project, run_hidden_tests
-        from assay.evals.tasks._run_adapter import agent_diff, record_lines
+        from assay.evals.tasks._run_adapter import agent_diff
 
         project = self._projects[case.input["project"]]
         assert self._work_root is not None
@@ -225,20 +225,9 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
                 # pr: the scripted agent's pytest loads no installed plugin, as the hidden runs do
                 env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"} if self._suite == "pr" else {},
             )
-            try:
-                result = await harness.run(project.spec.request, spec)
-            finally:
-                await harness.close()
-            ctx.spent = result.usage
-            details.update(
-                answer=result.answer,
-                commands=record_lines(result.tool_record),
-                cut_off=result.cut_off,
-                model_ran=result.model_ran,
-                steps=result.steps,
+            result = await run_agent_once(
+                harness, project.spec.request, spec, ctx, details, f"project {project.id}"
             )
-            if result.infra_error:
-                raise InfraError(f"project {project.id}: the model backend failed: {result.infra_error}")
             if result.error:  # the harness broke: infrastructure, not the agent getting worse
                 details["reason"] = f"the harness broke: {result.error}"
                 return Outcome(

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import click
 
 from assay.agents import RunSpec
-from assay.errors import ConfigError, InfraError
+from assay.errors import ConfigError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
-from assay.evals._harnessed import HarnessedOptions
+from assay.evals._harnessed import HarnessedOptions, run_agent_once
 from assay.evals._suite_id import suite_version
-from assay.evals.tasks._run_adapter import agent_diff, checks_details, record_lines
+from assay.evals.tasks._run_adapter import agent_diff, checks_details
 from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
@@ -272,20 +272,7 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
                 fence=bool(self.options.get("fence")),
                 toolchain=list(self._toolchain),
             )
-            try:
-                result = await harness.run(task.prompt, spec)
-            finally:
-                await harness.close()
-            ctx.spent = result.usage
-            details.update(
-                answer=result.answer,
-                commands=record_lines(result.tool_record),
-                cut_off=result.cut_off,
-                model_ran=result.model_ran,
-                steps=result.steps,
-            )
-            if result.infra_error:
-                raise InfraError(f"task {task.id}: the model backend failed: {result.infra_error}")
+            result = await run_agent_once(harness, task.prompt, spec, ctx, details, f"task {task.id}")
             metrics = {"steps": float(result.steps)}
             if result.error:
                 details["reason"] = f"the agent broke: {result.error}"
