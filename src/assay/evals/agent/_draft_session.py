@@ -4,7 +4,8 @@ Every format is read by the parser the agents layer already has; this module onl
 and cuts the parsed transcript into user turns:
 
 * ``claude-code``: Claude Code's stream-json (``claude -p --output-format stream-json``; with
-  ``--input-format stream-json --replay-user-messages`` its user turns are in it) or its session file;
+  ``--input-format stream-json --replay-user-messages`` its user turns are in it) or its session file, of
+  which only the conversation's final chain is read (eval sessions' rule: a rewound branch is not drafted);
 * ``codex-json``: ``codex exec --json`` events; ``mini-swe-agent``: its trajectory JSON; ``aider-history``:
   aider's chat history markdown;
 * ``agent-record``: an :class:`~assay.agents.AgentResult` (``assay agent run --save FILE``);
@@ -130,11 +131,17 @@ def _turns(transcript: Sequence[TranscriptEntry]) -> list[SessionTurn]:
 
 def _claude_code(path: Path, text: str) -> Session:
     from assay.agents._claude_code import parse_stream
+    from assay.evals.sessions._records import final_chain, is_claude_session_file
 
     events = _jsonl(path, text)
+    lines = text.splitlines()
+    if is_claude_session_file(events):  # the conversation's final chain, as eval sessions reads it
+        chain, _ = final_chain(events)
+        events = [e for e in chain if not e.get("isSidechain")]
+        lines = [json.dumps(e) for e in events]
     cwd = next((str(e["cwd"]) for e in events if isinstance(e.get("cwd"), str)), None)
     workdir = Path(cwd) if cwd else path.parent
-    parsed = parse_stream(text.splitlines(), workdir)
+    parsed = parse_stream(lines, workdir)
     return Session(
         format="claude-code",
         turns=_turns(parsed.transcript),

@@ -23,7 +23,7 @@ from typing import Any
 from assay.errors import ConfigError
 from assay.evals._jsonl import json_objects
 
-__all__ = ["Entry", "SessionFile", "read_session_file"]
+__all__ = ["Entry", "SessionFile", "final_chain", "is_claude_session_file", "read_session_file"]
 
 BOOKKEEPING = {
     "queue-operation",
@@ -108,7 +108,14 @@ def _bump(counts: dict[str, int], why: str, n: int = 1) -> None:
     counts[why] = counts.get(why, 0) + n
 
 
-def _claude(path: Path, records: list[dict[str, Any]]) -> SessionFile:
+def final_chain(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """A Claude Code session file's records on the conversation's final chain, oldest first, and what was skipped.
+
+    The chain runs from the last record back to the root through ``parentUuid`` (a compaction continues it
+    through ``logicalParentUuid``); records off it (a rewound or edited branch), records written twice and
+    records without a ``uuid`` (bookkeeping) are counted by why, not returned. Bookkeeping that has a uuid is
+    a link of the chain and is returned.
+    """
     skipped: dict[str, int] = {}
     by_uuid: dict[str, dict[str, Any]] = {}
     order: list[str] = []
@@ -124,7 +131,7 @@ def _claude(path: Path, records: list[dict[str, Any]]) -> SessionFile:
         by_uuid[uuid] = rec
         order.append(uuid)
     chain: list[str] = []
-    if order:  # from the last record back to the root (bookkeeping with a uuid is a link of the chain too)
+    if order:
         seen: set[str] = set()
         node: str | None = order[-1]
         while node and node in by_uuid and node not in seen:
@@ -136,11 +143,21 @@ def _claude(path: Path, records: list[dict[str, Any]]) -> SessionFile:
         off = len(order) - len(chain)
         if off:
             _bump(skipped, "off the final chain (a rewound or edited branch)", off)
-    for uuid in chain:
-        kind = str(by_uuid[uuid].get("type", ""))
+    return [by_uuid[u] for u in chain], skipped
+
+
+def is_claude_session_file(records: list[dict[str, Any]]) -> bool:
+    """Whether ``records`` are a Claude Code session file (uuid-linked records), not its stream-json."""
+    return any("uuid" in r and "parentUuid" in r for r in records)
+
+
+def _claude(path: Path, records: list[dict[str, Any]]) -> SessionFile:
+    chain, skipped = final_chain(records)
+    for rec in chain:
+        kind = str(rec.get("type", ""))
         if kind not in ("user", "assistant", "system"):
             _bump(skipped, f"bookkeeping ({kind or 'untyped'})")
-    first = next((by_uuid[u] for u in chain if by_uuid[u].get("cwd")), {})
+    first = next((r for r in chain if r.get("cwd")), {})
     session_id = str(
         first.get("sessionId") or next((r.get("sessionId") for r in records if r.get("sessionId")), path.stem)
     )
@@ -148,9 +165,7 @@ def _claude(path: Path, records: list[dict[str, Any]]) -> SessionFile:
         path=path,
         format="claude-code",
         session_id=session_id,
-        entries=[
-            _entry(by_uuid[u]) for u in chain if by_uuid[u].get("type") in ("user", "assistant", "system")
-        ],
+        entries=[_entry(r) for r in chain if r.get("type") in ("user", "assistant", "system")],
         cwd=first.get("cwd"),
         branch=first.get("gitBranch"),
         subagent=path.parent.name == "subagents" or path.name.startswith("agent-"),

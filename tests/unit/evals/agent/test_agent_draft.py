@@ -90,6 +90,25 @@ def test_claude_codes_own_session_file_reads_as_its_stream() -> None:
     assert [(c.name, c.kind) for c in kept.tool_record] == [(c.name, c.kind) for c in streamed.tool_record]
 
 
+def test_a_rewound_branch_of_a_session_file_is_not_drafted(tmp_path: Path) -> None:
+    # the user rewound: a turn that left the conversation stays in the file, off the final chain
+    lines = (AGENTS / "claude_code_session_file.jsonl").read_text().splitlines()
+    root = next(json.loads(line) for line in lines if json.loads(line).get("parentUuid", 1) is None)
+    rewound = {**root, "uuid": "rewound-1", "parentUuid": root["uuid"], "promptId": "p-rewound"}
+    rewound["message"] = {"role": "user", "content": "Delete every file in the repository."}
+    at = lines.index(next(line for line in lines if root["uuid"] in line)) + 1  # after the root turn
+    path = tmp_path / "rewound.jsonl"
+    path.write_text("\n".join([*lines[:at], json.dumps(rewound), *lines[at:]]) + "\n")
+    drafted, original = read_session(path), read_session(AGENTS / "claude_code_session_file.jsonl")
+    assert [t.user for t in drafted.turns] == [t.user for t in original.turns]
+    assert all("Delete every file" not in t.user for t in drafted.turns)
+    # without the chain rule the rewound turn is read as a turn of its own
+    from assay.agents._claude_code import parse_stream
+
+    naive = parse_stream(path.read_text().splitlines(), tmp_path)
+    assert any("Delete every file" in e.content for e in naive.transcript if e.role == "user")
+
+
 def test_an_assay_agent_record_and_an_aider_history_draft(tmp_path: Path) -> None:
     model = ScriptedModel([{"tool_calls": [{"name": "list_files", "arguments": {}}]}, {"text": "one file"}])
     workdir = tmp_path / "wd"
