@@ -36,6 +36,7 @@ __all__ = [
     "DATA_DIR",
     "Query",
     "changed_symbols",
+    "dataset_rows",
     "ensure_pr_repo",
     "ensure_repo",
     "ensure_swebench_verified",
@@ -215,9 +216,16 @@ def load_queries(path: Path) -> list[Query]:
     """
     if not path.is_file():
         raise ConfigError(f"--dataset {path}: no such file")
+    unit, rows = dataset_rows(path)
+    return _queries_from_rows(path, rows, unit=unit)
+
+
+def dataset_rows(path: Path, extra: tuple[str, ...] = ()) -> tuple[str, Iterator[tuple[int, Any]]]:
+    """The rows of a SWE-bench-format JSONL or parquet file, numbered, with the unit they are counted in
+    ("line" or "row"); a parquet file gives the required columns and whichever of ``extra`` it has."""
     if path.suffix.lower() == ".parquet":
-        return _queries_from_rows(path, _parquet_rows(path), unit="row")
-    return _queries_from_rows(path, _jsonl_rows(path), unit="line")
+        return "row", _parquet_rows(path, extra)
+    return "line", _jsonl_rows(path)
 
 
 def _jsonl_rows(path: Path) -> Iterator[tuple[int, Any]]:
@@ -231,7 +239,7 @@ def _jsonl_rows(path: Path) -> Iterator[tuple[int, Any]]:
                 raise ConfigError(f"not valid JSON ({exc.msg})", path=str(path), line=lineno) from None
 
 
-def _parquet_rows(path: Path) -> Iterator[tuple[int, Any]]:
+def _parquet_rows(path: Path, extra: tuple[str, ...] = ()) -> Iterator[tuple[int, Any]]:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -245,7 +253,7 @@ def _parquet_rows(path: Path) -> Iterator[tuple[int, Any]]:
                 f"no column(s) {', '.join(missing)}; a SWE-bench-format file has {', '.join(_REQUIRED)}",
                 path=str(path),
             )
-        columns = [*_REQUIRED, *(["created_at"] if "created_at" in names else [])]
+        columns = [*_REQUIRED, *[c for c in ("created_at", *extra) if c in names and c not in _REQUIRED]]
         table = pq.read_table(path, columns=columns)
     except (pa.ArrowException, OSError) as exc:
         raise ConfigError(f"not a readable parquet file ({exc})", path=str(path)) from None
