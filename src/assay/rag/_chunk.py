@@ -1,9 +1,11 @@
 """Structure-aware chunking: break at pages and headings first, then paragraphs, then sentences.
 
-Sizes are counted in word-level tokens (runs of word characters, and each punctuation mark), which is
-close to, and never more than about 1.3x below, what a WordPiece embedder sees. Each chunk keeps the
-document id, the page it starts (and ends) on and its character span in the extracted text, so
-``text[start:end]`` is exactly the chunk.
+The extracted text is normalised first (:mod:`assay.rag._normalize`: NFKC, de-hyphenation, whitespace)
+and cut there. Sizes are counted in word-level tokens (runs of word characters, and each punctuation
+mark), which is close to, and never more than about 1.3x below, what a WordPiece embedder sees. Each chunk
+keeps the document id, the page it starts (and ends) on and its character span ``start:end`` in the
+*extracted* text (so evidence quotes placed there keep working); ``text`` is the normalised form of
+``extracted[start:end]``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import re
 from dataclasses import asdict, dataclass
 
 from assay.errors import ConfigError
-from assay.rag._extract import PAGE_MARKER, ExtractedDocument
+from assay.rag._extract import PAGE_MARKER, ExtractedDocument, Page
+from assay.rag._normalize import Normalized, normalize
 
 __all__ = ["Chunk", "ChunkConfig", "chunk_document", "count_tokens"]
 
@@ -45,7 +48,7 @@ class ChunkConfig:
 
     @property
     def id(self) -> str:
-        return f"chunk-v1:max={self.max_tokens}:overlap={self.overlap_tokens}:min={self.min_tokens}"
+        return f"chunk-v2:max={self.max_tokens}:overlap={self.overlap_tokens}:min={self.min_tokens}"
 
     def to_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -87,12 +90,24 @@ class _Unit:
         return self.b - self.a
 
 
+def normalized_view(doc: ExtractedDocument) -> tuple[ExtractedDocument, Normalized]:
+    """The document with its text normalised and its pages moved onto the normalised text."""
+    norm = normalize(doc.text)
+    pages = []
+    for page in doc.pages:
+        start, end = norm.index_of(page.start), norm.index_of(page.end)
+        pages.append(Page(page.number, start, end))
+    view = ExtractedDocument(norm.text, doc.kind, pages, doc.sha256, doc.title, doc.degraded, doc.warnings)
+    return view, norm
+
+
 def chunk_document(doc_id: str, doc: ExtractedDocument, config: ChunkConfig | None = None) -> list[Chunk]:
     cfg = config or ChunkConfig()
-    text = doc.text
+    view, norm = normalized_view(doc)
+    text = view.text
     spans = [(m.start(), m.end()) for m in _TOKEN.finditer(text)]
     starts = [s for s, _ in spans]
-    units = _units(doc, spans, starts, cfg)
+    units = _units(view, spans, starts, cfg)
 
     groups: list[list[_Unit]] = []
     current: list[_Unit] = []
@@ -126,14 +141,15 @@ def chunk_document(doc_id: str, doc: ExtractedDocument, config: ChunkConfig | No
         a, b = group[0].a, group[-1].b
         start, end = spans[a][0], spans[b - 1][1]
         heading = next((u.heading for u in group if u.heading), "")
+        src_start, src_end = norm.source_span(start, end)
         chunks.append(
             Chunk(
                 doc_id=doc_id,
                 index=len(chunks),
-                start=start,
-                end=end,
-                page=doc.page_at(start),
-                page_end=doc.page_at(end - 1),
+                start=src_start,
+                end=src_end,
+                page=doc.page_at(src_start),
+                page_end=doc.page_at(src_end - 1),
                 heading=heading,
                 text=text[start:end],
                 n_tokens=b - a,
