@@ -88,6 +88,26 @@ def _host_venv_bins(base: Mapping[str, str]) -> set[str]:
     return bins
 
 
+#: folders never taken off an agent's PATH: the system's own (git, the shell; its python stays behind the venv)
+SYSTEM_BIN_DIRS = ("/usr/bin", "/bin")
+#: a PATH folder holding one of these gives the agent the host's Python (pyenv shims, conda, a venv)
+_INTERPRETERS = ("python", "python3", "pip", "pip3")
+
+
+def host_interpreter_dirs(base: Mapping[str, str], path: Iterable[str]) -> set[str]:
+    """The PATH folders that would give an agent the host's Python rather than the venv it is handed: the
+    venv running assay and ``VIRTUAL_ENV``'s ``bin``, the folders of this interpreter and its base, and any
+    folder of ``path`` holding a ``python``/``pip`` program, except :data:`SYSTEM_BIN_DIRS`."""
+    found = _host_venv_bins(base) | {str(Path(sys.prefix) / "bin"), str(Path(sys.base_prefix) / "bin")}
+    for exe in (sys.executable, getattr(sys, "_base_executable", None) or sys.executable):
+        found |= {str(Path(exe).parent), str(Path(os.path.realpath(exe)).parent)}
+    for folder in path:
+        if any(os.access(Path(folder) / name, os.X_OK) for name in _INTERPRETERS):
+            found.add(folder)
+    system = {os.path.realpath(d) for d in SYSTEM_BIN_DIRS}
+    return {d for d in found if os.path.realpath(d) not in system}
+
+
 def agent_env(
     base: Mapping[str, str] | None = None,
     *,
@@ -97,7 +117,8 @@ def agent_env(
     home: Path | str | None = None,
 ) -> dict[str, str]:
     """``base`` (default: this process's environment) without secrets, provider settings, the host's venv
-    and proxies; ``toolchain`` folders first on PATH; the route's gateway variables; then ``extra``.
+    and proxies; ``toolchain`` folders first on PATH (when one is a venv's ``bin``, every host interpreter
+    folder of :func:`host_interpreter_dirs` leaves PATH too); the route's gateway variables; then ``extra``.
 
     ``extra`` is the harness's own (``RunSpec.env``): it may set any name, but a value that equals a secret
     dropped from ``base`` is refused (ConfigError naming the variable), so no key slips back in by copy.
@@ -105,9 +126,12 @@ def agent_env(
     base = os.environ if base is None else base
     dropped = {k: v for k, v in base.items() if is_secret_env_name(k)}
     env = {k: v for k, v in base.items() if k not in dropped and k not in _HOST_ONLY and not _PROXY.match(k)}
-    host_bins = _host_venv_bins(base)
-    path = [p for p in base.get("PATH", os.defpath).split(os.pathsep) if p and p not in host_bins]
     tools = [str(Path(t).absolute()) for t in toolchain]
+    path = [p for p in base.get("PATH", os.defpath).split(os.pathsep) if p]
+    gives_python = any((Path(t).parent / "pyvenv.cfg").is_file() for t in tools)
+    # handed a venv, the agent's only Python is that venv: the host's interpreter folders go too
+    host_bins = host_interpreter_dirs(base, path) if gives_python else _host_venv_bins(base)
+    path = [p for p in path if p not in host_bins]
     env["PATH"] = os.pathsep.join(dict.fromkeys([*tools, *path]))
     for tool in tools:
         venv = Path(tool).parent
