@@ -28,6 +28,7 @@ from assay.codeindex._store import (
     sha256_text,
     writer_lock,
 )
+from assay.codeindex._vector_cache import CacheCounts, VectorCache, resolve_cache_dir
 from assay.embed._protocol import Embedder
 from assay.errors import ConfigError, IndexCorruptError
 from assay.runs._progress import phase
@@ -75,7 +76,11 @@ class UpdateStats:
     files_removed: int = 0
     files_unchanged: int = 0
     chunks_total: int = 0
-    chunks_embedded: int = 0
+    chunks_embedded: int = 0  # chunks the embedder was asked for (one per distinct new text with the cache)
+    chunks_reused: int = 0  # chunks of changed files whose text was in the index before: vector kept
+    chunks_cached: int = 0  # chunks served, verified, from the vector cache
+    cache_damaged: int = 0  # cache entries that failed their checks: re-embedded and rewritten
+    cache_write_errors: int = 0
     rebuilt_reason: str | None = None
     skipped: dict[str, int] = field(default_factory=dict)
     discover_s: float = 0.0
@@ -114,12 +119,16 @@ class CodeIndex:
         index_dir: str | os.PathLike[str] | None = None,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         max_lines: int = MAX_LINES,
+        vector_cache: str | os.PathLike[str] | bool | None = None,
     ) -> None:
         self.root = Path(root)
         self.embedder = embedder
         self.index_dir = Path(index_dir) if index_dir is not None else default_index_dir(root)
         self.max_file_bytes = max_file_bytes
         self.max_lines = max_lines
+        self._vector_cache_arg = vector_cache
+        self._vector_cache: VectorCache | None = None
+        self._cache_resolved = False
         self.files: dict[str, FileRecord] = {}
         self.chunks: list[ChunkRecord] = []
         self.vectors = np.zeros((0, embedder.dim), dtype=np.float32)
@@ -140,10 +149,11 @@ class CodeIndex:
         *,
         index_dir: str | os.PathLike[str] | None = None,
         on_damage: Literal["rebuild", "raise"] = "rebuild",
+        vector_cache: str | os.PathLike[str] | bool | None = None,
         **kwargs: int,
     ) -> CodeIndex:
         """The index of ``root`` as stored (empty when none is); damage is rebuilt or raised."""
-        idx = cls(root, embedder, index_dir=index_dir, **kwargs)
+        idx = cls(root, embedder, index_dir=index_dir, vector_cache=vector_cache, **kwargs)
         if not idx.index_dir.exists() or not any(idx.index_dir.iterdir()):
             return idx
         try:
@@ -247,6 +257,7 @@ class CodeIndex:
         new_chunks: list[ChunkRecord] = []
         keep_rows: list[int] = []  # row in old vectors, or -1 for a chunk to embed
         to_embed: list[int] = []
+        changed_spans: list[tuple[int, int]] = []  # old rows of changed files: their texts may recur
         for sf in found.files:
             digest = sha256_text(sf.text)
             old = self.files.get(sf.path)
@@ -261,6 +272,8 @@ class CodeIndex:
                 stats.files_added += 1
             else:
                 stats.files_changed += 1
+                if sf.path in by_path:
+                    changed_spans.append(by_path[sf.path])
             chunks = [_record(c) for c in chunk_file(sf.path, sf.text, sf.language, max_lines=self.max_lines)]
             new_files[sf.path] = FileRecord(
                 sha256=digest, chunks=len(chunks), encoding=sf.encoding, language=sf.language
@@ -272,32 +285,11 @@ class CodeIndex:
         stats.files_removed = len(set(self.files) - set(new_files))
         stats.files_total = len(new_files)
         stats.chunks_total = len(new_chunks)
-        stats.chunks_embedded = len(to_embed)
         t1 = time.perf_counter()
-        vectors = np.zeros((len(new_chunks), self.embedder.dim), dtype=np.float32)
-        rows = np.array(keep_rows, dtype=np.int64)
-        kept = np.flatnonzero(rows >= 0)
-        if kept.size:
-            vectors[kept] = self.vectors[rows[kept]]
-        with phase(
-            f"embedding code chunks of {Path(self.root).name}", total=len(to_embed), unit="chunks"
-        ) as ph:
-            for start in range(0, len(to_embed), EMBED_BATCH):
-                batch = to_embed[start : start + EMBED_BATCH]
-                emb = np.asarray(
-                    self.embedder.embed([_embed_text(new_chunks[i]) for i in batch]), dtype=np.float32
-                )
-                if emb.shape != (len(batch), self.embedder.dim):
-                    raise ConfigError(
-                        f"embedder {self.embedder.id} returned shape {emb.shape} for {len(batch)} texts"
-                    )
-                vectors[batch] = emb
-                ph.advance(len(batch))  # also where Ctrl-C stops the build
-                if progress is not None:
-                    progress(min(start + EMBED_BATCH, len(to_embed)), len(to_embed))
+        vectors = self._vectors(new_chunks, to_embed, keep_rows, changed_spans, stats, progress)
         stats.embed_s = time.perf_counter() - t1
         t2 = time.perf_counter()
-        unchanged = not to_embed and stats.files_removed == 0 and len(new_chunks) == len(self.chunks)
+        unchanged = not (stats.files_added or stats.files_changed or stats.files_removed)
         if unchanged and self.generation > 0 and self.damage is None and not self.load_report.leftovers:
             stats.total_s = time.perf_counter() - t0
             return stats  # nothing to write: the stored index is this tree's
@@ -329,6 +321,80 @@ class CodeIndex:
         self._lexical = None
         stats.total_s = time.perf_counter() - t0
         return stats
+
+    def _cache(self) -> VectorCache | None:
+        """The vector cache this index reads and fills (resolved on first use), or None when it is off.
+
+        ``vector_cache`` None (or True) means ``<index dir>/../vector-cache``, False off, a path that folder;
+        ``ASSAY_VECTOR_CACHE`` (``off`` or a folder), when set, overrides all but False.
+        """
+        if not self._cache_resolved:
+            arg = self._vector_cache_arg
+            if arg is not False:
+                default = self.index_dir.parent / "vector-cache" if arg in (None, True) else Path(arg)  # type: ignore[arg-type]
+                where = resolve_cache_dir(default)
+                self._vector_cache = VectorCache(where, self.embedder) if where is not None else None
+            self._cache_resolved = True
+        return self._vector_cache
+
+    def _vectors(
+        self,
+        chunks: list[ChunkRecord],
+        to_embed: list[int],
+        keep_rows: list[int],
+        changed_spans: list[tuple[int, int]],
+        stats: UpdateStats,
+        progress: Callable[[int, int], None] | None,
+    ) -> np.ndarray:
+        """The vectors of ``chunks``: kept rows of unchanged files, then (with the cache) any text seen before
+        (in this index's changed files, then the cache), then the embedder for one copy of each new text."""
+        dim = self.embedder.dim
+        vectors = np.zeros((len(chunks), dim), dtype=np.float32)
+        rows = np.array(keep_rows, dtype=np.int64)
+        kept = np.flatnonzero(rows >= 0)
+        if kept.size:
+            vectors[kept] = self.vectors[rows[kept]]
+        texts = {i: _embed_text(chunks[i]) for i in to_embed}
+        cache = self._cache()
+        groups: dict[str, list[int]] = {}  # one text to embed -> the rows that take its vector
+        counts = CacheCounts()
+        if cache is None:
+            groups = {str(i): [i] for i in to_embed}
+        else:
+            keys = {i: cache.key(texts[i]) for i in to_embed}
+            old = {cache.key(_embed_text(self.chunks[r])): r for a, b in changed_spans for r in range(a, b)}
+            for i in to_embed:
+                if keys[i] in old:
+                    vectors[i] = self.vectors[old[keys[i]]]
+                    stats.chunks_reused += 1
+                else:
+                    groups.setdefault(keys[i], []).append(i)
+            served = cache.get_many(groups, counts)
+            for key, vec in served.items():
+                rows_of_key = groups.pop(key)
+                vectors[rows_of_key] = vec
+                stats.chunks_cached += len(rows_of_key)
+        # similar lengths together, so the embedder pads little
+        order = sorted(groups, key=lambda g: (len(texts[groups[g][0]]), g))
+        stats.chunks_embedded = len(order)
+        name = Path(self.root).name
+        with phase(f"embedding code chunks of {name}", total=len(order), unit="chunks") as ph:
+            for start in range(0, len(order), EMBED_BATCH):
+                batch = order[start : start + EMBED_BATCH]
+                emb = np.asarray(self.embedder.embed([texts[groups[g][0]] for g in batch]), dtype=np.float32)
+                if emb.shape != (len(batch), dim):
+                    raise ConfigError(
+                        f"embedder {self.embedder.id} returned shape {emb.shape} for {len(batch)} texts"
+                    )
+                for g, vec in zip(batch, emb, strict=True):
+                    vectors[groups[g]] = vec
+                if cache is not None:  # stored batch by batch: a stopped build keeps what it paid for
+                    cache.put_many(dict(zip(batch, emb, strict=True)), counts)
+                ph.advance(len(batch))  # also where Ctrl-C stops the build
+                if progress is not None:
+                    progress(min(start + EMBED_BATCH, len(order)), len(order))
+        stats.cache_damaged, stats.cache_write_errors = counts.damaged, counts.write_errors
+        return vectors
 
     def pending_changes(self) -> list[str]:
         """Paths whose content differs between the tree and the index (added, changed or removed)."""
