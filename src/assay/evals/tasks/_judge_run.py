@@ -31,7 +31,16 @@ if TYPE_CHECKING:
     from assay.evals.tasks._task import Task
     from assay.models import ChatModel
 
-__all__ = ["JUDGE_FILE", "JudgeRunResult", "judge_run", "load_judgement", "read_project", "views_of"]
+__all__ = [
+    "JUDGE_FILE",
+    "JudgeRunResult",
+    "awaits_judge",
+    "judge_run",
+    "judged_verdict",
+    "load_judgement",
+    "read_project",
+    "views_of",
+]
 
 JUDGE_FILE = "judge.json"
 #: the most tokens the judge may write in one batched call
@@ -77,10 +86,14 @@ def read_project(toybox: Path) -> dict[str, str]:
     return files
 
 
+def awaits_judge(att: Attempt) -> bool:
+    """An attempt the judge decides (a question, or one its suite marked ``awaiting_judge``), not yet graded."""
+    d = att.details
+    return att.status is Status.SKIPPED and (d.get("kind") == "question" or d.get("awaiting_judge") is True)
+
+
 def _judgeable(att: Attempt) -> bool:
-    if att.status in _JUDGED:
-        return True
-    return att.status is Status.SKIPPED and att.details.get("kind") == "question" and "answer" in att.details
+    return att.status in _JUDGED or (awaits_judge(att) and "answer" in att.details)
 
 
 def _view(att: Attempt, task: Task | None) -> TaskView:
@@ -127,8 +140,9 @@ def judge_budget(spec: str) -> int | None:
     return LOCAL_PROMPT_BUDGET if spec.startswith(("local/", "openai-compat/")) else None
 
 
-def _question_verdict(att: Attempt, grade: TaskGrade) -> Attempt:
-    """A question passes when its grade passes the quality checks and its code checks (after_answer) held."""
+def judged_verdict(att: Attempt, grade: TaskGrade) -> Attempt:
+    """An attempt the judge decides passes when its grade passes the quality checks and its code checks
+    (a question's after_answer, a realfix attempt's compliance) held."""
     checks_ok = att.details.get("checks_passed", True) is True
     ok = grade.quality_ok and checks_ok
     if not grade.judged:
@@ -146,6 +160,9 @@ def _question_verdict(att: Attempt, grade: TaskGrade) -> Attempt:
     return att.model_copy(
         update={"status": Status.PASS if ok else Status.FAIL, "skip_reason": None, "details": details}
     )
+
+
+_question_verdict = judged_verdict
 
 
 async def judge_run(
@@ -175,10 +192,14 @@ async def judge_run(
         budget_chars=budget,
     )
     attempts = list(latest_attempts(read_journal(run.run_dir / JOURNAL)).values())
-    project = project_text(read_project(bench._tasks_dir / TOYBOX_DIR))
+    if bench.kind is not None:  # a suite of its own (realfix, ...) says what the judge reads
+        project, by_pass = bench.kind.judge_inputs(attempts)
+    else:
+        project = project_text(read_project(bench._tasks_dir / TOYBOX_DIR))
+        by_pass = views_of(attempts, bench._tasks)
     judgement = TasksJudgement(judge_model=spec, constrained=constrained, prompt_digest=prompt_digest())
     updated: list[Attempt] = []
-    for iteration, pairs in sorted(views_of(attempts, bench._tasks).items()):
+    for iteration, pairs in sorted(by_pass.items()):
         outcome = await judge.grade(project, [v for _, v in pairs])
         judgement.calls += outcome.calls
         judgement.usage = judgement.usage + outcome.usage
@@ -187,8 +208,11 @@ async def judge_run(
             grade = outcome.grades[att.case_id].model_copy(update={"iteration": iteration})
             judgement.grades.append(grade)
             judgement.attempts[f"{att.case_id}#{iteration}"] = att.started_at.isoformat()
-            if att.details.get("kind") == "question":
-                updated.append(_question_verdict(att, grade))
+            if bench.kind is not None:
+                verdict = bench.kind.verdict(att, grade)
+                updated += [] if verdict is None else [verdict]
+            elif att.details.get("kind") == "question":
+                updated.append(judged_verdict(att, grade))
     path = write_model(run.run_dir / JUDGE_FILE, judgement, run.scrubber)
     if updated:
         with Journal(run.run_dir / JOURNAL, run.scrubber) as journal:

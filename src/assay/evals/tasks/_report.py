@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from assay.errors import ConfigError
 from assay.evals.tasks._judge import TasksJudgement
+from assay.evals.tasks._judge_run import awaits_judge
 from assay.models._weak import WEAK_MODEL_NOTE, is_weak_model
 from assay.runs._records import Attempt, MetricValue, Status
 
@@ -85,7 +86,7 @@ def summarize(attempts: Sequence[Attempt], judgement: TasksJudgement | None, ite
         d = att.details
         if att.status not in _MEASURED:
             # a question waiting for the judge is not measured yet; a task skipped with a reason is its own
-            awaiting = att.status is Status.SKIPPED and d.get("kind") == "question"
+            awaiting = awaits_judge(att)
             s.not_measured += att.status is not Status.SKIPPED or awaiting
             continue
         s.measured += 1

@@ -24,6 +24,7 @@ from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._harnessed import HarnessedOptions, run_agent_once
 from assay.evals._suite_id import suite_version
 from assay.evals.tasks._run_adapter import agent_diff, checks_details
+from assay.evals.tasks._suites import SUITE_KINDS, TasksSuiteKind, suite_kind
 from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
@@ -100,7 +101,8 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
         "Real coding work on eval/tasks/toybox: each task's copy is checked after the agent exits "
         "(tests, probes, unchanged files); a judge grades quality and honesty in one batched call."
     )
-    suites = ("core", "adversarial", "full", "everyday")
+    #: the toybox suites, then the kinds of _suites.SUITE_KINDS (realfix, ...)
+    suites = ("core", "adversarial", "full", "everyday", *SUITE_KINDS)
     default_suite = "core"
     metric_specs: ClassVar[tuple[MetricSpec, ...]] = (
         MetricSpec(name="steps", kind="continuous", direction="lower", tolerance=0.35, gated=True),
@@ -121,6 +123,8 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
         self._toolchain: list[Path] = []
         self._run_tools: Path | None = None
         self._python: str | None = None
+        #: the suite's own kind (realfix, ...); None for a toybox suite
+        self.kind: TasksSuiteKind | None = None
         #: set by the judge step before the run is re-folded
         self.judgement: TasksJudgement | None = None
 
@@ -152,6 +156,9 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
         if suite not in self.suites:
             raise ConfigError(f"--suite {suite!r}: tasks has suites {', '.join(self.suites)}")
         self._check_options()
+        self.kind = suite_kind(suite, self)
+        if self.kind is not None:
+            return self.kind.load(suite)
         tasks_file = self.options.get("tasks_file")
         path = Path(tasks_file) if tasks_file else default_tasks_dir() / "tasks.json"
         loaded = load_tasks(path)
@@ -186,6 +193,7 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
                 "toolchain": ["venv with " + ", ".join(TOOLCHAIN_DISTRIBUTIONS), "offline gh"],
                 "route": "gateway",
                 "local_ctx_size": LOCAL_CTX_SIZE if self.model.startswith("local/") else None,
+                **({} if self.kind is None else self.kind.subject_extra()),
             },
         )
 
@@ -226,8 +234,12 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
         self._python = str(venv_bin / "python")
         self._gateway = Gateway(self.model, model_options=model_options(self.model))
         await asyncio.to_thread(self._gateway.start)
+        if self.kind is not None:
+            await self.kind.setup(Path(run_dir))
 
     async def teardown(self) -> None:
+        if self.kind is not None:
+            await self.kind.teardown()
         if self._gateway is not None:
             await asyncio.to_thread(self._gateway.stop)
             self._gateway = None
@@ -248,6 +260,8 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
 
     # ------------------------------------------------------------------ one task
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
+        if self.kind is not None:
+            return await self.kind.run_case(case, ctx)
         from assay.agents import get_harness
         from assay.evals.tasks._checks import check_task
         from assay.evals.tasks._project import prepare_task

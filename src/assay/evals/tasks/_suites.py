@@ -1,0 +1,73 @@
+"""Suites of ``assay eval tasks`` that are not toybox tasks (``realfix``, ``swebench``): one class per kind.
+
+:data:`SUITE_KINDS` names each such suite's class (``module:Class``, imported when the suite is asked for).
+:class:`~assay.evals.tasks._run.TasksBenchmark` hands such a suite its loading, its setup and teardown (after
+the shared ones: work root, gateway), each attempt, and the judge step's inputs and verdicts; everything else
+(options, the gateway route, caps, journal, scorecard, judge call) stays the benchmark's.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.errors import ConfigError
+
+if TYPE_CHECKING:
+    from assay.evals._base import AttemptContext, Case, Outcome, Suite
+    from assay.evals.tasks._judge import TaskGrade, TaskView
+    from assay.evals.tasks._run import TasksBenchmark
+    from assay.runs._records import Attempt
+
+__all__ = ["SUITE_KINDS", "JudgeInputs", "TasksSuiteKind", "suite_kind"]
+
+#: suite name -> the ``module:Class`` of its :class:`TasksSuiteKind`
+SUITE_KINDS: dict[str, str] = {}
+
+#: what the judge step reads: the project text, and each pass's (attempt, view) pairs
+JudgeInputs = tuple[str, Mapping[int, list[tuple["Attempt", "TaskView"]]]]
+
+
+class TasksSuiteKind:
+    """One kind of non-toybox suite. Subclasses implement :meth:`load` and :meth:`run_case`."""
+
+    #: what the scorecard's subject config says of the agent's toolchain
+    toolchain: tuple[str, ...] = ()
+
+    def __init__(self, bench: TasksBenchmark) -> None:
+        self.bench = bench
+
+    def load(self, suite: str) -> Suite:
+        raise NotImplementedError
+
+    async def setup(self, run_dir: Path) -> None:
+        """After the benchmark's own setup (work root, gateway)."""
+
+    async def teardown(self) -> None:
+        """Before the benchmark's own teardown."""
+
+    async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
+        raise NotImplementedError
+
+    def judge_inputs(self, attempts: list[Attempt]) -> JudgeInputs:
+        """What the judge reads (only called in the judge step, after every agent exited)."""
+        raise ConfigError(f"suite {type(self).__name__} has no judge step")
+
+    def verdict(self, att: Attempt, grade: TaskGrade) -> Attempt | None:
+        """The judged attempt's new journal record, or None when the grade decides nothing."""
+        return None
+
+    def subject_extra(self) -> dict[str, Any]:
+        return {}
+
+
+def suite_kind(suite: str, bench: TasksBenchmark) -> TasksSuiteKind | None:
+    """The kind of ``suite`` bound to ``bench`` (None for a toybox suite)."""
+    spec = SUITE_KINDS.get(suite)
+    if spec is None:
+        return None
+    module, _, name = spec.partition(":")
+    cls = getattr(importlib.import_module(module), name)
+    return cls(bench)  # type: ignore[no-any-return]
