@@ -221,20 +221,27 @@ def _changed_settings(base: dict[str, object], cur: dict[str, object]) -> list[s
     return [f"{k}: {base.get(k)!r} -> {cur.get(k)!r}" for k in keys if base.get(k) != cur.get(k)]
 
 
-def _noise_reasons(noise: NoiseReport, current: Scorecard) -> list[str]:
+def noise_mismatch(
+    noise: NoiseReport, benchmark: str, suite: str, suite_version: str, config: SubjectConfig
+) -> list[str]:
+    """Why a noise file cannot give floors to a run of this benchmark, suite and configuration (empty: it can)."""
     reasons = []
     pairs = (
-        ("benchmark", noise.benchmark, current.benchmark),
-        ("suite", noise.suite, current.suite),
-        ("suite version", noise.suite_version, current.suite_version),
-        ("subject model", noise.config.model, current.config.model),
-        ("judge model", noise.config.judge_model, current.config.judge_model),
-        ("embedder", noise.config.embedder, current.config.embedder),
+        ("benchmark", noise.benchmark, benchmark),
+        ("suite", noise.suite, suite),
+        ("suite version", noise.suite_version, suite_version),
+        ("subject model", noise.config.model, config.model),
+        ("judge model", noise.config.judge_model, config.judge_model),
+        ("embedder", noise.config.embedder, config.embedder),
     )
     for label, a, b in pairs:
         if a != b:
             reasons.append(f"noise file {label} differs: noise {a!r}, current {b!r}")
     return reasons
+
+
+def _noise_reasons(noise: NoiseReport, current: Scorecard) -> list[str]:
+    return noise_mismatch(noise, current.benchmark, current.suite, current.suite_version, current.config)
 
 
 def _compare_case(

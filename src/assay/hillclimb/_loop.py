@@ -30,6 +30,7 @@ from assay.hillclimb._edits import (
 from assay.hillclimb._fixer import build_fixer, fixer_prompt, run_fixer
 from assay.hillclimb._history import FixHistory, RoundRecord, SplitScore, load_history
 from assay.hillclimb._measure import decide, measure
+from assay.hillclimb._noise_pick import pick_noise
 from assay.hillclimb._rollup import failing_attempts, rollup
 from assay.hillclimb._split import DEFAULT_SALT, split_cases
 from assay.hillclimb._target import Target, get_target
@@ -120,8 +121,6 @@ async def _start(config: HillclimbConfig) -> FixHistory:
     _git.refuse_dirty(repo)
     out = _out_dir(config)
     _check_out(repo, out)
-    if config.noise is not None and not Path(config.noise).is_file():
-        raise ConfigError("--noise: no such file (write one with `assay eval noise`)", path=str(config.noise))
     split = split_cases(target.cases(), config.salt)
     if not split.train or not split.heldout:
         raise ConfigError(
@@ -132,6 +131,7 @@ async def _start(config: HillclimbConfig) -> FixHistory:
         from assay.agents._fence import require_fence
 
         require_fence()  # refused here, before a branch is made, where bubblewrap cannot run
+    noise, noise_line = pick_noise(config.noise, target.noise_fit(), config.results_dir)
     await (
         build_fixer(config.fixer, config.fixer_model, config.fixer_tool)
     ).close()  # an unknown fixer is refused before any edit
@@ -151,7 +151,7 @@ async def _start(config: HillclimbConfig) -> FixHistory:
         branch=branch,
         base_commit=base_commit,
         iterations=config.iterations,
-        noise=str(Path(config.noise).resolve()) if config.noise else None,
+        noise=str(noise) if noise else None,
         rounds_max=config.rounds,
         max_cost=config.max_cost,
         max_wall_s=config.max_wall_s,
@@ -162,6 +162,7 @@ async def _start(config: HillclimbConfig) -> FixHistory:
     config.echo(
         f"hillclimb: {out} (branch {branch}); train {len(split.train)}, held-out {len(split.heldout)}"
     )
+    config.echo(noise_line)
     return await _Loop(history, out, target, config.echo, config.progress).run()
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from assay.errors import ConfigError
+from assay.hillclimb._noise_pick import NoiseFit
 from assay.runs import Attempt
 
 __all__ = ["AgentTarget", "Forbidden", "Target", "get_target"]
@@ -46,6 +47,9 @@ class Target(Protocol):
 
     def forbidden(self) -> Forbidden: ...
 
+    def noise_fit(self) -> NoiseFit:
+        """What a noise file must have been made for to give this loop's runs their floors."""
+
     def failure_view(self, attempt: Attempt) -> dict[str, Any]:
         """What the fixer may see of one failing train attempt: no ground truth, no judge's advice."""
 
@@ -53,8 +57,8 @@ class Target(Protocol):
 def get_target(benchmark: str, options: dict[str, Any]) -> Target:
     if benchmark == "tasks":
         raise ConfigError(
-            "--benchmark tasks: `assay eval tasks` is not built yet, so hillclimb cannot run it; "
-            "use --benchmark agent"
+            "--benchmark tasks: hillclimb edits the reference agent's profile, and `assay eval tasks` takes "
+            "no profile to run it with yet; use --benchmark agent"
         )
     if benchmark != "agent":
         raise ConfigError(f"--benchmark {benchmark!r}: hillclimb runs {', '.join(BENCHMARKS)}")
@@ -87,12 +91,20 @@ class AgentTarget:
         if self.suite == "pr":  # pr skips a scenario without a script: it could never change
             chosen = [s for s in chosen if s.script is not None]
         self.chosen = {s.id: s for s in chosen}
+        self._fit: NoiseFit | None = None
         if (
             self.chosen
         ):  # the eval's own option checks (models on pr, caps, harness), before any branch or run
             from assay.evals.agent import AgentBenchmark
 
-            AgentBenchmark({**self.options, "scenario": ",".join(self.chosen)}).load_suite(self.suite)
+            bench = AgentBenchmark({**self.options, "scenario": ",".join(self.chosen)})
+            version = bench.load_suite(self.suite).version
+            self._fit = NoiseFit(self.benchmark, self.suite, version, bench.subject_config())
+
+    def noise_fit(self) -> NoiseFit:
+        if self._fit is None:
+            raise ConfigError("no scenario selected: nothing to measure")
+        return self._fit
 
     def cases(self) -> dict[str, str]:
         return {sid: s.category for sid, s in self.chosen.items()}

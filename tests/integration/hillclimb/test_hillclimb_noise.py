@@ -1,5 +1,5 @@
 """`--noise`: the noise floors from `assay eval noise` decide what counts as a train gain; a noise file of another
-suite is refused before any edit."""
+suite is refused before any branch or run; without `--noise` the newest noise.json that fits is picked."""
 
 from __future__ import annotations
 
@@ -58,4 +58,39 @@ def test_a_noise_file_of_another_suite_is_refused(
             "--fixer", c.fixer([[c.restore()]]), "--out", str(c.out), "--noise", str(path)]  # fmt: skip
     code, _, err = _cli(argv, capsys)
     assert code == 1 and "--noise" in err and "suite version differs" in err
-    assert json.loads((c.out / "fix_history.json").read_text())["rounds"] == []
+    assert not (c.out / "fix_history.json").exists()  # refused before the baseline ran
+    assert "hillclimb/" not in c.git("branch", "--list")  # and before the branch was made
+
+
+def test_without_noise_the_newest_fitting_file_is_picked(
+    small_climb: Climb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    c = small_climb
+    made = _noise_file(c)  # ./noise.json (the climb runs in c.root), where `assay eval noise` writes it
+    data = json.loads(made.read_text())
+    other = c.root / "results" / "noise-other" / "noise.json"  # newer, but of another judge: never picked
+    other.parent.mkdir(parents=True)
+    other.write_text(json.dumps({**data, "config": {**data["config"], "judge_model": "another/judge"},
+                                 "created_at": "2099-01-01T00:00:00Z"}))  # fmt: skip
+    argv = ["hillclimb", "--suite", "pr", "--scenarios", str(c.scenarios), "--profile", str(c.profile),
+            "--fixer", c.fixer([[c.restore()]]), "--out", str(c.out), "--rounds", "1"]  # fmt: skip
+    code, out, err = _cli(argv, capsys)
+    assert code == 0, err
+    assert json.loads((c.out / "fix_history.json").read_text())["noise"] == str(made.resolve())
+    assert f"noise floor: {made.resolve()} (picked" in out
+
+
+def test_without_a_fitting_file_the_loop_says_it_has_no_floor(
+    small_climb: Climb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from assay.hillclimb._noise_pick import pick_noise
+    from assay.hillclimb._target import get_target
+
+    c = small_climb
+    data = json.loads(_noise_file(c).read_text())
+    (c.root / "noise.json").write_text(json.dumps({**data, "suite": "full"}))
+    target = get_target(
+        "agent", {"suite": "pr", "scenarios_dir": str(c.scenarios), "profile": str(c.profile)}
+    )
+    path, line = pick_noise(None, target.noise_fit(), c.root / "results")
+    assert path is None and line.startswith("noise floor: none")
