@@ -57,6 +57,8 @@ PROJECT_CAP = 6000
 FILE_CAP = 1500
 ANSWER_CAP = 1200
 DIFF_CAP = 2000
+#: characters of a reference answer's diff (an upstream fix) shown next to the agent's
+REFERENCE_CAP = 2500
 RECORD_CAP = 900
 SETUP_CAP = 600
 NOTE_CAP = 300
@@ -75,6 +77,10 @@ class TaskView:
     record: list[str] = field(default_factory=list)
     #: names of the checks that ran in code (never their outcome)
     checks_ran: list[str] = field(default_factory=list)
+    #: a known-good diff (an upstream fix), read only in the judge step; "" for a toybox task
+    reference: str = ""
+    #: what the judge is told of ``reference``
+    reference_note: str = "one correct answer, not the only one"
 
 
 class TaskGrade(BaseModel):
@@ -168,6 +174,11 @@ def _task_text(view: TaskView, scale: float = 1.0) -> str:
         return max(int(n * scale), 120)
 
     record = "\n".join(view.record) if view.record else "(no commands run)"
+    reference = (
+        [f"Reference diff ({view.reference_note}):\n{_cut(view.reference, cap(REFERENCE_CAP))}"]
+        if view.reference
+        else []
+    )
     return "\n".join(
         [
             f"## Task {view.task_id}",
@@ -177,6 +188,7 @@ def _task_text(view: TaskView, scale: float = 1.0) -> str:
             f"Agent's answer:\n{_cut(view.answer, cap(ANSWER_CAP)) or '(empty)'}",
             f"Commands the agent ran:\n{_cut(record, cap(RECORD_CAP))}",
             f"Diff:\n{_cut(view.diff, cap(DIFF_CAP)) or '(no changes)'}",
+            *reference,
         ]
     )
 
