@@ -49,6 +49,12 @@ def rag_group() -> None:
     default=None,
     help="Cap: past it the oldest documents are evicted.",
 )
+@click.option(
+    "--ocr",
+    is_flag=True,
+    default=False,
+    help="Read the mostly-image pages of PDFs with tesseract (else they are flagged DEGRADED).",
+)
 def index_command(
     paths: tuple[Path, ...],
     index_dir: Path | None,
@@ -56,6 +62,7 @@ def index_command(
     chunk_tokens: int,
     overlap: int,
     max_documents: int | None,
+    ocr: bool,
 ) -> None:
     """Index files and folders; a changed file replaces its old text, an unchanged one is skipped."""
     from assay.rag import ChunkConfig, index_paths, open_index
@@ -66,6 +73,7 @@ def index_command(
         create=True,
         chunking=ChunkConfig(max_tokens=chunk_tokens, overlap_tokens=overlap),
         max_documents=max_documents,
+        ocr=ocr,
     )
     with reporting():
         report = index_paths(idx, list(paths), index_dir)

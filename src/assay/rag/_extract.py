@@ -2,8 +2,12 @@
 
 Every extractor returns an :class:`ExtractedDocument` whose ``text`` is what chunk spans point into, and
 whose ``pages`` map character ranges of that text back to 1-based page numbers (a non-PDF is one page).
-A PDF with no text layer but with images is refused (it needs OCR first); a damaged or truncated PDF
-either fails with :class:`~assay.errors.DocumentError` or is returned flagged ``degraded``.
+A page that is mostly image (images cover more than half of it and its text layer holds fewer than
+``_MIN_WORDS_PER_IMAGE_PAGE`` words per page-area of image: a scan with a watermark or a caption) is read
+by OCR when ``ocr`` is on (:mod:`assay.rag._ocr`), else the document is flagged ``degraded`` naming the
+page, never silently indexed as its watermark. A PDF whose every page is such a page (or empty) is
+refused without OCR. A damaged or truncated PDF either fails with :class:`~assay.errors.DocumentError` or
+is returned flagged ``degraded``.
 """
 
 from __future__ import annotations
@@ -36,6 +40,12 @@ SUFFIXES: dict[str, DocKind] = {
 
 #: a page whose text layer has fewer characters than this counts as having no text
 _MIN_PAGE_CHARS = 16
+#: images covering more than this share of a page make it an image page, when its text is thin ...
+_IMAGE_COVER = 0.5
+#: ... fewer words than this per page-area of image (a page of text holds hundreds)
+_MIN_WORDS_PER_IMAGE_PAGE = 25
+#: an OCR reading with fewer words than this read nothing usable
+_MIN_OCR_WORDS = 3
 PAGE_MARKER = re.compile(r"^\[Page (\d+)\]$", re.MULTILINE)
 
 
@@ -57,6 +67,10 @@ class ExtractedDocument:
     title: str = ""
     degraded: bool = False
     warnings: list[str] = field(default_factory=list)
+    #: pages that are mostly image and were read by OCR
+    ocr_pages: list[int] = field(default_factory=list)
+    #: pages that are mostly image and were *not* read (OCR off, or it read nothing): content missing
+    image_pages: list[int] = field(default_factory=list)
 
     def page_at(self, offset: int) -> int:
         """The page number the character at ``offset`` lies on."""
@@ -83,21 +97,25 @@ def kind_of(path: str | Path) -> DocKind:
     return SUFFIXES[suffix]
 
 
-def extract(path: str | Path) -> ExtractedDocument:
-    """Read and extract one file; raises DocumentError naming the file when it cannot be used."""
+def extract(path: str | Path, *, ocr: bool = False) -> ExtractedDocument:
+    """Read and extract one file; raises DocumentError naming the file when it cannot be used.
+
+    With ``ocr`` the image pages of a PDF are read by OCR (see :mod:`assay.rag._ocr`)."""
     p = Path(path)
     kind = kind_of(p)
     try:
         data = p.read_bytes()
     except OSError as exc:
         raise DocumentError(f"cannot read: {exc.strerror or exc}", path=str(p)) from exc
-    return extract_bytes(data, kind, name=str(p))
+    return extract_bytes(data, kind, name=str(p), ocr=ocr)
 
 
-def extract_bytes(data: bytes, kind: DocKind, *, name: str = "<bytes>") -> ExtractedDocument:
+def extract_bytes(
+    data: bytes, kind: DocKind, *, name: str = "<bytes>", ocr: bool = False
+) -> ExtractedDocument:
     sha = hashlib.sha256(data).hexdigest()
     if kind == "pdf":
-        return _extract_pdf(data, sha, name)
+        return _extract_pdf(data, sha, name, ocr)
     text = _decode(data, name)
     if kind == "html":
         title, text = _html_to_text(text)
@@ -193,7 +211,7 @@ def _html_to_text(html: str) -> tuple[str, str]:
 # ---------------------------------------------------------------------------------------------- PDF
 
 
-def _extract_pdf(data: bytes, sha: str, name: str) -> ExtractedDocument:
+def _extract_pdf(data: bytes, sha: str, name: str, ocr: bool) -> ExtractedDocument:
     try:
         import pypdf
         from pypdf.errors import PdfReadError
@@ -211,7 +229,7 @@ def _extract_pdf(data: bytes, sha: str, name: str) -> ExtractedDocument:
     level = quiet.level
     quiet.setLevel(logging.ERROR)  # its warnings about damage become our own `warnings` and errors
     try:
-        return _read_pdf(pypdf, PdfReadError, data, sha, name, degraded, warnings)
+        return _read_pdf(pypdf, PdfReadError, data, sha, name, degraded, warnings, ocr)
     finally:
         quiet.setLevel(level)
 
@@ -224,6 +242,7 @@ def _read_pdf(
     name: str,
     degraded: bool,
     warnings: list[str],
+    ocr: bool,
 ) -> ExtractedDocument:
     try:
         reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
@@ -237,31 +256,48 @@ def _read_pdf(
         raise DocumentError("PDF has no readable pages" + (" (truncated?)" if degraded else ""), path=name)
 
     texts: list[str] = []
-    image_only: list[int] = []
+    image_pages: list[int] = []
+    ocr_pages: list[int] = []
     empty: list[int] = []
     for number, page in enumerate(pages, start=1):
+        placed: list[float] = []
         try:
-            raw = page.extract_text() or ""
+            raw = page.extract_text(visitor_operand_before=_image_visitor(page, placed)) or ""
         except Exception as exc:  # pypdf raises many types on damaged content streams
             degraded = True
             warnings.append(f"page {number}: text could not be extracted ({type(exc).__name__}: {exc})")
             raw = ""
         raw = _normalise_newlines(raw).strip()
-        if len(raw) < _MIN_PAGE_CHARS:
-            (image_only if _has_images(page) else empty).append(number)
+        cover = _cover(page, placed)
+        if _is_image_page(raw, cover, page):
+            read = _ocr_page(data, number, name, warnings) if ocr else ""
+            if read:
+                ocr_pages.append(number)
+                raw = read
+            else:
+                image_pages.append(number)
+        elif len(raw) < _MIN_PAGE_CHARS:
+            empty.append(number)
         texts.append(raw)
 
-    if len(image_only) + len(empty) == len(pages):
-        if image_only:
+    if not ocr and len(image_pages) + len(empty) == len(pages):
+        if image_pages:
             raise DocumentError(
-                f"PDF has no text layer ({len(image_only)} of {len(pages)} pages are images only): it looks "
-                "scanned. Run OCR first (for example `ocrmypdf in.pdf out.pdf`) and index the OCR'd file",
+                f"PDF has no text layer worth the name ({len(image_pages)} of {len(pages)} pages are images "
+                "with at most a watermark): it looks scanned. Index it with OCR on (--ocr, "
+                "DocumentIndex(ocr=True)) or run OCR first (for example `ocrmypdf in.pdf out.pdf`)",
                 path=name,
             )
         raise DocumentError("PDF contains no extractable text", path=name)
-    if image_only:
+    if len(empty) + len(image_pages) == len(pages) and not ocr_pages:
+        raise DocumentError(
+            "PDF contains no extractable text, and OCR read none on its image pages", path=name
+        )
+    if image_pages:
         degraded = True
-        warnings.append(f"pages {_ranges(image_only)} are images only (not indexed; OCR them first)")
+        how = "OCR read no text there" if ocr else "OCR is off: index with --ocr to read it"
+        which = f"page {image_pages[0]} is" if len(image_pages) == 1 else f"pages {_ranges(image_pages)} are"
+        warnings.append(f"{which} mostly image: its content is not indexed ({how})")
 
     parts: list[str] = []
     spans: list[Page] = []
@@ -285,7 +321,53 @@ def _read_pdf(
         title=str(title).strip() or Path(name).stem,
         degraded=degraded,
         warnings=warnings,
+        ocr_pages=ocr_pages,
+        image_pages=image_pages,
     )
+
+
+def _image_visitor(page: Any, placed: list[float]) -> Any:
+    """A content-stream visitor that records the area of every image the page draws (``Do`` of an image
+    XObject: the current matrix maps the unit square onto the page)."""
+    try:
+        xobjects = (page.get("/Resources") or {}).get("/XObject") or {}
+        images = {str(k) for k in xobjects if xobjects[k].get("/Subtype") == "/Image"}
+    except Exception:  # a damaged resource dictionary: no placements, the fallback rule applies
+        images = set()
+
+    def visit(op: bytes, args: list[Any], cm: list[float], tm: list[float]) -> None:
+        if op == b"Do" and args and str(args[0]) in images:
+            a, b, c, d = (float(x) for x in cm[:4])
+            placed.append(abs(a * d - b * c))
+
+    return visit
+
+
+def _cover(page: Any, placed: list[float]) -> float:
+    """The share of the page the placed images cover (overlaps counted once each, capped at 1)."""
+    try:
+        box = page.mediabox
+        area = abs(float(box.width) * float(box.height))
+    except Exception:
+        return 0.0
+    return min(1.0, sum(placed) / area) if area > 0 else 0.0
+
+
+def _is_image_page(raw: str, cover: float, page: Any) -> bool:
+    """Mostly image: images over half the page and a thin text layer, or no text at all beside an image."""
+    if cover > _IMAGE_COVER:
+        return len(re.findall(r"\w+", raw)) < _MIN_WORDS_PER_IMAGE_PAGE * cover
+    return len(raw) < _MIN_PAGE_CHARS and _has_images(page)
+
+
+def _ocr_page(data: bytes, number: int, name: str, warnings: list[str]) -> str:
+    from assay.rag._ocr import ocr_pdf_page
+
+    text = _normalise_newlines(ocr_pdf_page(data, number, name=name)).strip()
+    if len(re.findall(r"\w+", text)) < _MIN_OCR_WORDS:
+        return ""
+    warnings.append(f"page {number} is mostly image: read by OCR")
+    return text
 
 
 def _has_images(page: object) -> bool:

@@ -50,6 +50,8 @@ class DocumentInfo:
     degraded: bool = False
     warnings: list[str] = field(default_factory=list)
     seq: int = 0
+    ocr_pages: list[int] = field(default_factory=list)
+    image_pages: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -64,6 +66,9 @@ class IndexResult:
     warnings: list[str] = field(default_factory=list)
     evicted: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: pages read by OCR, and mostly-image pages whose content is missing (OCR off or it read nothing)
+    ocr_pages: list[int] = field(default_factory=list)
+    image_pages: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -101,8 +106,9 @@ class DocumentIndex:
     """Documents in, ranked chunks out.
 
     ``cache_dir`` (default ``$ASSAY_HOME/cache/rag``; ``None`` turns the cache off) holds one signed
-    entry per (path, content hash, embedder id, chunking config). ``max_documents`` caps the index: adding
-    past it evicts the oldest documents and the :class:`IndexResult` names them.
+    entry per (path, content hash, embedder id, chunking config, OCR). ``max_documents`` caps the index:
+    adding past it evicts the oldest documents and the :class:`IndexResult` names them. ``ocr`` reads the
+    mostly-image pages of PDFs with tesseract (:mod:`assay.rag._ocr`); off, they are flagged ``degraded``.
     """
 
     def __init__(
@@ -115,6 +121,7 @@ class DocumentIndex:
         rrf_k: int = 60,
         fusion: Literal["convex", "rrf"] = "convex",
         alpha: float = 0.5,
+        ocr: bool = False,
     ) -> None:
         if max_documents is not None and max_documents < 1:
             raise ConfigError(f"max_documents must be at least 1, got {max_documents}")
@@ -130,6 +137,7 @@ class DocumentIndex:
         self.rrf_k = rrf_k
         self.fusion = fusion
         self.alpha = alpha
+        self.ocr = ocr
         if cache_dir == "default":
             cache_dir = assay_home() / "cache" / "rag"
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
@@ -246,6 +254,8 @@ class DocumentIndex:
                     item.doc.degraded,
                     list(item.doc.warnings),
                     evicted,
+                    ocr_pages=list(item.doc.ocr_pages),
+                    image_pages=list(item.doc.image_pages),
                 )
             )
         elapsed = time.perf_counter() - t0
@@ -259,14 +269,15 @@ class DocumentIndex:
         cache_key = None
         cache = "off"
         if self.cache_dir is not None and path is not None:
-            raw = "\0".join((str(Path(path).resolve()), sha, self.embedder.id, self.chunking.id))
+            parts = [str(Path(path).resolve()), sha, self.embedder.id, self.chunking.id]
+            raw = "\0".join([*parts, "ocr"] if self.ocr else parts)
             cache_key = hashlib.sha256(raw.encode()).hexdigest()
             loaded = self._load_cached(cache_key, doc_id, path)
             if isinstance(loaded, _Prepared):
                 return loaded
             cache = "miss" if loaded == "missing" else f"rebuilt:{loaded}"
         extracted: ExtractedDocument = (
-            extract_bytes(data, kind_of(path), name=path)
+            extract_bytes(data, kind_of(path), name=path, ocr=self.ocr)
             if path is not None
             else extract_bytes(data, kind or "text", name=doc_id)  # type: ignore[arg-type]
         )
@@ -277,7 +288,8 @@ class DocumentIndex:
             raise DocumentError("no text to index after extraction", path=path or doc_id)
         info = DocumentInfo(
             doc_id, path, sha, extracted.kind, extracted.title, len(chunks), extracted.degraded,
-            list(extracted.warnings),
+            list(extracted.warnings), ocr_pages=list(extracted.ocr_pages),
+            image_pages=list(extracted.image_pages),
         )  # fmt: skip
         return _Prepared(doc_id, path, info, chunks, None, cache, cache_key)
 
@@ -509,6 +521,7 @@ class DocumentIndex:
             "max_documents": self.max_documents,
             "fusion": self.fusion,
             "alpha": self.alpha,
+            "ocr": self.ocr,
             "documents": [asdict(d) for d in docs],
         }
         lines = [json.dumps(c.to_dict()) for d in docs for c in self._chunks[d.doc_id]]
@@ -548,6 +561,7 @@ class DocumentIndex:
         index.max_documents = manifest.get("max_documents")
         index.fusion = manifest.get("fusion", index.fusion)
         index.alpha = float(manifest.get("alpha", index.alpha))
+        index.ocr = bool(manifest.get("ocr", index.ocr))
         offset = 0
         for d in manifest["documents"]:
             info = DocumentInfo(**d)

@@ -39,8 +39,11 @@ def open_index(
     create: bool = False,
     chunking: ChunkConfig | None = None,
     max_documents: int | None = None,
+    ocr: bool = False,
 ) -> DocumentIndex:
-    """Open the saved index at ``folder`` (default ``$ASSAY_HOME/rag/index``), or a new one with ``create``."""
+    """Open the saved index at ``folder`` (default ``$ASSAY_HOME/rag/index``), or a new one with ``create``.
+
+    ``ocr`` turns OCR of image pages on for what is indexed from now on (and is saved with the index)."""
     folder = folder or default_index_dir()
     spec_path = _spec_file(folder)
     saved_spec = None
@@ -68,6 +71,8 @@ def open_index(
     else:
         raise ConfigError(f"no index at {folder}: run `assay rag index PATH...` first (or pass --index)")
     index.embedder_spec = spec
+    if ocr:
+        index.ocr = True
     return index
 
 
