@@ -101,3 +101,26 @@ def test_the_committed_pins_parse() -> None:
 
     sources = load_sources(default_eval_dir() / "sources.json")
     assert sources and all(len(s.sha256) == 64 and s.licence for s in sources)
+
+
+def test_a_pinned_size_is_checked_and_the_offline_error_names_the_pin(server, tmp_path: Path) -> None:
+    base, files = server
+    data = _beir_zip()
+    files["/mini.zip"] = data
+    src = _source(base + "/mini.zip", data, size_bytes=len(data) + 1)
+    with pytest.raises(
+        ConfigError, match=rf"not cached at .*pinned as {base}/mini\.zip sha256 [0-9a-f]{{64}}, "
+    ):
+        prepare_sources([src], offline=True)
+    with pytest.raises(
+        DataIntegrityError, match=rf"is {len(data):,} bytes but sources\.json pins {len(data) + 1:,}"
+    ):
+        prepare_sources([src], offline=False)
+    assert prepare_sources([_source(base + "/mini.zip", data, size_bytes=len(data))], offline=False)
+    path = tmp_path / "sources.json"
+    pin = {"name": "x", "url": "u", "revision": "r", "sha256": "a" * 64, "licence": "l", "size_bytes": "2 MB"}
+    path.write_text(json.dumps({"sources": [pin]}))
+    with pytest.raises(
+        ConfigError, match=r"sources\.json:1: source 'x': size_bytes must be a positive whole"
+    ):
+        load_sources(path)

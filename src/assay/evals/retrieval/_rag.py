@@ -22,6 +22,7 @@ from assay.evals._suite_id import suite_version
 from assay.evals.retrieval._options import shared_retrieval_options
 from assay.evals.retrieval._rag_answers import grade_answer
 from assay.evals.retrieval._rag_data import BeirDataset, RagDataset, load_beir, load_dataset, verify_labels
+from assay.evals.retrieval._rag_fusion import doc_rankings
 from assay.evals.retrieval._rag_hard import HARD_CASES, HardContext
 from assay.evals.retrieval._rag_report import (
     PASS_RANK,
@@ -31,7 +32,14 @@ from assay.evals.retrieval._rag_report import (
     tag_metrics,
     tag_recall_plot,
 )
-from assay.evals.retrieval._rag_scale import measure_tier, tier_verdict
+from assay.evals.retrieval._rag_scale import (
+    ScaleCorpus,
+    beir_corpus,
+    labelled_corpus,
+    measure_tier,
+    parse_tiers,
+    tier_verdict,
+)
 from assay.evals.retrieval._rag_score import first_hit_rank, mrr_at_k, ndcg_at_k, rank_metrics, recall_at_k
 from assay.models import ChatModel
 from assay.rag import DocumentIndex, answer, query_documents
@@ -169,13 +177,16 @@ class RagRetrievalBenchmark(Benchmark):
 
     def _tiers(self) -> list[int]:
         raw = self.options.get("scale_tiers") or ("10,100,1000" if self._suite == "full" else "")
-        try:
-            tiers = [int(x) for x in str(raw).split(",") if x.strip()]
-        except ValueError:
-            raise ConfigError(f"--scale-tiers {raw!r}: expected comma-separated document counts") from None
-        if any(t < 1 for t in tiers):
-            raise ConfigError(f"--scale-tiers {raw!r}: every tier must be at least 1")
-        return tiers
+        return parse_tiers(str(raw))
+
+    def _scale_corpus(self) -> ScaleCorpus:
+        """The run's first BEIR corpus where it has one, else the labelled documents (padded by distractors)."""
+        for col in self._collections.values():
+            if col.beir is not None:
+                return beir_corpus(col.name, col.beir)
+        col = self._collections["labelled"]
+        assert col.labelled is not None
+        return labelled_corpus(col.labelled)
 
     def subject_config(self) -> SubjectConfig:
         embedder = self._get_embedder()
@@ -205,6 +216,7 @@ class RagRetrievalBenchmark(Benchmark):
             self._collections = {"beir": _Collection("beir", beir=beir)}
             cases = [Case(f"beir/{qid}", "beir", {"kind": "beir", "collection": "beir", "id": qid})
                      for qid in sorted(beir.qrels)]  # fmt: skip
+            cases += [Case(f"scale/{t}", "scale", {"kind": "scale", "tier": t}) for t in self._tiers()]
             return Suite(f"{suite}-beir", suite_version("beir", cases, extra={"beir": beir.sha256}), cases)
 
         data = load_dataset(self._dataset_path())
@@ -295,13 +307,12 @@ class RagRetrievalBenchmark(Benchmark):
             )
             return out
         if kind == "scale":
-            col = self._collections["labelled"]
-            assert col.labelled is not None
             metrics, details = measure_tier(
-                int(case.input["tier"]), col.labelled, self._get_embedder(),
-                Path(ctx.run_dir) / "work" / "scale", col.labelled.questions,
+                int(case.input["tier"]), self._scale_corpus(), self._get_embedder(),
+                Path(ctx.run_dir) / "work" / "scale",
             )  # fmt: skip
             passed, rule = tier_verdict(int(case.input["tier"]), metrics)
+            self._notes[case.id] = str(details["corpus_text"])
             return Outcome(
                 status=Status.PASS if passed else Status.FAIL,
                 metrics=metrics,
@@ -363,11 +374,9 @@ class RagRetrievalBenchmark(Benchmark):
         qid = case.input["id"]
         query, qrels = col.beir.queries[qid], col.beir.qrels[qid]
         metrics: dict[str, float] = {}
-        rankings: dict[str, list[str]] = {}
+        rankings = doc_rankings(col.index, query)
         for mode, prefix in (("hybrid", ""), ("dense", "dense_"), ("bm25", "bm25_")):
-            hits = col.index.search(query, k=300, mode=mode, dedupe=False)  # type: ignore[arg-type]
-            ranking = list(dict.fromkeys(h.doc_id for h in hits))[:100]
-            rankings[mode] = ranking
+            ranking = rankings[mode]
             metrics[f"{prefix}ndcg@10"] = ndcg_at_k(ranking, qrels, 10)
             metrics[f"{prefix}recall@100"] = recall_at_k(ranking, qrels, 100)
             metrics[f"{prefix}mrr@10"] = mrr_at_k(ranking, qrels, 10)

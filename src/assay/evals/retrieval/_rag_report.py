@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
+from assay.evals.retrieval._rag_fusion import FusionVerdict, fusion_verdict
+from assay.evals.retrieval._rag_scale import render_scale
 from assay.runs._records import MEASURED_STATUSES, Attempt, MetricValue, Scorecard
 
 if TYPE_CHECKING:
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "TAG_METRICS",
+    "beir_fusion",
     "failure_reason",
     "recall_curve_plot",
     "render_section",
@@ -45,6 +47,18 @@ def tag_metrics(attempts: list[Attempt]) -> dict[str, MetricValue]:
 
 def _fmt(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
+
+
+def beir_fusion(scorecard: Scorecard) -> FusionVerdict:
+    """The fusion verdict of a run's BEIR queries, from their run means and per-query values."""
+    m = scorecard.summary.metrics
+    names = {"hybrid": "ndcg@10", "dense": "dense_ndcg@10", "bm25": "bm25_ndcg@10"}
+    means = {r: float(m[n].value or 0.0) for r, n in names.items()}
+    cases = [
+        c for c in scorecard.cases if c.category == "beir" and all(n in c.metrics for n in names.values())
+    ]
+    per_query = {r: [c.metrics[n] for c in cases] for r, n in names.items()}
+    return fusion_verdict(means, per_query)
 
 
 def render_section(scorecard: Scorecard, notes: dict[str, str], failed: dict[str, str]) -> str:
@@ -97,26 +111,12 @@ def render_section(scorecard: Scorecard, notes: dict[str, str], failed: dict[str
             note = notes.get(c.case_id, "").replace("|", "/")
             lines.append(f"| {c.case_id.removeprefix('hard/')} | {result} | {note} |")
         lines.append("")
-    tiers = sorted({int(t) for t in re.findall(r"^scale@(\d+)/", "\n".join(m), re.MULTILINE)})
-    if tiers:
-        cols = ["documents", "chunks", "index_s", "chunks_per_s", "peak_rss_mb", "index_mb", "sdk_p50_ms",
-                "sdk_p95_ms", "agent_p50_ms", "agent_p95_ms", "query_embed_p50_ms", "sdk_recall@5",
-                "agent_r_returned"]  # fmt: skip
-        lines += [
-            "### Scale tiers",
-            "",
-            "| tier | " + " | ".join(cols) + " |",
-            "|---" * (len(cols) + 1) + "|",
-        ]
-        for tier in tiers:
-            cells = [v(f"scale@{tier}/{c}", 0 if c in ("documents", "chunks") else 2) for c in cols]
-            lines.append(f"| {tier} | " + " | ".join(cells) + " |")
-        lines.append("")
+    lines += render_scale({k: mv.value for k, mv in m.items()}, notes)
     if "ndcg@10" in m:
         lines += ["### BEIR metrics", "", "| ranker | nDCG@10 | recall@100 | MRR@10 |", "|---|---|---|---|"]
-        for label, p in (("hybrid (RRF)", ""), ("dense only", "dense_"), ("bm25 only", "bm25_")):
+        for label, p in (("bm25 only", "bm25_"), ("dense only", "dense_"), ("hybrid", "")):
             lines.append(f"| {label} | {v(p + 'ndcg@10')} | {v(p + 'recall@100')} | {v(p + 'mrr@10')} |")
-        lines.append("")
+        lines += ["", f"Fusion: {beir_fusion(scorecard).text()}.", ""]
     if failed:
         lines += ["### Documents that failed to index", ""]
         lines += [f"- `{doc}`: {msg}" for doc, msg in sorted(failed.items())]

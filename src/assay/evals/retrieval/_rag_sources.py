@@ -1,7 +1,7 @@
 """Pinned corpora of the ``full`` suite (``eval/retrieval/sources.json``): fetch once, verify on every use.
 
-Each pin names a URL, a revision note, the archive's sha256 (and md5 where upstream publishes one) and
-its licence. Archives are cached under ``$ASSAY_HOME/cache/retrieval``; a cached or downloaded file
+Each pin names a URL, a revision note, the archive's sha256 (and md5 where upstream publishes one, and
+its size in bytes where known) and its licence. Archives are cached under ``$ASSAY_HOME/cache/retrieval``; a cached or downloaded file
 whose digest differs from the pin is an error (:class:`~assay.errors.DataIntegrityError`), never a silent
 re-download. ``offline=True`` never touches the network: a corpus that is not cached is a usage error.
 """
@@ -33,6 +33,7 @@ class Source:
     format: str = "beir-zip"
     subdir: str = ""
     md5: str | None = None
+    size_bytes: int | None = None
     max_queries: int | None = None
     split: str = "test"
 
@@ -54,6 +55,10 @@ def load_sources(path: Path) -> list[Source]:
         if len(s["sha256"]) != 64:
             raise ConfigError(
                 f"source {s['name']!r}: sha256 must be 64 hex digits", path=str(path), line=line
+            )
+        if "size_bytes" in s and not (isinstance(s["size_bytes"], int) and s["size_bytes"] > 0):
+            raise ConfigError(
+                f"source {s['name']!r}: size_bytes must be a positive whole number", path=str(path), line=line
             )
         if s.get("format", "beir-zip") != "beir-zip":
             raise ConfigError(
@@ -77,7 +82,20 @@ def _digests(path: Path) -> tuple[str, str]:
     return sha.hexdigest(), md5.hexdigest()
 
 
+def _pin(source: Source) -> str:
+    return f"{source.url} sha256 {source.sha256}" + (
+        f", {source.size_bytes:,} bytes" if source.size_bytes is not None else ""
+    )
+
+
 def _check(source: Source, path: Path, what: str) -> None:
+    size = path.stat().st_size
+    if source.size_bytes is not None and size != source.size_bytes:
+        raise DataIntegrityError(
+            f"{what} {path} for source {source.name!r} is {size:,} bytes but sources.json pins "
+            f"{source.size_bytes:,} bytes ({_pin(source)}). Not using it. If the pin is right, delete the file "
+            "and fetch again; if upstream changed, review it and update the pin"
+        )
     sha, md5 = _digests(path)
     if sha != source.sha256 or (source.md5 and md5 != source.md5):
         raise DataIntegrityError(
@@ -95,8 +113,8 @@ def fetch(source: Source, *, offline: bool) -> Path:
         return target
     if offline:
         raise ConfigError(
-            f"--offline: corpus {source.name!r} is not cached at {target}; fetch it once with network "
-            "(assay eval retrieval --component rag --suite full --fetch-only)"
+            f"--offline: corpus {source.name!r} is not cached at {target} (pinned as {_pin(source)}); fetch "
+            "it once with network (assay eval retrieval --component rag --suite full --fetch-only)"
         )
     import httpx
 
