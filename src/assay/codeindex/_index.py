@@ -119,7 +119,7 @@ class CodeIndex:
         index_dir: str | os.PathLike[str] | None = None,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         max_lines: int = MAX_LINES,
-        vector_cache: str | os.PathLike[str] | bool | None = None,
+        vector_cache: VectorCache | str | os.PathLike[str] | bool | None = None,
     ) -> None:
         self.root = Path(root)
         self.embedder = embedder
@@ -149,7 +149,7 @@ class CodeIndex:
         *,
         index_dir: str | os.PathLike[str] | None = None,
         on_damage: Literal["rebuild", "raise"] = "rebuild",
-        vector_cache: str | os.PathLike[str] | bool | None = None,
+        vector_cache: VectorCache | str | os.PathLike[str] | bool | None = None,
         **kwargs: int,
     ) -> CodeIndex:
         """The index of ``root`` as stored (empty when none is); damage is rebuilt or raised."""
@@ -325,12 +325,15 @@ class CodeIndex:
     def _cache(self) -> VectorCache | None:
         """The vector cache this index reads and fills (resolved on first use), or None when it is off.
 
-        ``vector_cache`` None (or True) means ``<index dir>/../vector-cache``, False off, a path that folder;
-        ``ASSAY_VECTOR_CACHE`` (``off`` or a folder), when set, overrides all but False.
+        ``vector_cache`` None (or True) means ``<index dir>/../vector-cache``, False off, a path that folder,
+        a VectorCache itself (used as given). ``ASSAY_VECTOR_CACHE`` (``off`` or a folder), when set,
+        overrides a folder and the default.
         """
         if not self._cache_resolved:
             arg = self._vector_cache_arg
-            if arg is not False:
+            if isinstance(arg, VectorCache):
+                self._vector_cache = arg
+            elif arg is not False:
                 default = self.index_dir.parent / "vector-cache" if arg in (None, True) else Path(arg)  # type: ignore[arg-type]
                 where = resolve_cache_dir(default)
                 self._vector_cache = VectorCache(where, self.embedder) if where is not None else None

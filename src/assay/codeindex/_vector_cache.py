@@ -94,12 +94,22 @@ class VectorCache:
     """The entries of one embedder under ``directory`` (see the module docstring for the format)."""
 
     def __init__(self, directory: str | os.PathLike[str], embedder: Embedder) -> None:
-        self.root = Path(directory)
-        self.identity = embedder_identity(embedder)
-        self.dim = int(embedder.dim)
-        self._prefix = self.identity.encode("utf-8") + b"\x00"
-        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", embedder.name)[:40].strip("_") or "embedder"
-        self.directory = self.root / f"{slug}-{hashlib.sha256(self.identity.encode()).hexdigest()[:16]}"
+        self._setup(Path(directory), embedder_identity(embedder), int(embedder.dim), embedder.name)
+
+    @classmethod
+    def with_identity(
+        cls, directory: str | os.PathLike[str], identity: str, dim: int, name: str = "embedder"
+    ) -> VectorCache:
+        """The cache of an embedder known only by its identity and dim (inspection, damage tests)."""
+        cache = cls.__new__(cls)
+        cache._setup(Path(directory), identity, dim, name)
+        return cache
+
+    def _setup(self, root: Path, identity: str, dim: int, name: str) -> None:
+        self.root, self.identity, self.dim = root, identity, dim
+        self._prefix = identity.encode("utf-8") + b"\x00"
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:40].strip("_") or "embedder"
+        self.directory = root / f"{slug}-{hashlib.sha256(identity.encode()).hexdigest()[:16]}"
         self._ready = False
 
     def key(self, text: str) -> str:

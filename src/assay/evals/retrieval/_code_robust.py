@@ -1,9 +1,12 @@
-"""Robustness cases: damaged copies of a real index, and hostile source trees.
+"""Robustness cases: damaged copies of a real index, damaged vector-cache entries, and hostile source trees.
 
 Each case reports what happened: ``correct`` (the right results, or the right file skipped and counted),
 ``raised`` (a clear IndexCorruptError), ``silent-empty`` (loaded/built and found nothing),
 ``silent-wrong`` (loaded/built and answered wrongly) or ``crashed`` (some other exception). Silent and
-crashed outcomes fail; a case this machine cannot set up is not run.
+crashed outcomes fail; a case this machine cannot set up is not run. A damaged vector-cache entry must be
+``rebuilt`` (counted as damaged, re-embedded, rewritten, and the index given the true vector); serving it
+is ``silent-wrong``, re-embedding it without counting the damage ``unnoticed``, leaving it damaged on disk
+``not-repaired``.
 """
 
 from __future__ import annotations
@@ -17,11 +20,22 @@ from typing import Any
 import numpy as np
 
 from assay.codeindex import CodeIndex
+from assay.codeindex._index import _embed_text
 from assay.codeindex._store import IndexMetadata, save_index
+from assay.codeindex._vector_cache import CacheCounts, VectorCache
 from assay.embed._protocol import Embedder
 from assay.errors import IndexCorruptError
 
-__all__ = ["DAMAGE_MODES", "TREE_MODES", "reference_results", "run_damage_case", "run_tree_case"]
+__all__ = [
+    "CACHE_DAMAGE_MODES",
+    "DAMAGE_MODES",
+    "TREE_MODES",
+    "damage_cache_entry",
+    "reference_results",
+    "run_cache_damage_case",
+    "run_damage_case",
+    "run_tree_case",
+]
 
 #: damage mode -> the outcome that counts as handled
 DAMAGE_MODES: dict[str, str] = {
@@ -39,6 +53,18 @@ DAMAGE_MODES: dict[str, str] = {
     "vector_count": "raised",
     "leftover_temp_files": "correct",
     "crash_between_renames": "correct",
+}
+#: vector-cache damage mode -> the outcome that counts as handled
+CACHE_DAMAGE_MODES: dict[str, str] = {
+    "flipped_byte": "rebuilt",
+    "truncated": "rebuilt",
+    "empty": "rebuilt",
+    "wrong_dims": "rebuilt",
+    "other_text": "rebuilt",
+    "other_embedder": "rebuilt",
+    "nan_checksummed": "rebuilt",
+    "not_unit_checksummed": "rebuilt",
+    "leftover_temp_file": "served",
 }
 TREE_MODES = (
     "binary_code_extension",
@@ -150,6 +176,89 @@ def run_damage_case(
         detail["outcome"] = "silent-empty"
     else:
         detail["outcome"] = "silent-wrong"
+    return detail
+
+
+# ------------------------------------------------------------------------------------------ vector cache
+_CACHE_TREE = {
+    "pkg/cli.py": None,  # _NORMAL, below
+    "pkg/output.py": 'def echo(message):\n    """Print text to the terminal."""\n    print(message)\n',
+    "pkg/errors.py": 'class UsageError(Exception):\n    """A bad command line."""\n',
+}
+_TARGET = "parse_arguments"
+
+
+def damage_cache_entry(cache: VectorCache, text: str, mode: str) -> Path:
+    """Damage the cache entry of ``text`` the way ``mode`` names; returns the entry's path."""
+    key = cache.key(text)
+    path = cache.path(key)
+    blob = path.read_bytes()
+    vec = np.frombuffer(blob[-4 * cache.dim :], dtype="<f4").copy()
+    if mode == "flipped_byte":
+        pos = len(blob) - 2 * cache.dim  # a byte in the middle of the payload
+        path.write_bytes(blob[:pos] + bytes([blob[pos] ^ 0x10]) + blob[pos + 1 :])
+    elif mode == "truncated":
+        path.write_bytes(blob[: len(blob) // 2])
+    elif mode == "empty":
+        path.write_bytes(b"")
+    elif mode == "wrong_dims":  # a sound entry, for a vector one shorter
+        short = VectorCache.with_identity(cache.root, cache.identity, cache.dim - 1)
+        path.write_bytes(short.encode(key, vec[:-1] / np.linalg.norm(vec[:-1])))
+    elif mode == "other_text":  # a sound entry of another text, under this text's name
+        path.write_bytes(cache.encode(cache.key(text + " "), vec[::-1].copy()))
+    elif mode == "other_embedder":  # a sound entry of this text for another embedder, under its name
+        other = VectorCache.with_identity(cache.root, cache.identity + "|another model", cache.dim)
+        path.write_bytes(other.encode(other.key(text), vec[::-1].copy()))
+    elif mode == "nan_checksummed":
+        path.write_bytes(cache.encode(key, np.full(cache.dim, np.nan, dtype=np.float32)))
+    elif mode == "not_unit_checksummed":
+        path.write_bytes(cache.encode(key, vec * 2))
+    elif mode == "leftover_temp_file":  # a writer killed before its rename
+        (path.parent / ".tmp-killed").write_bytes(blob[: len(blob) // 3])
+    else:  # pragma: no cover - the suite lists only known modes
+        raise ValueError(mode)
+    return path
+
+
+def run_cache_damage_case(work: Path, mode: str, embedder: Embedder) -> dict[str, Any]:
+    """Fill a vector cache from a small tree, damage one entry, index the tree again through the cache."""
+    base = work / f"cache-{mode}"
+    if base.exists():
+        shutil.rmtree(base)
+    for rel, text in _CACHE_TREE.items():
+        (base / "repo" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (base / "repo" / rel).write_text(text if text is not None else _NORMAL)
+    detail: dict[str, Any] = {"mode": mode, "expected": CACHE_DAMAGE_MODES[mode]}
+    try:
+        cache = VectorCache(base / "cache", embedder)  # its own cache, whatever ASSAY_VECTOR_CACHE says
+        first = CodeIndex(base / "repo", embedder, index_dir=base / "first", vector_cache=cache)
+        first.update()
+        row = next(i for i, c in enumerate(first.chunks) if c.symbol == _TARGET)
+        text = _embed_text(first.chunks[row])
+        damage_cache_entry(cache, text, mode)
+        again = CodeIndex(base / "repo", embedder, index_dir=base / "again", vector_cache=cache)
+        stats = again.update()
+        repaired = cache.get_many([cache.key(text)], CacheCounts()).get(cache.key(text))
+    except Exception as exc:
+        detail.update(outcome="crashed", error=f"{type(exc).__name__}: {exc}")
+        return detail
+    cos = float(np.dot(again.vectors[row], first.vectors[row]))
+    detail.update(
+        cosine=round(cos, 6),
+        cache_damaged=stats.cache_damaged,
+        chunks_embedded=stats.chunks_embedded,
+        chunks_cached=stats.chunks_cached,
+    )
+    if cos < 0.9999:
+        detail["outcome"] = "silent-wrong"  # the damaged entry was served
+    elif stats.chunks_embedded == 0:
+        detail["outcome"] = "served"  # the entry was sound (or its damage went unseen and happened to fit)
+    elif stats.cache_damaged != 1 or stats.chunks_embedded != 1:
+        detail["outcome"] = "unnoticed"
+    elif repaired is None or float(np.dot(repaired, first.vectors[row])) < 0.9999:
+        detail["outcome"] = "not-repaired"
+    else:
+        detail["outcome"] = "rebuilt"
     return detail
 
 
