@@ -52,7 +52,14 @@ def _git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
     for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY"):
         env.pop(name, None)  # a caller's git variables would point these commands at another repository
     proc = subprocess.run(
-        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=GIT_TIMEOUT_S, check=False
+        ["git", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        encoding="utf-8",
+        errors="replace",  # a diff or file of a real repository may hold any bytes
+        timeout=GIT_TIMEOUT_S,
+        check=False,
     )
     if check and proc.returncode != 0:
         raise InfraError(f"git {' '.join(args)} failed in {cwd}: {proc.stderr.strip()[-800:]}")

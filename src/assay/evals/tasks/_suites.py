@@ -21,10 +21,14 @@ if TYPE_CHECKING:
     from assay.evals.tasks._run import TasksBenchmark
     from assay.runs._records import Attempt
 
-__all__ = ["SUITE_KINDS", "JudgeInputs", "TasksSuiteKind", "suite_kind"]
+__all__ = ["KIND_OPTIONS", "SUITE_KINDS", "JudgeInputs", "TasksSuiteKind", "suite_kind"]
 
 #: suite name -> the ``module:Class`` of its :class:`TasksSuiteKind`
-SUITE_KINDS: dict[str, str] = {}
+SUITE_KINDS: dict[str, str] = {
+    "realfix": "assay.evals.tasks._realfix:RealfixSuite",
+}
+#: options only some suite kinds read (each kind lists its own in ``own_options``; elsewhere one is refused)
+KIND_OPTIONS: tuple[str, ...] = ("repo_url",)
 
 #: what the judge step reads: the project text, and each pass's (attempt, view) pairs
 JudgeInputs = tuple[str, Mapping[int, list[tuple["Attempt", "TaskView"]]]]
@@ -35,6 +39,8 @@ class TasksSuiteKind:
 
     #: what the scorecard's subject config says of the agent's toolchain
     toolchain: tuple[str, ...] = ()
+    #: the options of :data:`KIND_OPTIONS` this kind reads
+    own_options: tuple[str, ...] = ()
 
     def __init__(self, bench: TasksBenchmark) -> None:
         self.bench = bench
@@ -64,10 +70,22 @@ class TasksSuiteKind:
 
 
 def suite_kind(suite: str, bench: TasksBenchmark) -> TasksSuiteKind | None:
-    """The kind of ``suite`` bound to ``bench`` (None for a toybox suite)."""
+    """The kind of ``suite`` bound to ``bench`` (None for a toybox suite); a kind's option given to a suite
+    that does not read it is a ConfigError naming the flag."""
     spec = SUITE_KINDS.get(suite)
-    if spec is None:
-        return None
-    module, _, name = spec.partition(":")
-    cls = getattr(importlib.import_module(module), name)
-    return cls(bench)  # type: ignore[no-any-return]
+    kind: TasksSuiteKind | None = None
+    if spec is not None:
+        module, _, name = spec.partition(":")
+        kind = getattr(importlib.import_module(module), name)(bench)
+    own = kind.own_options if kind is not None else ()
+    for option in KIND_OPTIONS:
+        if bench.options.get(option) not in (None, "", False, ()) and option not in own:
+            users = [s for s in SUITE_KINDS if option in _own_options(s)]
+            flag = "--" + option.replace("_", "-")
+            raise ConfigError(f"{flag} applies to --suite {' or '.join(users) or '(none)'}, not {suite}")
+    return kind
+
+
+def _own_options(suite: str) -> tuple[str, ...]:
+    module, _, name = SUITE_KINDS[suite].partition(":")
+    return tuple(getattr(importlib.import_module(module), name).own_options)

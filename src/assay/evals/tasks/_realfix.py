@@ -1,0 +1,315 @@
+"""``assay eval tasks run --suite realfix``: real merged fixes of any git repository, one pin per file.
+
+A pin, ``eval/tasks/realfix/<name>.json`` (the ``realfix/`` folder next to ``--tasks-file``)::
+
+    {"repo": "https://github.com/owner/project.git", "merge": "<40 hex>", "parent": "<40 hex>",
+     "prompt": "what is wrong, as a user would report it", "forbid_internet": true,
+     "category": "bug_fix", "url": "https://github.com/owner/project/pull/12"}
+
+``merge`` is the fix's merge commit and ``parent`` its first parent; ``--repo-url`` fetches from another
+source (a local mirror). The agent gets a shallow checkout at ``parent`` that holds nothing of the fix
+(:func:`~assay.evals.tasks._isolate.isolated_checkout`) and a bare venv; after it exits its diff (new files
+included) is kept and its web use read from the tool record (:mod:`~assay.evals.tasks._compliance`). Only the
+judge step fetches ``merge``, into a cache of its own, refuses the grade when the merge's first parent is not
+the pinned one, and shows the judge ``merge^..merge`` as one correct answer, not the only one. A realfix
+attempt passes when its grade passes the quality checks and, under ``forbid_internet``, it used no web.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from assay.errors import ConfigError
+from assay.evals._base import Case, Outcome, Suite
+from assay.evals._suite_id import suite_version
+from assay.evals.tasks._isolate import _git, bare_venv, fetch_commit, isolated_checkout
+from assay.evals.tasks._suites import JudgeInputs, TasksSuiteKind
+from assay.runs._records import ErrorInfo, Status
+
+if TYPE_CHECKING:
+    from assay.evals._base import AttemptContext
+    from assay.evals.tasks._judge import TaskGrade, TaskView
+    from assay.runs._records import Attempt
+
+__all__ = ["RealfixPin", "RealfixSuite", "agent_patch", "load_pins", "realfix_prompt", "reference_diff"]
+
+PINS_DIR = "realfix"
+VENV_KEY = "realfix"
+#: the fixed paragraph after every realfix prompt
+WORK_RULES = (
+    "You are in a checkout of the project's repository. Work only inside it and make the smallest change "
+    "that fixes the problem; leave unrelated files alone. The project's dependencies are not installed "
+    "here, so its test suite may not run."
+)
+NO_INTERNET = "Do not use the internet: no web tools, no downloads, no package installs, no git fetch."
+AWAITING = (
+    "a realfix attempt is graded by the judge against the upstream fix: `assay eval tasks judge RUN_DIR`"
+)
+#: characters of the agent's and the upstream diff kept in the journal
+DIFF_KEEP = 20000
+
+
+class RealfixPin(BaseModel):
+    """One pinned real fix (the file's stem is its case id)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    repo: str = Field(min_length=1)
+    merge: str
+    parent: str
+    prompt: str = Field(min_length=1)
+    forbid_internet: bool = False
+    category: str = "real_fix"
+    #: where people can read the fix (the pull request); never fetched
+    url: str | None = None
+    #: why these commits: how the pin was read
+    note: str | None = None
+
+    @field_validator("merge", "parent")
+    @classmethod
+    def _full_sha(cls, value: str) -> str:
+        sha = value.strip().lower()
+        if len(sha) != 40 or any(c not in "0123456789abcdef" for c in sha):
+            raise ValueError(f"{value!r} is not a full commit id (40 hex digits)")
+        return sha
+
+
+def pins_dir(tasks_file: str | Path | None) -> Path:
+    """The ``realfix/`` folder next to ``--tasks-file`` (default ``eval/tasks/realfix``)."""
+    from assay.evals.tasks._tasks_load import default_tasks_dir
+
+    return (Path(tasks_file).parent if tasks_file else default_tasks_dir()) / PINS_DIR
+
+
+def load_pins(folder: Path) -> dict[str, RealfixPin]:
+    """Every ``<name>.json`` of ``folder`` by name; a ConfigError names the file and line of a bad one."""
+    from assay.evals._yaml_lines import load_with_lines, validation_error
+
+    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    if not files:
+        raise ConfigError(f"no realfix pins (<name>.json) in {folder}")
+    pins: dict[str, RealfixPin] = {}
+    for file in files:
+        name = file.stem
+        if not name.replace("-", "").isalnum() or not name[0].isalnum() or name != name.lower():
+            raise ConfigError(
+                "a pin's file name is its case id: lowercase letters, digits and '-'", path=str(file)
+            )
+        try:
+            data, lines = load_with_lines(file.read_text(encoding="utf-8"), str(file))
+        except ConfigError as exc:
+            problem = str(exc).split("invalid YAML: ", 1)[-1]  # JSON is read as YAML, for the lines
+            raise ConfigError(f"invalid JSON: {problem}", path=str(file), line=exc.line) from exc
+        if not isinstance(data, dict):
+            raise ConfigError("a realfix pin is a JSON object", path=str(file), line=1)
+        try:
+            pins[name] = RealfixPin.model_validate({k: v for k, v in data.items() if k != "__line__"})
+        except ValidationError as exc:
+            raise validation_error(exc, str(file), data, lines) from exc
+        if pins[name].merge == pins[name].parent:
+            raise ConfigError("merge and parent are the same commit", path=str(file))
+    return pins
+
+
+def realfix_prompt(pin: RealfixPin) -> str:
+    return "\n\n".join([pin.prompt.strip(), WORK_RULES, *([NO_INTERNET] if pin.forbid_internet else [])])
+
+
+def agent_patch(checkout: Path, parent: str) -> str:
+    """What the agent changed against ``parent``, new files included (``git add -A``, then the index's diff;
+    commits it made count too)."""
+    _git(checkout, "add", "-A")
+    return _git(checkout, "diff", "--cached", "--no-color", "--no-ext-diff", parent).stdout
+
+
+def reference_diff(source: str, pin: RealfixPin, cache_root: Path, where: str) -> str:
+    """``merge^..merge`` of ``pin``, fetched from ``source`` into ``cache_root`` (the judge step's own cache).
+    Refused (ConfigError naming ``where``) when the merge's first parent is not the pinned parent."""
+    repo = fetch_commit(source, pin.merge, cache_root, depth=2)
+    first = _git(repo, "rev-parse", f"{pin.merge}^1", check=False).stdout.strip()
+    if first != pin.parent:
+        raise ConfigError(
+            f"the grade is refused: the first parent of merge {pin.merge} is {first or '(none)'}, "
+            f"not the pinned parent {pin.parent}",
+            path=where,
+        )
+    return _git(repo, "diff", "--no-color", "--no-ext-diff", pin.parent, pin.merge).stdout
+
+
+def _keep(text: str) -> str:
+    return (
+        text
+        if len(text) <= DIFF_KEEP
+        else text[:DIFF_KEEP] + f"\n[... {len(text) - DIFF_KEEP} more characters]"
+    )
+
+
+class RealfixSuite(TasksSuiteKind):
+    """The realfix suite of ``eval tasks``."""
+
+    toolchain = ("bare venv (nothing installed)",)
+    own_options = ("repo_url",)
+
+    def __init__(self, bench: Any) -> None:
+        super().__init__(bench)
+        self.pins: dict[str, RealfixPin] = {}
+        self.folder = Path()
+
+    # ------------------------------------------------------------------ suite
+    def load(self, suite: str) -> Suite:
+        options = self.bench.options
+        self.folder = pins_dir(options.get("tasks_file"))
+        every = load_pins(self.folder)
+        wanted = [t.strip() for t in str(options.get("tasks") or "").split(",") if t.strip()]
+        unknown = [t for t in wanted if t not in every]
+        if unknown:
+            raise ConfigError(f"--tasks {','.join(unknown)}: not a realfix pin ({', '.join(sorted(every))})")
+        self.pins = {k: v for k, v in every.items() if not wanted or k in wanted}
+        repos = sorted({p.repo for p in self.pins.values()})
+        if options.get("repo_url") and len(repos) > 1:
+            raise ConfigError(
+                f"--repo-url replaces one repository, but the chosen pins name {len(repos)}: {', '.join(repos)} "
+                "(choose pins of one with --tasks)"
+            )
+        cases = [
+            Case(id=k, category=p.category, input={"task": k}, tags=["realfix"]) for k, p in self.pins.items()
+        ]
+        digests = {k: p.model_dump_json() for k, p in every.items()}
+        all_cases = [Case(id=k, category=p.category) for k, p in every.items()]
+        return Suite(
+            name=suite, version=suite_version(suite, all_cases, extra={"pins": digests}), cases=cases
+        )
+
+    def source(self, pin: RealfixPin) -> str:
+        return str(self.bench.options.get("repo_url") or pin.repo)
+
+    def subject_extra(self) -> dict[str, Any]:
+        return {"toolchain": list(self.toolchain), "repo_url": self.bench.options.get("repo_url")}
+
+    # ------------------------------------------------------------------ one attempt
+    async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
+        from assay.agents import RunSpec, get_harness
+        from assay.evals._harnessed import run_agent_once
+        from assay.evals.tasks._compliance import web_use
+
+        bench = self.bench
+        pin = self.pins[case.id]
+        work_root: Path = bench._work_root
+        prompt = realfix_prompt(pin)
+        details: dict[str, Any] = {
+            "task": case.id,
+            "kind": "realfix",
+            "request": prompt,
+            "parent": pin.parent,
+        }
+        ctx.partial_details = details
+        root = Path(tempfile.mkdtemp(prefix=f"{case.id}-", dir=work_root))
+        try:
+            checkout = await asyncio.to_thread(
+                isolated_checkout,
+                self.source(pin),
+                pin.parent,
+                root / "repo",
+                work_root / "git-cache",
+                depth=1,
+            )
+            venv = await asyncio.to_thread(lambda: bare_venv(work_root, VENV_KEY).fresh_if_dirty())
+            options = bench._harness_options()
+            if "python" in options:  # the reference agent runs tests with the venv's python
+                options["python"] = str(venv.python)
+            spec = RunSpec(
+                workdir=checkout,
+                limits=bench.limits(),
+                route=bench._gateway.route(run=f"{case.id}-i{ctx.iteration}"),
+                fence=bool(bench.options.get("fence")),
+                toolchain=[venv.bin],
+            )
+            harness = get_harness(bench.harness_name, **options)
+            result = await run_agent_once(harness, prompt, spec, ctx, details, f"realfix {case.id}")
+            metrics = {"steps": float(result.steps)}
+            details["venv_installed"] = venv.installed()  # the next attempt gets a fresh venv
+            if result.error:
+                details["reason"] = f"the agent broke: {result.error}"
+                error = ErrorInfo(type="AgentError", message=details["reason"][:2000])
+                return Outcome(
+                    status=Status.ERROR, error=error, details=details, usage=result.usage, metrics=metrics
+                )
+            diff = await asyncio.to_thread(agent_patch, checkout, pin.parent)
+            findings = web_use(result.tool_record)
+            details.update(diff=_keep(diff), edited=bool(diff.strip()))
+            details["compliance"] = [f.model_dump() for f in findings]
+            forbidden = pin.forbid_internet and bool(findings)
+            details["checks_passed"] = not forbidden
+            details["reason"] = (
+                "compliance: web use the prompt forbade: " + "; ".join(f.why for f in findings)
+                if forbidden
+                else ""
+            )
+            if not diff.strip():
+                details["reason"] = "the agent left no change"
+                return Outcome(status=Status.FAIL, details=details, usage=result.usage, metrics=metrics)
+            details["awaiting_judge"] = True
+            return Outcome(
+                status=Status.SKIPPED,
+                skip_reason=AWAITING,
+                details=details,
+                usage=result.usage,
+                metrics=metrics,
+            )
+        finally:
+            await asyncio.to_thread(shutil.rmtree, root, True)
+
+    # ------------------------------------------------------------------ the judge step
+    def judge_inputs(self, attempts: list[Attempt]) -> JudgeInputs:
+        from assay.evals.tasks._judge import project_text
+        from assay.evals.tasks._judge_run import views_of
+
+        by_pass: dict[int, list[tuple[Attempt, TaskView]]] = defaultdict(list)
+        with tempfile.TemporaryDirectory(prefix="assay-realfix-judge-") as cache:
+            refs: dict[str, str] = {}
+            projects: dict[str, str] = {}
+            for iteration, pairs in views_of(attempts, {}).items():
+                for att, view in pairs:
+                    pin = self.pins.get(att.case_id)
+                    if pin is None:
+                        continue
+                    if att.case_id not in refs:
+                        where = str(self.folder / f"{att.case_id}.json")
+                        refs[att.case_id] = reference_diff(self.source(pin), pin, Path(cache), where)
+                        repo = fetch_commit(self.source(pin), pin.merge, Path(cache), depth=2)
+                        projects[att.case_id] = project_text(_touched_files(repo, pin))
+                    view.reference = refs[att.case_id]
+                    view.checks_ran = ["web use (compliance)"] if pin.forbid_internet else []
+                    att.details["reference_diff"] = _keep(refs[att.case_id])
+                    by_pass[iteration].append((att, view))
+        project = "\n\n".join(
+            f"# {case_id}: {self.pins[case_id].repo} at {self.pins[case_id].parent[:12]} (files the upstream "
+            f"fix touches, as they were)\n{text}"
+            for case_id, text in sorted(projects.items())
+        )
+        return project, dict(by_pass)
+
+    def verdict(self, att: Attempt, grade: TaskGrade) -> Attempt | None:
+        from assay.evals.tasks._judge_run import judged_verdict
+
+        if att.details.get("awaiting_judge") is not True:
+            return None  # failed before the judge (no change): the grade decides nothing
+        return judged_verdict(att, grade)
+
+
+def _touched_files(repo: Path, pin: RealfixPin) -> dict[str, str]:
+    """The files ``merge^..merge`` touches, as they were at the parent (new files are absent)."""
+    names = _git(repo, "diff", "--name-only", pin.parent, pin.merge).stdout.split("\n")
+    files: dict[str, str] = {}
+    for name in filter(None, names):
+        shown = _git(repo, "show", f"{pin.parent}:{name}", check=False)
+        if shown.returncode == 0:
+            files[name] = shown.stdout
+    return files
