@@ -117,6 +117,8 @@ class _Collection:
     beir: BeirDataset | None = None
     index: DocumentIndex | None = None
     failed: dict[str, str] = field(default_factory=dict)
+    #: documents indexed but flagged degraded (an image page unread, a truncated file), with why
+    degraded: dict[str, str] = field(default_factory=dict)
     index_s: float = 0.0
 
 
@@ -159,6 +161,12 @@ class RagRetrievalBenchmark(Benchmark):
             click.Option(
                 ["--fetch-only"], is_flag=True, default=False, help="Download and verify corpora, then stop."
             ),
+            click.Option(
+                ["--ocr"],
+                is_flag=True,
+                default=False,
+                help="Read image pages of PDFs with tesseract (full suite only; checked on a test image first).",
+            ),
         ]
 
     # ------------------------------------------------------------------------------------- options
@@ -196,7 +204,12 @@ class RagRetrievalBenchmark(Benchmark):
             model=self.options.get("model"),
             judge_model=self.options.get("judge"),
             embedder=embedder.id,
-            extra={"chunking": probe.chunking.id, "fusion": probe.fusion, "alpha": probe.alpha},
+            extra={
+                "chunking": probe.chunking.id,
+                "fusion": probe.fusion,
+                "alpha": probe.alpha,
+                **({"ocr": True} if self.options.get("ocr") else {}),
+            },
         )
 
     def _get_embedder(self) -> Embedder:
@@ -209,6 +222,10 @@ class RagRetrievalBenchmark(Benchmark):
     def load_suite(self, suite: str) -> Suite:
         if suite not in self.suites:
             raise ConfigError(f"--suite must be one of {', '.join(self.suites)}, not {suite!r}")
+        if self.options.get("ocr") and suite == "pr":
+            raise ConfigError(
+                "--ocr: the pr suite runs without OCR so every machine scores it alike; use --suite full"
+            )
         self._suite = suite
         dataset = self.options.get("dataset") or ""
         if dataset.startswith("beir:"):
@@ -253,6 +270,10 @@ class RagRetrievalBenchmark(Benchmark):
     # ---------------------------------------------------------------------------------- lifecycle
 
     async def preflight(self) -> None:
+        if self.options.get("ocr"):
+            from assay.rag._ocr import check_ocr
+
+            check_ocr()  # a broken OCR stops the run here, before any image page is indexed as blank
         if self.options.get("model"):
             from assay.models import get_model
 
@@ -268,14 +289,17 @@ class RagRetrievalBenchmark(Benchmark):
         self._run_dir = Path(run_dir)
         embedder = self._get_embedder()
         for col in self._collections.values():
-            col.index = DocumentIndex(embedder, cache_dir=None)
+            col.index = DocumentIndex(embedder, cache_dir=None, ocr=bool(self.options.get("ocr")))
             t0 = time.perf_counter()
             if col.labelled is not None:
                 for d in col.labelled.documents:
                     try:
-                        col.index.index_document(d.path, d.id)
+                        res = col.index.index_document(d.path, d.id)
                     except DocumentError as exc:
                         col.failed[d.id] = str(exc)
+                        continue
+                    if res.degraded:
+                        col.degraded[d.id] = "; ".join(res.warnings) or "degraded"
             elif col.beir is not None:
                 col.index.index_texts(
                     [(did, f"{t}\n\n{x}" if t else x) for did, (t, x) in col.beir.corpus.items()]
@@ -300,6 +324,7 @@ class RagRetrievalBenchmark(Benchmark):
                 Path(ctx.run_dir) / "work" / "hard",
                 default_eval_dir() / "pr" / "hard",
                 self._model,
+                ocr=bool(self.options.get("ocr")),
             )
             out = await HARD_CASES[case.input["id"]](hctx)
             self._notes[case.id] = (
@@ -404,6 +429,10 @@ class RagRetrievalBenchmark(Benchmark):
             out["docs_failed_to_index"] = MetricValue(
                 value=float(failed), n=tried, kind="count", direction="lower", unit="documents"
             )
+            degraded = sum(len(c.degraded) for c in self._collections.values())
+            out["docs_degraded"] = MetricValue(
+                value=float(degraded), n=tried, kind="count", direction="lower", gated=False, unit="documents"
+            )
             for c in self._collections.values():
                 assert c.index is not None
                 out[f"index/{c.name}/chunks"] = MetricValue(
@@ -432,7 +461,8 @@ class RagRetrievalBenchmark(Benchmark):
 
     def report_section(self, scorecard: Scorecard) -> str:
         failed = {d: m for c in self._collections.values() for d, m in c.failed.items()}
-        return render_section(scorecard, self._notes, failed)
+        degraded = {d: m for c in self._collections.values() for d, m in c.degraded.items()}
+        return render_section(scorecard, self._notes, failed, degraded)
 
     def failure_reason(self, attempt: Attempt) -> str:
         return failure_reason(attempt) or super().failure_reason(attempt)

@@ -61,7 +61,12 @@ def beir_fusion(scorecard: Scorecard) -> FusionVerdict:
     return fusion_verdict(means, per_query)
 
 
-def render_section(scorecard: Scorecard, notes: dict[str, str], failed: dict[str, str]) -> str:
+def render_section(
+    scorecard: Scorecard,
+    notes: dict[str, str],
+    failed: dict[str, str],
+    degraded: dict[str, str] | None = None,
+) -> str:
     m = scorecard.summary.metrics
 
     def v(name: str, digits: int = 3) -> str:
@@ -120,6 +125,10 @@ def render_section(scorecard: Scorecard, notes: dict[str, str], failed: dict[str
     if failed:
         lines += ["### Documents that failed to index", ""]
         lines += [f"- `{doc}`: {msg}" for doc, msg in sorted(failed.items())]
+        lines.append("")
+    if degraded:
+        lines += ["### Documents indexed degraded (part of their content is missing)", ""]
+        lines += [f"- `{doc}`: {msg}" for doc, msg in sorted(degraded.items())]
         lines.append("")
     return "\n".join(lines)
 
