@@ -10,9 +10,9 @@ from assay.errors import ConfigError, InfraError
 
 if TYPE_CHECKING:
     from assay.agents import AgentResult, Harness, RunSpec
-    from assay.evals._base import AttemptContext
+    from assay.evals._base import AttemptContext, Outcome
 
-__all__ = ["HarnessedOptions", "run_agent_once"]
+__all__ = ["HarnessedOptions", "agent_broke", "run_agent_once"]
 
 
 class HarnessedOptions:
@@ -70,3 +70,27 @@ async def run_agent_once(
     if result.infra_error:
         raise InfraError(f"{label}: the model backend failed: {result.infra_error}")
     return result
+
+
+def agent_broke(
+    result: AgentResult, details: dict[str, Any], metrics: dict[str, Any] | None = None
+) -> Outcome | None:
+    """The outcome of a run in which the agent itself broke (``result.error``: it crashed, its output was not
+    readable): ERROR, measured against the subject like a failure; None when it did not break.
+
+    The one rule for every benchmark that runs a harness. What broke behind the agent (the model backend,
+    ``result.infra_error``) never reaches here: :func:`run_agent_once` makes it INFRA_ERROR.
+    """
+    if not result.error:
+        return None
+    from assay.evals._base import Outcome
+    from assay.runs._records import ErrorInfo, Status
+
+    details["reason"] = f"the agent broke: {result.error}"
+    return Outcome(
+        status=Status.ERROR,
+        error=ErrorInfo(type="AgentError", message=details["reason"][:2000]),
+        details=details,
+        usage=result.usage,
+        **({"metrics": metrics} if metrics is not None else {}),
+    )

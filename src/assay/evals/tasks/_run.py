@@ -21,11 +21,11 @@ import click
 from assay.agents import RunSpec
 from assay.errors import ConfigError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
-from assay.evals._harnessed import HarnessedOptions, run_agent_once
+from assay.evals._harnessed import HarnessedOptions, agent_broke, run_agent_once
 from assay.evals._suite_id import suite_version
 from assay.evals.tasks._run_adapter import agent_diff, checks_details
 from assay.evals.tasks._suites import SUITE_KINDS, TasksSuiteKind, suite_kind
-from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
+from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
     from assay.evals.tasks._judge import TasksJudgement
@@ -288,15 +288,9 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
             )
             result = await run_agent_once(harness, task.prompt, spec, ctx, details, f"task {task.id}")
             metrics = {"steps": float(result.steps)}
-            if result.error:
-                details["reason"] = f"the agent broke: {result.error}"
-                return Outcome(
-                    status=Status.ERROR,
-                    error=ErrorInfo(type="AgentError", message=details["reason"][:2000]),
-                    details=details,
-                    usage=result.usage,
-                    metrics=metrics,
-                )
+            broke = agent_broke(result, details, metrics)
+            if broke is not None:
+                return broke
             checks = await asyncio.to_thread(check_task, prepared, result.tool_record, result.answer)
             details.update(checks_details(checks))
             details["diff"], details["edited"] = await asyncio.to_thread(agent_diff, prepared)
