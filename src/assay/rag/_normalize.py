@@ -58,6 +58,8 @@ class Normalized:
 
 def _nfkc(text: str) -> tuple[str, list[int], list[int]]:
     """NFKC per base character with its combining marks, keeping where each output character came from."""
+    if text.isascii():  # NFKC leaves ASCII alone and none of _DROP is ASCII: each character maps to itself
+        return text, list(range(len(text))), list(range(1, len(text) + 1))
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
