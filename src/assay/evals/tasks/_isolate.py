@@ -247,6 +247,12 @@ class AgentVenv:
         shutil.rmtree(self.root, ignore_errors=True)
         return bare_venv(self.root.parent.parent, self.key)
 
+    def remove(self) -> None:
+        """Delete the venv and its bookkeeping (its fresh listing, its lock)."""
+        shutil.rmtree(self.root, ignore_errors=True)
+        for suffix in (f".{_MANIFEST}", ".lock"):
+            (self.root.parent / f"{self.root.name}{suffix}").unlink(missing_ok=True)
+
     def env(self, base_env: Mapping[str, str] | None = None) -> dict[str, str]:
         """``base_env`` (default this process's) as the agent gets it with this venv: its ``bin`` first on
         PATH, the host's interpreter folders removed, VIRTUAL_ENV set, PYTHONPATH/PYTHONHOME dropped (and no

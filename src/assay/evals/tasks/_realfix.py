@@ -29,9 +29,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from assay.errors import ConfigError
 from assay.evals._base import Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
-from assay.evals.tasks._isolate import _git, bare_venv, fetch_commit, isolated_checkout
+from assay.evals.tasks._isolate import AgentVenv, _git, bare_venv, fetch_commit, isolated_checkout
 from assay.evals.tasks._suites import JudgeInputs, TasksSuiteKind
-from assay.runs._records import ErrorInfo, Status
+from assay.runs._records import Status
 
 if TYPE_CHECKING:
     from assay.evals._base import AttemptContext
@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 __all__ = ["RealfixPin", "RealfixSuite", "agent_patch", "load_pins", "realfix_prompt", "reference_diff"]
 
 PINS_DIR = "realfix"
+#: each attempt's venv is ``realfix-<attempt folder>``: attempts in flight at once never share one, and one
+#: the agent installed into is never handed on (a bare venv takes about 0.1 s to make)
 VENV_KEY = "realfix"
 #: the fixed paragraph after every realfix prompt
 WORK_RULES = (
@@ -196,7 +198,7 @@ class RealfixSuite(TasksSuiteKind):
     # ------------------------------------------------------------------ one attempt
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
         from assay.agents import RunSpec, get_harness
-        from assay.evals._harnessed import run_agent_once
+        from assay.evals._harnessed import agent_broke, run_agent_once
         from assay.evals.tasks._compliance import web_use
 
         bench = self.bench
@@ -220,7 +222,7 @@ class RealfixSuite(TasksSuiteKind):
                 work_root / "git-cache",
                 depth=1,
             )
-            venv = await asyncio.to_thread(lambda: bare_venv(work_root, VENV_KEY).fresh_if_dirty())
+            venv = await asyncio.to_thread(bare_venv, work_root, f"{VENV_KEY}-{root.name}")
             options = bench._harness_options()
             if "python" in options:  # the reference agent runs tests with the venv's python
                 options["python"] = str(venv.python)
@@ -234,13 +236,10 @@ class RealfixSuite(TasksSuiteKind):
             harness = get_harness(bench.harness_name, **options)
             result = await run_agent_once(harness, prompt, spec, ctx, details, f"realfix {case.id}")
             metrics = {"steps": float(result.steps)}
-            details["venv_installed"] = venv.installed()  # the next attempt gets a fresh venv
-            if result.error:
-                details["reason"] = f"the agent broke: {result.error}"
-                error = ErrorInfo(type="AgentError", message=details["reason"][:2000])
-                return Outcome(
-                    status=Status.ERROR, error=error, details=details, usage=result.usage, metrics=metrics
-                )
+            details["venv_installed"] = venv.installed()  # what the agent installed (the venv goes with it)
+            broke = agent_broke(result, details, metrics)
+            if broke is not None:
+                return broke
             diff = await asyncio.to_thread(agent_patch, checkout, pin.parent)
             findings = web_use(result.tool_record)
             details.update(diff=_keep(diff), edited=bool(diff.strip()))
@@ -265,6 +264,7 @@ class RealfixSuite(TasksSuiteKind):
             )
         finally:
             await asyncio.to_thread(shutil.rmtree, root, True)
+            await asyncio.to_thread(AgentVenv(work_root / "venvs" / f"{VENV_KEY}-{root.name}", "").remove)
 
     # ------------------------------------------------------------------ the judge step
     def judge_inputs(self, attempts: list[Attempt]) -> JudgeInputs:

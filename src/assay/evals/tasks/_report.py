@@ -63,6 +63,9 @@ class TasksSummary(BaseModel):
     wall_s: float = 0.0
     iterations: int = 1
     judge_model: str | None = None
+    #: attempts whose tool record was read for web use (realfix, swebench), and those that used the web
+    web_checked: int = 0
+    web_use: int = 0
 
 
 def _judged_grade(att: Attempt, judgement: TasksJudgement | None) -> Any:
@@ -84,6 +87,9 @@ def summarize(attempts: Sequence[Attempt], judgement: TasksJudgement | None, ite
     steps: list[float] = []
     for att in attempts:
         d = att.details
+        if isinstance(d.get("compliance"), list):
+            s.web_checked += 1
+            s.web_use += bool(d["compliance"])
         if att.status not in _MEASURED:
             # a question waiting for the judge is not measured yet; a task skipped with a reason is its own
             awaiting = awaits_judge(att)

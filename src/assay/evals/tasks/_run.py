@@ -359,4 +359,6 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
             f"quality {'-' if quality is None else f'{quality:.2f}'} of 5, "
             f"{s['quality_ok']} passed the quality checks",
         ]
+        if s.get("web_checked"):
+            lines.append(f"- web use (compliance): {s['web_use']} of {s['web_checked']} attempts read")
         return "\n".join(lines) + "\n"
