@@ -38,7 +38,10 @@ def code_index_group() -> None:
 def build_command(
     path: Path, embedder: str | None, index_dir: Path | None, max_file_bytes: int | None
 ) -> None:
-    """Index PATH, or update its index re-embedding only the files that changed."""
+    """Index PATH, or update its index embedding only chunks whose text is new.
+
+    Vectors of texts seen before come from a checksummed vector cache beside the index folder
+    (ASSAY_VECTOR_CACHE=off turns it off, ASSAY_VECTOR_CACHE=/abs/dir moves it)."""
     from assay.codeindex import build_index
 
     with reporting():  # a bar on a terminal, plain progress lines otherwise
@@ -52,7 +55,8 @@ def build_command(
         f"{idx.index_dir}\n"
         f"files {stats.files_total} (added {stats.files_added}, changed {stats.files_changed}, "
         f"removed {stats.files_removed}, unchanged {stats.files_unchanged}); "
-        f"chunks {stats.chunks_total}, embedded {stats.chunks_embedded}; {stats.total_s:.2f}s\n"
+        f"chunks {stats.chunks_total}, embedded {stats.chunks_embedded} "
+        f"(by content {stats.chunks_reused + stats.chunks_cached}); {stats.total_s:.2f}s\n"
         f"skipped: {skipped}"
     )
 

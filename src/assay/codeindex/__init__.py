@@ -3,7 +3,9 @@
 Discover a repository's source files, chunk them by symbol, embed the chunks, and search them with dense
 (FAISS) and lexical (BM25) retrieval fused by reciprocal rank, at chunk, symbol or file level. The index
 lives in one folder under ``$ASSAY_HOME/code_index/``, is saved atomically, verified on load, and updated
-incrementally (only changed files are re-embedded; the result equals a fresh build).
+incrementally: only chunks whose text is new are embedded, the rest come from the index itself or from a
+content-addressed, checksummed vector cache shared by every index beside it (``ASSAY_VECTOR_CACHE=off``
+turns it off); the result equals a fresh build.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ def build_index(
     max_file_bytes: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[CodeIndex, UpdateStats]:
-    """Build the index of ``path`` or bring it up to date (only changed files are re-embedded).
+    """Build the index of ``path`` or bring it up to date (only chunks whose text is new are embedded).
 
     A stored index that is damaged or was built with another embedder or schema is rebuilt; the returned
     stats say why in ``rebuilt_reason``.

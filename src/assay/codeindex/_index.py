@@ -108,7 +108,7 @@ class CodeIndex:
 
     ``CodeIndex.open`` loads what is on disk (rebuilding, or raising IndexCorruptError with
     ``on_damage="raise"``, when it cannot be trusted); ``update`` brings it up to date with the tree,
-    re-embedding only files whose content changed, and saves atomically.
+    embedding only chunks whose text is new (see ``vector_cache`` in :meth:`_cache`), and saves atomically.
     """
 
     def __init__(
@@ -213,7 +213,7 @@ class CodeIndex:
         progress: Callable[[int, int], None] | None = None,
         _crash_between_renames: bool = False,
     ) -> UpdateStats:
-        """Bring the index up to date with the tree, re-embedding only changed files, and save it.
+        """Bring the index up to date with the tree, embedding only chunks whose text is new, and save it.
 
         Writers of one index folder take turns (a file lock); a writer that finds a newer save than the
         one it loaded starts from that.
