@@ -1,0 +1,323 @@
+"""``assay eval tasks --suite swebench``: SWE-bench instances as tasks, graded by their own tests.
+
+An attempt: the repository at ``base_commit`` (an isolated checkout: the fix is in no object), the agent's
+only Python a bare venv, the issue text plus :data:`RULES` as the prompt; after the agent exits its diff
+(new files included) is a line of ``predictions.jsonl``, and an empty one fails at once. Then (unless
+``--no-evaluate``) one grader, chosen before anything runs, grades it: resolved is PASS, unresolved FAIL, an
+instance the grader cannot build NOT_RUN with the reason. The judge may grade quality against the gold patch,
+read only in the judge step; it never decides the pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.agents import RunSpec
+from assay.errors import ConfigError
+from assay.evals._base import AttemptContext, Case, Outcome, Suite
+from assay.evals._harnessed import run_agent_once
+from assay.evals._suite_id import suite_version
+from assay.evals.tasks._suites import JudgeInputs, TasksSuiteKind
+from assay.runs._records import ErrorInfo, Status
+
+if TYPE_CHECKING:
+    from assay.evals.tasks._judge import TaskGrade
+    from assay.evals.tasks._swebench_data import SwebenchInstance
+    from assay.runs._records import Attempt
+
+__all__ = ["PREDICTIONS", "RULES", "SETTINGS", "SwebenchSuite", "agent_patch", "grade_run_dir"]
+
+PREDICTIONS = "predictions.jsonl"
+SETTINGS = "swebench.json"
+RULES = (
+    "Work only inside this checkout (the current directory) and make the smallest change that resolves the "
+    "issue above. Do not use the internet: no web search, no fetching pages or packages. The project's tests "
+    "cannot be run here (its dependencies are not installed), so reason from the code. Leave your change in "
+    "the working tree; do not commit it."
+)
+_NOT_GRADED = "not graded (--no-evaluate): `assay eval tasks swebench RUN_DIR` grades it"
+
+
+def swebench_root(options: dict[str, Any]) -> Path:
+    """``--work-root``/swebench, else ``$ASSAY_HOME/work/swebench``: the dataset, repository and env caches."""
+    from assay.runs._paths import assay_home
+
+    given = options.get("work_root")
+    return (Path(given) if given else assay_home() / "work") / "swebench"
+
+
+def choose(options: dict[str, Any]) -> list[SwebenchInstance]:
+    """The instances ``--dataset``/``--instances``/``--sample``/``--seed``/``--offline`` pick."""
+    from assay.evals.tasks._swebench_data import dataset_file, load_instances, select_instances
+
+    path = dataset_file(
+        options.get("dataset"), swebench_root(options) / "dataset", offline=bool(options.get("offline"))
+    )
+    ids = [i.strip() for i in str(options.get("instances") or "").split(",") if i.strip()]
+    sample = options.get("sample")
+    return select_instances(
+        load_instances(path),
+        ids,
+        sample=None if sample is None else int(sample),
+        seed=int(options.get("seed") or 0),
+    )
+
+
+def agent_patch(repo: Path, base: str) -> str:
+    """The agent's change against ``base`` as a patch ``git apply`` takes: new files included, bytecode out."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, errors="replace")
+        return done.stdout
+
+    git("add", "-A", "--", ".", ":(exclude,glob)**/__pycache__/**", ":(exclude,glob)**/*.pyc")
+    return git("-c", "core.quotepath=false", "diff", "--cached", "--no-color", "--no-ext-diff", base)
+
+
+class SwebenchSuite(TasksSuiteKind):
+    """The ``swebench`` suite of ``eval tasks``."""
+
+    toolchain = ("bare venv (nothing installed)",)
+    own_options = (
+        "instances", "sample", "seed", "dataset", "offline", "repo_source", "repo_specs", "grader", "no_evaluate",
+        "keep_images",
+    )  # fmt: skip
+
+    def __init__(self, bench: Any) -> None:
+        super().__init__(bench)
+        self.instances: dict[str, SwebenchInstance] = {}
+        self.grader: str | None = None
+        self.run_dir: Path | None = None
+        self._lock = threading.Lock()
+
+    def _opt(self, name: str) -> Any:
+        return self.bench.options.get(name)
+
+    def load(self, suite: str) -> Suite:
+        from assay.evals.tasks._swebench_grade import resolve_grader
+
+        if self._opt("tasks") or self._opt("tasks_file"):
+            raise ConfigError(
+                "--tasks/--tasks-file choose toybox tasks: --suite swebench takes --instances or --sample"
+            )
+        if not self._opt("no_evaluate"):  # an official grader without Docker stops here, before anything runs
+            self.grader = resolve_grader(str(self._opt("grader") or "auto"))
+        chosen = choose(self.bench.options)
+        self.instances = {i.instance_id: i for i in chosen}
+        cases = [
+            Case(id=i.instance_id, category=i.repo, input={"instance": i.instance_id}, tags=["swebench"])
+            for i in chosen
+        ]
+        digests = {
+            i.instance_id: hashlib.sha256(json.dumps(i.row(), sort_keys=True).encode()).hexdigest()
+            for i in chosen
+        }
+        # the grader is part of the suite's identity: local and official verdicts are never compared
+        version = suite_version(
+            suite, cases, extra={"instances": digests, "grader": self.grader or "ungraded"}
+        )
+        return Suite(name=suite, version=version, cases=cases)
+
+    def subject_extra(self) -> dict[str, Any]:
+        return {
+            "grader": self.grader or "ungraded",
+            "toolchain": list(self.toolchain),
+            "fence_hides": "instance cache",
+        }
+
+    async def setup(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        settings = {
+            "dataset": str(self._opt("dataset") or ""),
+            "repo_source": str(self._opt("repo_source") or ""),
+            "repo_specs": str(self._opt("repo_specs") or ""),
+            "work_root": str(self._opt("work_root") or ""),
+            "offline": bool(self._opt("offline")),
+            "grader": self.grader,
+            "instances": list(self.instances),
+        }
+        (run_dir / SETTINGS).write_text(json.dumps(settings, indent=1) + "\n", encoding="utf-8")
+
+    def _harness(self, python: Path) -> Any:
+        from assay.agents import get_harness
+
+        options = self.bench._harness_options()
+        if "python" in options:
+            options["python"] = str(python)  # the reference agent's python is the bare venv's
+        return get_harness(self.bench.harness_name, **options)
+
+    async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
+        from assay.evals.tasks._compliance import web_use
+        from assay.evals.tasks._isolate import bare_venv, isolated_checkout
+        from assay.evals.tasks._swebench_data import prediction_line
+        from assay.evals.tasks._swebench_grade import repo_source
+
+        inst = self.instances[case.input["instance"]]
+        root = swebench_root(self.bench.options)
+        assert self.run_dir is not None and self.bench._gateway is not None
+        place = Path(self.bench._work_root) / "swebench" / f"{inst.instance_id}-i{ctx.iteration}"
+        shutil.rmtree(place, ignore_errors=True)
+        mirrors = self._opt("repo_source")
+        source = repo_source(inst.repo, Path(mirrors) if mirrors else None)
+        prompt = f"{inst.problem_statement.strip()}\n\n{RULES}"
+        details: dict[str, Any] = {"instance_id": inst.instance_id, "repo": inst.repo, "request": prompt}
+        ctx.partial_details = details
+        try:
+            repo = await asyncio.to_thread(
+                isolated_checkout, source, inst.base_commit, place / "repo", root / "repo-cache"
+            )
+            venv = await asyncio.to_thread(lambda: bare_venv(root, "agent").fresh_if_dirty())
+            spec = RunSpec(
+                workdir=repo,
+                limits=self.bench.limits(),
+                route=self.bench._gateway.route(run=f"{inst.instance_id}-i{ctx.iteration}"),
+                fence=bool(self._opt("fence")),
+                toolchain=[venv.bin],
+            )
+            result = await run_agent_once(
+                self._harness(venv.python), prompt, spec, ctx, details, f"instance {inst.instance_id}"
+            )
+            metrics = {"steps": float(result.steps)}
+            details["venv_installed"] = venv.installed()
+            # web use is a compliance finding (the prompt forbids it); the tests still decide the pass
+            details["compliance"] = [f.model_dump() for f in web_use(result.tool_record)]
+            patch = await asyncio.to_thread(agent_patch, repo, inst.base_commit)
+            details["diff"] = patch[:20000]
+            model = f"{self.bench.harness_name}/{self.bench.model}"
+            with self._lock, open(self.run_dir / PREDICTIONS, "a", encoding="utf-8") as fh:
+                fh.write(prediction_line(inst.instance_id, model, patch))
+            if result.error:
+                details["reason"] = f"the agent broke: {result.error}"
+                error = ErrorInfo(type="AgentError", message=details["reason"][:2000])
+                return Outcome(
+                    status=Status.ERROR, error=error, details=details, usage=result.usage, metrics=metrics
+                )
+            if not patch.strip():
+                details["reason"] = "the agent left no change (an empty diff)"
+                return Outcome(status=Status.FAIL, details=details, usage=result.usage, metrics=metrics)
+            if self.grader is None:
+                return Outcome(
+                    status=Status.SKIPPED,
+                    skip_reason=_NOT_GRADED,
+                    details=details,
+                    usage=result.usage,
+                    metrics=metrics,
+                )
+            verdict = await asyncio.to_thread(self._grade, inst, patch)
+            return _outcome(verdict, details, result.usage, metrics)
+        finally:
+            shutil.rmtree(place, ignore_errors=True)
+
+    def _grade(self, inst: SwebenchInstance, patch: str) -> Any:
+        from assay.evals.tasks._swebench_grade import grade_instances
+
+        mirrors, specs = self._opt("repo_source"), self._opt("repo_specs")
+        assert self.grader is not None
+        with (
+            self._lock
+        ):  # one instance graded at a time (a local env is shared by the instances of a version)
+            return grade_instances(
+                [inst],
+                {inst.instance_id: patch},
+                self.grader,
+                swebench_root(self.bench.options) / "grade",
+                keep_images=bool(self._opt("keep_images")),
+                mirrors=Path(mirrors) if mirrors else None,
+                repo_specs=Path(specs) if specs else None,
+            )[0]
+
+    # ------------------------------------------------------------------ the judge step (after every agent exited)
+    def judge_inputs(self, attempts: list[Attempt]) -> JudgeInputs:
+        from collections import defaultdict
+
+        from assay.evals.tasks._judge import TaskView
+
+        by_pass: dict[int, list[tuple[Attempt, TaskView]]] = defaultdict(list)
+        for att in sorted(attempts, key=lambda a: (a.iteration, a.case_id)):
+            inst = self.instances.get(att.case_id)
+            if inst is None or att.status not in (Status.PASS, Status.FAIL) or not att.details.get("diff"):
+                continue
+            request = (
+                f"{att.details.get('request', '')}\n\n(The upstream fix, one correct answer, not the only one; "
+                f"grade quality only, the tests decided the pass:)\n{inst.patch[:6000]}"
+            )
+            view = TaskView(
+                task_id=att.case_id,
+                request=request,
+                answer=str(att.details.get("answer") or ""),
+                diff=str(att.details.get("diff") or ""),
+                record=[str(x) for x in att.details.get("commands", [])],
+                checks_ran=["swebench tests"],
+            )
+            by_pass[att.iteration].append((att, view))
+        return "", by_pass
+
+    def verdict(self, att: Attempt, grade: TaskGrade) -> Attempt | None:
+        return None  # the tests decide the pass; the judge's grade is kept in judge.json
+
+
+def _outcome(verdict: Any, details: dict[str, Any], usage: Any, metrics: dict[str, float]) -> Outcome:
+    from dataclasses import asdict
+
+    details["grade"] = asdict(verdict)
+    details["grader"] = verdict.grader
+    if verdict.status == "not_run":
+        details["reason"] = f"grader: {verdict.grader} could not grade it: {verdict.reason}"
+        return Outcome(
+            status=Status.NOT_RUN,
+            details=details,
+            usage=usage,
+            metrics=metrics,
+            skip_reason=details["reason"],
+        )
+    f2p, p2p = verdict.fail_to_pass, verdict.pass_to_pass
+    counts = f"FAIL_TO_PASS {f2p[0]}/{f2p[1]}, PASS_TO_PASS {p2p[0]}/{p2p[1]}"
+    if verdict.resolved:
+        details["reason"] = ""
+        return Outcome(status=Status.PASS, details=details, usage=usage, metrics=metrics)
+    details["reason"] = f"grader: {verdict.grader}: unresolved ({verdict.reason or counts})"
+    return Outcome(status=Status.FAIL, details=details, usage=usage, metrics=metrics)
+
+
+def grade_run_dir(run_dir: Path | None, options: dict[str, Any]) -> tuple[str, list[Any], Path | None]:
+    """``assay eval tasks swebench [DIR]``: grade DIR's predictions (and with ``validate`` the gold and empty
+    patches) with one grader; writes ``DIR/grades-<grader>.json``. Returns (grader, verdicts, that file)."""
+    from assay.evals.tasks._swebench_data import read_predictions
+    from assay.evals.tasks._swebench_grade import grade_instances, resolve_grader, write_grades
+
+    grader = resolve_grader(str(options.get("grader") or "auto"))  # before anything runs
+    recorded: dict[str, Any] = {}
+    if run_dir is not None and (run_dir / SETTINGS).is_file():
+        recorded = json.loads((run_dir / SETTINGS).read_text(encoding="utf-8"))
+    merged = {k: v for k, v in recorded.items() if v not in ("", None)}
+    merged.update({k: v for k, v in options.items() if v not in (None, "", False)})
+    if not options.get("instances") and recorded.get("instances") and merged.get("sample") is None:
+        merged["instances"] = ",".join(recorded["instances"])
+    patches: dict[str, str] = {}
+    if run_dir is not None:
+        patches = {k: v["model_patch"] for k, v in read_predictions(run_dir / PREDICTIONS).items()}
+        if not merged.get("instances") and merged.get("sample") is None:
+            merged["instances"] = ",".join(patches)
+    elif not options.get("validate"):
+        raise ConfigError("RUN_DIR is required (the run whose predictions.jsonl to grade), unless --validate")
+    instances = choose(merged)
+    mirrors, specs = merged.get("repo_source"), merged.get("repo_specs")
+    verdicts = grade_instances(
+        instances,
+        patches,
+        grader,
+        swebench_root(merged) / "grade",
+        validate=bool(options.get("validate")),
+        keep_images=bool(options.get("keep_images")),
+        mirrors=Path(mirrors) if mirrors else None,
+        repo_specs=Path(specs) if specs else None,
+    )
+    out = None if run_dir is None else write_grades(run_dir / f"grades-{grader}.json", grader, verdicts)
+    return grader, verdicts, out

@@ -1,0 +1,193 @@
+"""The local SWE-bench grader on a real SWE-bench-style instance the tests build (a git repository with a bug,
+its fix and the tests that show it, as a row of SWE-bench's schema): gold resolves, empty and wrong do not,
+a patch that does not apply is unresolved, what it cannot build is NOT_RUN with the reason. One grading venv
+(from an offline wheelhouse of pytest) serves the module."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import swebench_fixture as fx
+from click.testing import CliRunner
+
+from assay.cli._main import cli
+from assay.errors import ConfigError
+from assay.evals.tasks._swebench_data import load_instances
+from assay.evals.tasks._swebench_grade import grade_instances, validation_problems, write_grades
+from assay.evals.tasks._swebench_local import load_repo_specs, local_spec
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    root = tmp_path_factory.mktemp("swebench")
+    mirrors, row = fx.build_instance(root)
+    saved = {k: os.environ.get(k) for k in ("PIP_NO_INDEX", "PIP_FIND_LINKS", "DOCKER_HOST")}
+    os.environ.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(fx.wheelhouse(root / "wheels")))
+    dataset = root / "dataset.jsonl"
+    dataset.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    world = {
+        "root": root,
+        "mirrors": mirrors,
+        "row": row,
+        "dataset": dataset,
+        "specs": fx.write_specs(root / "specs.json"),
+        "instance": load_instances(dataset)[0],
+        "work": root / "wr" / "swebench" / "grade",
+    }
+    world["verdicts"] = grade_instances(
+        [world["instance"]],
+        {fx.IID: fx.wrong_patch(root)},
+        "local",
+        root / "wr" / "swebench" / "grade",  # where the CLI's --work-root root/wr grades: one env for both
+        validate=True,
+        mirrors=mirrors,
+        repo_specs=world["specs"],
+    )
+    yield world
+    for k, v in saved.items():
+        os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+
+
+def test_gold_resolves_empty_and_wrong_do_not(world: dict[str, Any]) -> None:
+    by = {v.patch: v for v in world["verdicts"]}
+    assert by["gold"].status == "resolved" and by["gold"].grader == "local"
+    assert (by["gold"].fail_to_pass, by["gold"].pass_to_pass) == ([1, 1], [1, 1])
+    assert by["empty"].status == "unresolved"  # the bug is still there: FAIL_TO_PASS fails
+    assert (by["empty"].fail_to_pass, by["empty"].pass_to_pass) == ([0, 1], [1, 1])
+    assert by["model"].status == "unresolved" and by["model"].patch_applied is True
+    assert (by["model"].fail_to_pass, by["model"].pass_to_pass) == ([0, 1], [0, 1])  # it broke mul
+    assert validation_problems(world["verdicts"]) == []
+    report = world["work"] / "local" / "logs" / "gold" / fx.IID / "report.json"
+    assert json.loads(report.read_text())[fx.IID]["resolved"] is True
+
+
+def test_validation_reports_a_gold_patch_that_fails(world: dict[str, Any]) -> None:
+    bad = world["instance"].__class__(
+        **{**world["instance"].__dict__, "patch": fx.wrong_patch(world["root"])}
+    )
+    verdicts = grade_instances(
+        [bad],
+        {},
+        "local",
+        world["work"],
+        validate=True,
+        mirrors=world["mirrors"],
+        repo_specs=world["specs"],
+    )
+    assert [v.patch for v in verdicts] == ["gold", "empty"]
+    assert validation_problems(verdicts) == [
+        f"{fx.IID}: the gold patch is unresolved (FAIL_TO_PASS 0/1, PASS_TO_PASS 0/1)"
+    ]
+
+
+def test_patch_that_does_not_apply_is_unresolved(world: dict[str, Any]) -> None:
+    junk = (  # a change to a file the repository does not have: no way of applying it works
+        "diff --git a/tinycalc/gone.py b/tinycalc/gone.py\n--- a/tinycalc/gone.py\n+++ b/tinycalc/gone.py\n"
+        "@@ -1,2 +1,2 @@\n-def add(a, b):\n+def add(a, b):  # fixed\n     return 0\n"
+    )
+    (v,) = grade_instances(
+        [world["instance"]],
+        {fx.IID: junk},
+        "local",
+        world["work"],
+        mirrors=world["mirrors"],
+        repo_specs=world["specs"],
+    )
+    assert (v.status, v.patch_applied, v.reason) == ("unresolved", False, "the patch did not apply")
+
+
+def test_what_cannot_be_built_is_not_run_with_the_reason(world: dict[str, Any], tmp_path: Path) -> None:
+    inst = world["instance"]
+    other = inst.__class__(**{**inst.__dict__, "version": "9.9"})
+    (v,) = grade_instances(
+        [other], {fx.IID: inst.patch}, "local", tmp_path, mirrors=world["mirrors"], repo_specs=world["specs"]
+    )
+    assert v.status == "not_run" and "no spec for example-org/tinycalc 9.9" in v.reason
+    specs = json.loads(world["specs"].read_text())
+    specs[fx.REPO][fx.VERSION]["python"] = "2.1"
+    (tmp_path / "old.json").write_text(json.dumps(specs))
+    (v,) = grade_instances(
+        [inst],
+        {fx.IID: inst.patch},
+        "local",
+        tmp_path,
+        mirrors=world["mirrors"],
+        repo_specs=tmp_path / "old.json",
+    )
+    assert v.status == "not_run" and "needs Python 2.1, not on PATH" in v.reason
+
+
+def test_swebench_own_specs_are_used_and_never_replaced(tmp_path: Path) -> None:
+    from swebench.harness.constants import MAP_REPO_VERSION_TO_SPECS
+    from swebench.harness.log_parsers import MAP_REPO_TO_PARSER
+
+    spec = local_spec("psf/requests", "2.27", {})
+    assert spec.source == "swebench" and spec.parser is MAP_REPO_TO_PARSER["psf/requests"]
+    assert spec.spec == MAP_REPO_VERSION_TO_SPECS["psf/requests"]["2.27"]
+    path = tmp_path / "specs.json"
+    path.write_text(
+        json.dumps(
+            {"psf/requests": {"2.27": {"install": "x", "test_cmd": "y", "log_parser": "parse_log_pytest"}}}
+        )
+    )
+    with pytest.raises(ConfigError, match="swebench has its own spec for it"):
+        load_repo_specs(path)
+    path.write_text(
+        json.dumps({"a/b": {"1": {"install": "x", "test_cmd": "y", "log_parser": "parse_log_nothing"}}})
+    )
+    with pytest.raises(ConfigError, match="not one of swebench's Python log parsers"):
+        local_spec("a/b", "1", load_repo_specs(path))
+
+
+def test_one_grader_per_grades_file(tmp_path: Path) -> None:
+    from assay.evals.tasks._swebench_grade import Verdict
+
+    path = write_grades(tmp_path / "grades.json", "local", [Verdict("x", "local", "model", "resolved")])
+    assert json.loads(path.read_text())["grader"] == "local"
+    with pytest.raises(ConfigError, match="grader: local verdicts; grader: official ones are not mixed"):
+        write_grades(path, "official", [])
+
+
+def test_cli_validate_and_official_without_docker(world: dict[str, Any], tmp_path: Path) -> None:
+    args = [
+        "eval",
+        "tasks",
+        "swebench",
+        "--dataset",
+        str(world["dataset"]),
+        "--repo-source",
+        str(world["mirrors"]),
+    ]
+    args += [
+        "--repo-specs",
+        str(world["specs"]),
+        "--work-root",
+        str(world["root"] / "wr"),
+        "--instances",
+        fx.IID,
+    ]
+    env = {"DOCKER_HOST": f"unix://{tmp_path}/no-docker.sock"}
+    done = CliRunner().invoke(cli, [*args, "--validate", "--grader", "local"], env=env)
+    assert done.exit_code == 0, done.output
+    assert "validation passed" in done.output and "[gold] resolved (grader: local" in done.output
+    # the real command line, as a user runs it: one line on stderr, exit 1, before anything runs
+    proc = subprocess.run(
+        [sys.executable, "-m", "assay", *args, "--validate", "--grader", "official"],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        f"error: --grader official needs a Docker daemon: no Docker daemon socket at {tmp_path}/no-docker.sock "
+        "(use --grader local)"
+    ]
+    assert not (world["work"] / "official").exists()  # nothing ran
