@@ -46,6 +46,7 @@ EVAL_SUBCOMMANDS: dict[str, dict[str, str]] = {
         "propose": "assay.cli._tasks:tasks_propose_command",
         "report": "assay.cli._tasks:tasks_report_command",
         "controls": "assay.cli._tasks:tasks_controls_command",
+        "swebench": "assay.cli._tasks_swebench:tasks_swebench_command",
     },
 }
 
