@@ -5,18 +5,23 @@ and cut there. Sizes are counted in word-level tokens (runs of word characters, 
 mark), which is close to, and never more than about 1.3x below, what a WordPiece embedder sees. Each chunk
 keeps the document id, the page it starts (and ends) on and its character span ``start:end`` in the
 *extracted* text (so evidence quotes placed there keep working); ``text`` is the normalised form of
-``extracted[start:end]``.
+``extracted[start:end]``, preceded by its table's header rows when the chunk continues a table.
+
+A table (:mod:`assay.rag._tables`) is one unit: its rows stay together, in order, in one chunk where
+it fits; a longer one is cut between rows and every later part starts a new chunk under the header.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from assay.errors import ConfigError
 from assay.rag._extract import PAGE_MARKER, ExtractedDocument, Page
 from assay.rag._normalize import Normalized, normalize
+from assay.rag._tables import Table, find_tables
 
 __all__ = ["Chunk", "ChunkConfig", "chunk_document", "count_tokens"]
 
@@ -84,6 +89,8 @@ class _Unit:
     b: int  # one past the last token index
     level: int  # strength of the boundary before this unit
     heading: str
+    table: bool = False  # rows of a table (never cut, never carried over as overlap)
+    prefix: str = ""  # the header rows a continued table's chunk starts with
 
     @property
     def n(self) -> int:
@@ -113,7 +120,11 @@ def chunk_document(doc_id: str, doc: ExtractedDocument, config: ChunkConfig | No
     current: list[_Unit] = []
     size = 0
     for unit in units:
-        hard = unit.level == _PAGE_B or (unit.level == _HEADING_B and size >= cfg.min_tokens)
+        hard = (
+            unit.level == _PAGE_B
+            or (unit.level == _HEADING_B and size >= cfg.min_tokens)
+            or bool(unit.prefix)  # a table continued under its header starts its own chunk
+        )
         if current and (hard or size + unit.n > cfg.max_tokens):
             if hard:
                 groups.append(current)
@@ -142,6 +153,7 @@ def chunk_document(doc_id: str, doc: ExtractedDocument, config: ChunkConfig | No
         start, end = spans[a][0], spans[b - 1][1]
         heading = next((u.heading for u in group if u.heading), "")
         src_start, src_end = norm.source_span(start, end)
+        prefix = group[0].prefix
         chunks.append(
             Chunk(
                 doc_id=doc_id,
@@ -151,8 +163,8 @@ def chunk_document(doc_id: str, doc: ExtractedDocument, config: ChunkConfig | No
                 page=doc.page_at(src_start),
                 page_end=doc.page_at(src_end - 1),
                 heading=heading,
-                text=text[start:end],
-                n_tokens=b - a,
+                text=f"{prefix}\n{text[start:end]}" if prefix else text[start:end],
+                n_tokens=b - a + (count_tokens(prefix) if prefix else 0),
             )
         )
     return chunks
@@ -174,8 +186,10 @@ def _overlap(emitted: list[_Unit], cfg: ChunkConfig) -> list[_Unit]:
     """Trailing whole units of the previous chunk that fit the overlap, else its last tokens."""
     picked: list[_Unit] = []
     total = 0
+    if emitted and emitted[-1].table:
+        return []
     for unit in reversed(emitted):
-        if total + unit.n > cfg.overlap_tokens:
+        if unit.table or total + unit.n > cfg.overlap_tokens:
             break
         picked.insert(0, unit)
         total += unit.n
@@ -215,7 +229,11 @@ def _units(
             if sec_heading:
                 heading = sec_heading
                 level = max(level, _HEADING_B)
-            for p_start, p_end in _split(text, sec_start, sec_end, _PARAGRAPH):
+            for p_start, p_end, table in _segments(text, sec_start, sec_end):
+                if table is not None:
+                    units += _table_units(text, table, tok, max(level, _PARAGRAPH_B), heading, cfg)
+                    level = _SENTENCE_B
+                    continue
                 p_level = max(level, _PARAGRAPH_B)
                 a, b = tok(p_start), tok(p_end)
                 if b <= a:
@@ -232,6 +250,45 @@ def _units(
                         units.append(_Unit(wa, min(sb, wa + cfg.max_tokens), p_level, heading))
                         p_level = _SENTENCE_B
                 level = _SENTENCE_B
+    return units
+
+
+def _segments(text: str, start: int, end: int) -> list[tuple[int, int, Table | None]]:
+    """Paragraphs of ``text[start:end]``, with each table as one segment of its own."""
+    out: list[tuple[int, int, Table | None]] = []
+    pos = start
+    for table in find_tables(text, start, end):
+        out += [(a, b, None) for a, b in _split(text, pos, table.start, _PARAGRAPH)]
+        out.append((table.start, table.end, table))
+        pos = table.end
+    out += [(a, b, None) for a, b in _split(text, pos, end, _PARAGRAPH)]
+    return out
+
+
+def _table_units(
+    text: str, table: Table, tok: Callable[[int], int], level: int, heading: str, cfg: ChunkConfig
+) -> list[_Unit]:
+    """A table as one unit, or (too long for a chunk) runs of whole rows, each later run under the header."""
+    a, b = tok(table.start), tok(table.end)
+    if b - a <= cfg.max_tokens:
+        return [_Unit(a, b, level, heading, table=True)]
+    head = table.rows[: table.header_rows]
+    prefix = text[head[0][0] : head[-1][1]] if head else ""
+    budget = cfg.max_tokens - count_tokens(prefix)
+    if budget < cfg.max_tokens // 2:  # a header that big is not repeated
+        prefix, budget = "", cfg.max_tokens
+    units: list[_Unit] = []
+    run_a = a
+    for row_start, row_end in table.rows:
+        ra, rb = tok(row_start), tok(row_end)
+        if rb - run_a > budget and ra > run_a:  # close the run before this row
+            units.append(_Unit(run_a, ra, level, heading, True, prefix if units else ""))
+            level, run_a = _PARAGRAPH_B, ra
+        while rb - run_a > budget:  # one row longer than a chunk: cut inside it
+            units.append(_Unit(run_a, run_a + budget, level, heading, True, prefix if units else ""))
+            level, run_a = _PARAGRAPH_B, run_a + budget
+    if b > run_a:
+        units.append(_Unit(run_a, b, level, heading, True, prefix if units else ""))
     return units
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from assay.errors import DocumentError, MissingDependencyError
+from assay.rag._tables import layout_tables, pipe_row, separator_row
 
 __all__ = ["SUFFIXES", "DocKind", "ExtractedDocument", "Page", "extract", "extract_bytes", "kind_of"]
 
@@ -46,6 +47,9 @@ _IMAGE_COVER = 0.5
 _MIN_WORDS_PER_IMAGE_PAGE = 25
 #: an OCR reading with fewer words than this read nothing usable
 _MIN_OCR_WORDS = 3
+#: a page with fewer numbers than this is not searched for tables (its layout is not extracted)
+_MIN_TABLE_NUMBERS = 6
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 PAGE_MARKER = re.compile(r"^\[Page (\d+)\]$", re.MULTILINE)
 
 
@@ -153,11 +157,12 @@ def _first_heading(text: str) -> str:
 
 
 class _HtmlText(HTMLParser):
-    """Visible text of an HTML page; headings become Markdown headings so the chunker sees structure."""
+    """Visible text of an HTML page; headings become Markdown headings and tables pipe rows (a first row
+    of ``th`` cells is marked the header), so the chunker sees structure."""
 
     _SKIP = frozenset({"script", "style", "noscript", "template", "svg"})
     _BLOCK = frozenset(
-        {"p", "div", "section", "article", "li", "tr", "br", "table", "ul", "ol", "pre", "blockquote",
+        {"p", "div", "section", "article", "li", "br", "ul", "ol", "pre", "blockquote",
          "header", "footer", "main", "nav", "aside", "dd", "dt", "figure", "figcaption", "hr"}
     )  # fmt: skip
 
@@ -167,26 +172,57 @@ class _HtmlText(HTMLParser):
         self.title = ""
         self._skip = 0
         self._in_title = False
+        self._row: list[str] | None = None
+        self._cell: list[str] | None = None
+        self._all_th = True
+        self._rows = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in self._SKIP:
             self._skip += 1
         if tag == "title":
             self._in_title = True
+        elif tag == "table":
+            self.parts.append("\n\n")
+            self._rows = 0
+        elif tag == "tr":
+            self._row, self._all_th = [], True
+        elif tag in {"td", "th"}:
+            if self._row is None:  # a cell outside any row: give it one
+                self._row, self._all_th = [], True
+            self._cell = []
+            self._all_th = self._all_th and tag == "th"
+        elif self._cell is not None:  # block structure inside a cell stays inside it
+            self._cell.append(" ")
         elif re.fullmatch(r"h[1-6]", tag):
             self.parts.append("\n\n" + "#" * int(tag[1]) + " ")
         elif tag in self._BLOCK:
-            self.parts.append("\n\n" if tag in {"p", "div", "section", "article", "table", "pre"} else "\n")
+            self.parts.append("\n\n" if tag in {"p", "div", "section", "article", "pre"} else "\n")
             if tag == "li":
                 self.parts.append("- ")
-        elif tag in {"td", "th"}:
-            self.parts.append(" | ")
 
     def handle_endtag(self, tag: str) -> None:
         if tag in self._SKIP:
             self._skip = max(0, self._skip - 1)
         if tag == "title":
             self._in_title = False
+        elif tag in {"td", "th"}:
+            if self._cell is not None and self._row is not None:
+                self._row.append("".join(self._cell))
+            self._cell = None
+        elif tag == "tr" or (tag == "table" and self._row):
+            if self._row:
+                self.parts.append("\n" + pipe_row(self._row))
+                if self._rows == 0 and self._all_th:
+                    self.parts.append("\n" + separator_row(len(self._row)))
+                self._rows += 1
+            self._row, self._cell = None, None
+            if tag == "table":
+                self.parts.append("\n\n")
+        elif tag == "table":
+            self.parts.append("\n\n")
+        elif self._cell is not None:
+            self._cell.append(" ")
         elif re.fullmatch(r"h[1-6]", tag) or tag in self._BLOCK:
             self.parts.append("\n\n" if tag.startswith("h") or tag == "p" else "\n")
 
@@ -195,6 +231,9 @@ class _HtmlText(HTMLParser):
             self.title += data
             return
         if self._skip:
+            return
+        if self._cell is not None:
+            self._cell.append(data)
             return
         self.parts.append(re.sub(r"\s+", " ", data))
 
@@ -268,6 +307,8 @@ def _read_pdf(
             warnings.append(f"page {number}: text could not be extracted ({type(exc).__name__}: {exc})")
             raw = ""
         raw = _normalise_newlines(raw).strip()
+        if len(_NUMBER.findall(raw)) >= _MIN_TABLE_NUMBERS:
+            raw = _with_layout_tables(page, raw)
         cover = _cover(page, placed)
         if _is_image_page(raw, cover, page):
             read = _ocr_page(data, number, name, warnings) if ocr else ""
@@ -324,6 +365,18 @@ def _read_pdf(
         ocr_pages=ocr_pages,
         image_pages=image_pages,
     )
+
+
+def _with_layout_tables(page: Any, raw: str) -> str:
+    """The page's plain text with the lines that are rows of a table (found in its layout text, where
+    columns survive) written as pipe rows, so cells keep their row and the chunker keeps rows together."""
+    try:
+        rows = layout_tables(page.extract_text(extraction_mode="layout") or "")
+    except Exception:  # layout mode fails on some damaged pages: the plain text stands
+        return raw
+    if not rows:
+        return raw
+    return "\n".join(rows.get(" ".join(line.split()), line) for line in raw.split("\n"))
 
 
 def _image_visitor(page: Any, placed: list[float]) -> Any:

@@ -60,9 +60,12 @@ def test_a_degraded_document_is_counted_and_named_in_the_report(tmp_path: Path) 
     result = _run(tmp_path, "run", dataset=str(dst / "dataset.json"))
     m = result.scorecard.summary.metrics
     assert m["docs_degraded"].value == 1 and m["docs_failed_to_index"].value == 0
+    # the numeric question answered from the kettle's specification table is its own tag
+    assert m["tag:numeric-table/sdk_recall@5"].n == 1
     report = (result.run_dir / "report.md").read_text()
     assert "### Documents indexed degraded" in report
     assert "`winter-timetable`: page 2 is mostly image" in report
+    assert "| numeric-table | 1 |" in report
 
 
 def test_a_run_with_ocr_stops_before_indexing_when_ocr_is_broken(

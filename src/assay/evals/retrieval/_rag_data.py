@@ -236,7 +236,26 @@ def verify_labels(dataset: RagDataset) -> dict[str, ExtractedDocument]:
                     )
                 spans = on_page
             e.span = spans[0]
+    _tag_table_questions(dataset, extracted)
     return extracted
+
+
+#: the tag a numeric question gets when its evidence lies in a table (a breakdown of the report)
+TABLE_TAG = "numeric-table"
+
+
+def _tag_table_questions(dataset: RagDataset, extracted: dict[str, ExtractedDocument]) -> None:
+    """Tag numeric questions whose evidence quote lies in a table of its document (tables as the
+    extractors write them, :func:`assay.rag._tables.find_tables`)."""
+    from assay.rag._tables import find_tables
+
+    tables = {doc_id: find_tables(doc.text) for doc_id, doc in extracted.items()}
+    for q in dataset.questions:
+        if q.type != "numeric" or TABLE_TAG in q.tags:
+            continue
+        spans = [(e.doc, e.span) for e in q.evidence if e.span is not None]
+        if any(t.start < b and a < t.end for doc, (a, b) in spans for t in tables[doc]):
+            q.tags.append(TABLE_TAG)
 
 
 # --------------------------------------------------------------------------------------------- BEIR
