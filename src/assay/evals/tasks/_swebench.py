@@ -25,7 +25,7 @@ from assay.evals._base import AttemptContext, Case, Outcome, Suite
 from assay.evals._harnessed import run_agent_once
 from assay.evals._suite_id import suite_version
 from assay.evals.tasks._suites import JudgeInputs, TasksSuiteKind
-from assay.runs._records import ErrorInfo, Status
+from assay.runs._records import Status
 
 if TYPE_CHECKING:
     from assay.evals.tasks._judge import TaskGrade
@@ -154,26 +154,28 @@ class SwebenchSuite(TasksSuiteKind):
         return get_harness(self.bench.harness_name, **options)
 
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
+        from assay.evals._harnessed import agent_broke
         from assay.evals.tasks._compliance import web_use
-        from assay.evals.tasks._isolate import bare_venv, isolated_checkout
+        from assay.evals.tasks._isolate import AgentVenv, bare_venv, isolated_checkout
         from assay.evals.tasks._swebench_data import prediction_line
         from assay.evals.tasks._swebench_grade import repo_source
 
         inst = self.instances[case.input["instance"]]
         root = swebench_root(self.bench.options)
         assert self.run_dir is not None and self.bench._gateway is not None
-        place = Path(self.bench._work_root) / "swebench" / f"{inst.instance_id}-i{ctx.iteration}"
+        place = Path(self.bench._work_root) / "swebench-attempts" / f"{inst.instance_id}-i{ctx.iteration}"
         shutil.rmtree(place, ignore_errors=True)
         mirrors = self._opt("repo_source")
         source = repo_source(inst.repo, Path(mirrors) if mirrors else None)
         prompt = f"{inst.problem_statement.strip()}\n\n{RULES}"
         details: dict[str, Any] = {"instance_id": inst.instance_id, "repo": inst.repo, "request": prompt}
         ctx.partial_details = details
+        key = f"swebench-{place.name}"
         try:
             repo = await asyncio.to_thread(
                 isolated_checkout, source, inst.base_commit, place / "repo", root / "repo-cache"
             )
-            venv = await asyncio.to_thread(lambda: bare_venv(root, "agent").fresh_if_dirty())
+            venv = await asyncio.to_thread(bare_venv, Path(self.bench._work_root), key)
             spec = RunSpec(
                 workdir=repo,
                 limits=self.bench.limits(),
@@ -181,24 +183,20 @@ class SwebenchSuite(TasksSuiteKind):
                 fence=bool(self._opt("fence")),
                 toolchain=[venv.bin],
             )
-            result = await run_agent_once(
-                self._harness(venv.python), prompt, spec, ctx, details, f"instance {inst.instance_id}"
-            )
+            harness = self._harness(venv.python)
+            result = await run_agent_once(harness, prompt, spec, ctx, details, f"instance {inst.instance_id}")
             metrics = {"steps": float(result.steps)}
-            details["venv_installed"] = venv.installed()
+            details["venv_installed"] = venv.installed()  # what the agent installed (the venv goes with it)
             # web use is a compliance finding (the prompt forbids it); the tests still decide the pass
             details["compliance"] = [f.model_dump() for f in web_use(result.tool_record)]
+            broke = agent_broke(result, details, metrics)
+            if broke is not None:
+                return broke
             patch = await asyncio.to_thread(agent_patch, repo, inst.base_commit)
             details["diff"] = patch[:20000]
             model = f"{self.bench.harness_name}/{self.bench.model}"
             with self._lock, open(self.run_dir / PREDICTIONS, "a", encoding="utf-8") as fh:
                 fh.write(prediction_line(inst.instance_id, model, patch))
-            if result.error:
-                details["reason"] = f"the agent broke: {result.error}"
-                error = ErrorInfo(type="AgentError", message=details["reason"][:2000])
-                return Outcome(
-                    status=Status.ERROR, error=error, details=details, usage=result.usage, metrics=metrics
-                )
             if not patch.strip():
                 details["reason"] = "the agent left no change (an empty diff)"
                 return Outcome(status=Status.FAIL, details=details, usage=result.usage, metrics=metrics)
@@ -213,7 +211,8 @@ class SwebenchSuite(TasksSuiteKind):
             verdict = await asyncio.to_thread(self._grade, inst, patch)
             return _outcome(verdict, details, result.usage, metrics)
         finally:
-            shutil.rmtree(place, ignore_errors=True)
+            await asyncio.to_thread(shutil.rmtree, place, True)
+            await asyncio.to_thread(AgentVenv(Path(self.bench._work_root) / "venvs" / key, key).remove)
 
     def _grade(self, inst: SwebenchInstance, patch: str) -> Any:
         from assay.evals.tasks._swebench_grade import grade_instances

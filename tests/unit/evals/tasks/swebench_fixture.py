@@ -139,3 +139,23 @@ def wheelhouse(dest: Path) -> Path:
                     continue
                 zf.write(src, f.as_posix())
     return dest
+
+
+def shared_world(base: Path) -> dict[str, Path]:
+    """The instance's mirror, dataset, repo specs and wheelhouse under ``base`` (the session's temp root),
+    built once; test modules that grade with the same work root share the grading venv too."""
+    root = base / "swebench-world"
+    if not (root / "ready").is_file():
+        _, row = build_instance(root)
+        wheelhouse(root / "wheels")
+        write_specs(root / "specs.json")
+        (root / "dataset.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+        (root / "ready").write_text("ok\n")
+    return {
+        "root": root,
+        "mirrors": root / "mirrors",
+        "dataset": root / "dataset.jsonl",
+        "specs": root / "specs.json",
+        "wheels": root / "wheels",
+        "work_root": root / "wr",  # --work-root: grading under wr/swebench/grade
+    }

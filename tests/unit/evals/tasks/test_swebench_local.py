@@ -26,28 +26,19 @@ from assay.evals.tasks._swebench_local import load_repo_specs, local_spec
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    root = tmp_path_factory.mktemp("swebench")
-    mirrors, row = fx.build_instance(root)
-    saved = {k: os.environ.get(k) for k in ("PIP_NO_INDEX", "PIP_FIND_LINKS", "DOCKER_HOST")}
-    os.environ.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(fx.wheelhouse(root / "wheels")))
-    dataset = root / "dataset.jsonl"
-    dataset.write_text(json.dumps(row) + "\n", encoding="utf-8")
-    world = {
-        "root": root,
-        "mirrors": mirrors,
-        "row": row,
-        "dataset": dataset,
-        "specs": fx.write_specs(root / "specs.json"),
-        "instance": load_instances(dataset)[0],
-        "work": root / "wr" / "swebench" / "grade",
-    }
+    world: dict[str, Any] = dict(fx.shared_world(tmp_path_factory.getbasetemp()))
+    root = world["root"]
+    saved = {k: os.environ.get(k) for k in ("PIP_NO_INDEX", "PIP_FIND_LINKS")}
+    os.environ.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(world["wheels"]))
+    world["instance"] = load_instances(world["dataset"])[0]
+    world["work"] = world["work_root"] / "swebench" / "grade"  # where the CLI's --work-root grades
     world["verdicts"] = grade_instances(
         [world["instance"]],
         {fx.IID: fx.wrong_patch(root)},
         "local",
-        root / "wr" / "swebench" / "grade",  # where the CLI's --work-root root/wr grades: one env for both
+        world["work"],
         validate=True,
-        mirrors=mirrors,
+        mirrors=world["mirrors"],
         repo_specs=world["specs"],
     )
     yield world
@@ -169,7 +160,7 @@ def test_cli_validate_and_official_without_docker(world: dict[str, Any], tmp_pat
         "--repo-specs",
         str(world["specs"]),
         "--work-root",
-        str(world["root"] / "wr"),
+        str(world["work_root"]),
         "--instances",
         fx.IID,
     ]
