@@ -26,9 +26,14 @@ __all__ = ["KIND_OPTIONS", "SUITE_KINDS", "JudgeInputs", "TasksSuiteKind", "suit
 #: suite name -> the ``module:Class`` of its :class:`TasksSuiteKind`
 SUITE_KINDS: dict[str, str] = {
     "realfix": "assay.evals.tasks._realfix:RealfixSuite",
+    "swebench": "assay.evals.tasks._swebench:SwebenchSuite",
 }
 #: options only some suite kinds read (each kind lists its own in ``own_options``; elsewhere one is refused)
-KIND_OPTIONS: tuple[str, ...] = ("repo_url",)
+KIND_OPTIONS: tuple[str, ...] = (
+    "repo_url",
+    *("instances", "sample", "seed", "dataset", "offline", "repo_source", "repo_specs", "grader"),
+    *("no_evaluate", "keep_images"),
+)
 
 #: what the judge step reads: the project text, and each pass's (attempt, view) pairs
 JudgeInputs = tuple[str, Mapping[int, list[tuple["Attempt", "TaskView"]]]]
