@@ -62,6 +62,8 @@ def choose(options: dict[str, Any]) -> list[SwebenchInstance]:
     )
     ids = [i.strip() for i in str(options.get("instances") or "").split(",") if i.strip()]
     sample = options.get("sample")
+    if sample is not None and "seed" not in options:  # the bare `assay eval tasks`: its --seed is the run's
+        raise ConfigError("--sample: use `assay eval tasks run --suite swebench --sample N --seed S`")
     return select_instances(
         load_instances(path),
         ids,
