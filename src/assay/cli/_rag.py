@@ -26,7 +26,7 @@ _EMBEDDER = click.option(
 
 @click.group(name="rag")
 def rag_group() -> None:
-    """Index documents (PDF, Markdown, HTML, text) and search or ask them."""
+    """Index documents (PDF, DOCX, PPTX, Markdown, HTML, text) and search or ask them."""
 
 
 @rag_group.command(name="index")

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from assay.errors import ConfigError
-from assay.rag._extract import PAGE_MARKER, ExtractedDocument, Page
+from assay.rag._extract import PAGE_MARKER, PAGED_KINDS, ExtractedDocument, Page
 from assay.rag._normalize import Normalized, normalize
 from assay.rag._tables import Table, find_tables
 
@@ -212,7 +212,7 @@ def _units(
     for page in doc.pages:
         start = page.start
         m = PAGE_MARKER.match(text, start)
-        if doc.kind == "pdf" and m:
+        if doc.kind in PAGED_KINDS and m:
             start = m.end()
         regions.append((start, page.end))
 

@@ -1,4 +1,5 @@
-"""Turn a file into text: PDF (per-page ``[Page N]`` markers), Markdown, HTML and plain text.
+"""Turn a file into text: PDF (per-page ``[Page N]`` markers), DOCX, PPTX (a page per slide), Markdown,
+HTML and plain text.
 
 Every extractor returns an :class:`ExtractedDocument` whose ``text`` is what chunk spans point into, and
 whose ``pages`` map character ranges of that text back to 1-based page numbers (a non-PDF is one page).
@@ -24,12 +25,25 @@ from typing import Any, Literal
 from assay.errors import DocumentError, MissingDependencyError
 from assay.rag._tables import layout_tables, pipe_row, separator_row
 
-__all__ = ["SUFFIXES", "DocKind", "ExtractedDocument", "Page", "extract", "extract_bytes", "kind_of"]
+__all__ = [
+    "PAGED_KINDS",
+    "SUFFIXES",
+    "DocKind",
+    "ExtractedDocument",
+    "Page",
+    "extract",
+    "extract_bytes",
+    "kind_of",
+]
 
-DocKind = Literal["pdf", "markdown", "html", "text"]
+DocKind = Literal["pdf", "docx", "pptx", "markdown", "html", "text"]
+#: kinds whose text is cut into ``[Page N]`` pages
+PAGED_KINDS = frozenset({"pdf", "pptx"})
 
 SUFFIXES: dict[str, DocKind] = {
     ".pdf": "pdf",
+    ".docx": "docx",
+    ".pptx": "pptx",
     ".md": "markdown",
     ".markdown": "markdown",
     ".html": "html",
@@ -120,10 +134,20 @@ def extract_bytes(
     sha = hashlib.sha256(data).hexdigest()
     if kind == "pdf":
         return _extract_pdf(data, sha, name, ocr)
-    text = _decode(data, name)
+    if kind == "pptx":
+        from assay.rag._office import read_pptx
+
+        slides, title = read_pptx(data, name)
+        return _paged([_normalise_newlines(s).strip() for s in slides], "pptx", sha, name, title)
+    if kind == "docx":
+        from assay.rag._office import read_docx
+
+        text, title = read_docx(data, name)
+    else:
+        text = _decode(data, name)
     if kind == "html":
         title, text = _html_to_text(text)
-    else:
+    elif kind != "docx":
         title = _first_heading(text) if kind == "markdown" else ""
     text = _normalise_newlines(text)
     if not text.strip():
@@ -340,6 +364,21 @@ def _read_pdf(
         which = f"page {image_pages[0]} is" if len(image_pages) == 1 else f"pages {_ranges(image_pages)} are"
         warnings.append(f"{which} mostly image: its content is not indexed ({how})")
 
+    title = ""
+    try:
+        meta = reader.metadata
+        title = (meta.title or "") if meta else ""
+    except Exception:  # metadata of a damaged file is optional
+        title = ""
+    doc = _paged(texts, "pdf", sha, name, str(title))
+    doc.degraded, doc.warnings, doc.ocr_pages, doc.image_pages = degraded, warnings, ocr_pages, image_pages
+    return doc
+
+
+def _paged(texts: list[str], kind: DocKind, sha: str, name: str, title: str) -> ExtractedDocument:
+    """One ``[Page N]`` block per page (or slide) text, with the spans of the pages."""
+    if not any(t.strip() for t in texts):
+        raise DocumentError("document is empty (no text to index)", path=name)
     parts: list[str] = []
     spans: list[Page] = []
     offset = 0
@@ -348,23 +387,7 @@ def _read_pdf(
         spans.append(Page(number, offset, offset + len(block)))
         parts.append(block)
         offset += len(block)
-    title = ""
-    try:
-        meta = reader.metadata
-        title = (meta.title or "") if meta else ""
-    except Exception:  # metadata of a damaged file is optional
-        title = ""
-    return ExtractedDocument(
-        text="".join(parts),
-        kind="pdf",
-        pages=spans,
-        sha256=sha,
-        title=str(title).strip() or Path(name).stem,
-        degraded=degraded,
-        warnings=warnings,
-        ocr_pages=ocr_pages,
-        image_pages=image_pages,
-    )
+    return ExtractedDocument("".join(parts), kind, spans, sha, title.strip() or Path(name).stem)
 
 
 def _with_layout_tables(page: Any, raw: str) -> str:

@@ -44,9 +44,9 @@ def test_not_a_pdf_and_unsupported_suffix(tmp_path: Path) -> None:
     (tmp_path / "x.pdf").write_text("hello")
     with pytest.raises(DocumentError, match="not a PDF"):
         extract(tmp_path / "x.pdf")
-    (tmp_path / "x.docx").write_text("hello")
-    with pytest.raises(DocumentError, match=r"x\.docx: unsupported document type '\.docx'"):
-        extract(tmp_path / "x.docx")
+    (tmp_path / "x.odt").write_text("hello")
+    with pytest.raises(DocumentError, match=r"x\.odt: unsupported document type '\.odt'"):
+        extract(tmp_path / "x.odt")
 
 
 def test_html_drops_scripts_and_keeps_headings() -> None:
