@@ -26,6 +26,12 @@ def _require(value: Any, flag: str, env: str, what: str) -> Any:
     return value
 
 
+def _swebench_options(seed: bool) -> list[click.Option]:
+    from assay.cli._tasks_swebench import swebench_options
+
+    return swebench_options(seed=seed)
+
+
 def benchmark_options(run: bool = False) -> list[click.Option]:
     """The settings of one tasks run (the bare `assay eval tasks` and `run` share them), each with ASSAY_*."""
     opts = [
@@ -40,13 +46,16 @@ def benchmark_options(run: bool = False) -> list[click.Option]:
         click.Option(["--fence"], envvar="ASSAY_FENCE", is_flag=True, default=False, help="Run the agent under bubblewrap [ASSAY_FENCE]."),
         click.Option(["--full-access"], envvar="ASSAY_FULL_ACCESS", is_flag=True, default=False, help="Let a harness that asks permission run every tool unasked (claude-code) [ASSAY_FULL_ACCESS]."),
         click.Option(["--tasks-file"], envvar="ASSAY_TASKS_FILE", type=_P, default=None, help="tasks.json (default eval/tasks/tasks.json) [ASSAY_TASKS_FILE]."),
+        click.Option(["--repo-url"], envvar="ASSAY_REPO_URL", default=None, help="--suite realfix: fetch the pins' repository from here instead (a local mirror: path or URL) [ASSAY_REPO_URL]."),
+        # --suite swebench (eval tasks swebench RUN_DIR grades with the same ones)
+        *_swebench_options(seed=run),
     ]  # fmt: skip
     return opts
 
 
 def _run_params() -> list[click.Parameter]:
     return [
-        click.Option(["--suite"], envvar="ASSAY_SUITE", default="core", show_default=True, help="core, adversarial, full or everyday [ASSAY_SUITE]."),
+        click.Option(["--suite"], envvar="ASSAY_SUITE", default="core", show_default=True, help="core, adversarial, full, everyday (toybox), realfix (the pins in realfix/ next to --tasks-file) or swebench [ASSAY_SUITE]."),
         click.Option(["--repeats"], envvar="ASSAY_REPEATS", type=click.IntRange(min=1), default=1, show_default=True, help="Attempts of each task [ASSAY_REPEATS]."),
         click.Option(["--no-judge"], envvar="ASSAY_NO_JUDGE", is_flag=True, default=False, help="Skip the judge step (question tasks stay ungraded) [ASSAY_NO_JUDGE]."),
         click.Option(["--judge-schema"], envvar="ASSAY_JUDGE_SCHEMA", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True, help="Hold the judge's decoding to its JSON schema [ASSAY_JUDGE_SCHEMA]."),
