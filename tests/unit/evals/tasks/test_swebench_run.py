@@ -1,0 +1,187 @@
+"""`assay eval tasks run --suite swebench` end to end on the instance the tests build: the reference agent on a
+scripted model fixes its isolated checkout, its diff becomes a line of predictions.jsonl, the local grader
+resolves it (PASS, labelled grader: local); an agent that changes nothing fails at once; --grader official
+without Docker is refused before anything runs."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import swebench_fixture as fx
+import yaml
+from click.testing import CliRunner
+
+from assay.cli._tasks import tasks_run_command
+from assay.errors import ConfigError
+from assay.evals.tasks._swebench import RULES
+from assay.runs._journal import latest_attempts, read_journal
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return fx.shared_world(tmp_path_factory.getbasetemp())
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch: pytest.MonkeyPatch, world: dict[str, Path], tmp_path: Path) -> Iterator[None]:
+    monkeypatch.setenv("ASSAY_NO_LOCK", "1")
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(world["wheels"]))
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")
+    for name in ("ASSAY_MODEL", "ASSAY_JUDGE_MODEL", "ASSAY_SUITE", "ASSAY_INSTANCES", "ASSAY_GRADER"):
+        monkeypatch.delenv(name, raising=False)
+    yield
+
+
+def run(
+    tmp_path: Path, world: dict[str, Path], replies: list[dict[str, Any]], *extra: str
+) -> tuple[int, str, Path]:
+    (tmp_path / "agent.yaml").write_text(yaml.safe_dump({"replies": replies}))
+    args = [
+        "--suite", "swebench", "--dataset", str(world["dataset"]), "--instances", fx.IID,
+        "--repo-source", str(world["mirrors"]), "--repo-specs", str(world["specs"]),
+        "--model", f"scripted/{tmp_path / 'agent.yaml'}", "--results-dir", str(tmp_path / "results"),
+        "--work-root", str(world["work_root"]), "--no-judge", *extra,
+    ]  # fmt: skip
+    result = CliRunner().invoke(tasks_run_command, args, catch_exceptions=False)
+    found = [
+        ln.split(": ", 1)[1].strip() for ln in result.output.splitlines() if ln.startswith("run directory: ")
+    ]
+    assert found, result.output
+    return result.exit_code, result.output, Path(found[-1])
+
+
+FIX = [
+    {
+        "tool_calls": [
+            {
+                "name": "edit_file",
+                "arguments": {"path": "tinycalc/__init__.py", "old": "a - b", "new": "a + b"},
+            }
+        ]
+    },
+    {"tool_calls": [{"name": "write_file", "arguments": {"path": "NOTES.md", "content": "add fixed\n"}}]},
+    {"text": "Fixed add: it subtracted b."},
+]
+
+
+def test_the_agents_fix_is_predicted_and_resolved_by_the_local_grader(
+    tmp_path: Path, world: dict[str, Path]
+) -> None:
+    code, out, run_dir = run(tmp_path, world, FIX, "--grader", "local")
+    assert code == 0, out
+    att = latest_attempts(read_journal(run_dir / "results.jsonl"))[(fx.IID, 0)]
+    assert att.status == "PASS", att.details.get("reason")
+    assert att.details["grader"] == "local" and att.details["grade"]["fail_to_pass"] == [1, 1]
+    assert att.details["request"] == f"add(2, 3) returns -1 instead of 5.\n\n{RULES}"  # the issue + the rules
+    (line,) = (run_dir / "predictions.jsonl").read_text().splitlines()
+    pred = json.loads(line)
+    assert set(pred) == {"instance_id", "model_name_or_path", "model_patch"}
+    assert pred["instance_id"] == fx.IID and pred["model_name_or_path"].startswith("reference/scripted/")
+    assert (
+        "+    return a + b" in pred["model_patch"] and "+++ b/NOTES.md" in pred["model_patch"]
+    )  # new file too
+    assert att.details["venv_installed"] == [] and att.details["compliance"] == []
+    card = json.loads((run_dir / "scorecard.json").read_text())
+    assert card["config"]["extra"]["grader"] == "local"
+    settings = json.loads((run_dir / "swebench.json").read_text())
+    assert settings["grader"] == "local" and settings["instances"] == [fx.IID]
+
+
+def test_an_empty_diff_fails_at_once(tmp_path: Path, world: dict[str, Path]) -> None:
+    code, out, run_dir = run(tmp_path, world, [{"text": "Nothing to change."}], "--grader", "local")
+    assert code == 0, out
+    att = latest_attempts(read_journal(run_dir / "results.jsonl"))[(fx.IID, 0)]
+    assert att.status == "FAIL" and att.details["reason"] == "the agent left no change (an empty diff)"
+    assert "grade" not in att.details  # no grader ran
+    assert json.loads((run_dir / "predictions.jsonl").read_text())["model_patch"] == ""
+
+
+def test_official_grader_without_docker_is_refused_before_anything_runs(
+    tmp_path: Path, world: dict[str, Path]
+) -> None:
+    (tmp_path / "agent.yaml").write_text(yaml.safe_dump({"replies": FIX}))
+    args = [
+        "--suite",
+        "swebench",
+        "--dataset",
+        str(world["dataset"]),
+        "--instances",
+        fx.IID,
+        "--grader",
+        "official",
+    ]
+    args += ["--model", f"scripted/{tmp_path / 'agent.yaml'}", "--results-dir", str(tmp_path / "results")]
+    with pytest.raises(
+        ConfigError, match=r"^--grader official needs a Docker daemon: no Docker daemon socket at "
+    ):
+        CliRunner().invoke(tasks_run_command, args, catch_exceptions=False)
+    assert not (tmp_path / "results").exists()
+
+
+def test_swebench_options_are_refused_on_a_toybox_suite(tmp_path: Path) -> None:
+    args = ["--suite", "core", "--instances", fx.IID, "--model", "scripted/x.yaml"]
+    with pytest.raises(ConfigError, match="--instances applies to --suite swebench, not core"):
+        CliRunner().invoke(tasks_run_command, args, catch_exceptions=False)
+
+
+def test_the_judge_alone_reads_the_gold_patch_and_never_decides_the_pass(
+    tmp_path: Path, world: dict[str, Path]
+) -> None:
+    row = json.loads(world["dataset"].read_text())
+    marker = "# upstream-fix-7f3a"
+    row["patch"] = row["patch"].replace("+    return a + b", f"+    return a + b  {marker}")
+    dataset = tmp_path / "dataset.jsonl"
+    dataset.write_text(json.dumps(row) + "\n")
+    grade = {"task": fx.IID, "instructions": 1, "quality": 1, "reasoning": 1, "claims": 1, "note": "poor"}
+    judge = {"replies": [{"regex": f"(?s)upstream fix.*{marker}", "text": json.dumps({"tasks": [grade]})}]}
+    (tmp_path / "judge.yaml").write_text(yaml.safe_dump({**judge, "default": {"text": "?"}}))
+    (tmp_path / "agent.yaml").write_text(yaml.safe_dump({"replies": FIX}))
+    args = [
+        "--suite", "swebench", "--dataset", str(dataset), "--instances", fx.IID, "--grader", "local",
+        "--repo-source", str(world["mirrors"]), "--repo-specs", str(world["specs"]),
+        "--model", f"scripted/{tmp_path / 'agent.yaml'}", "--judge-model", f"scripted/{tmp_path / 'judge.yaml'}",
+        "--results-dir", str(tmp_path / "results"), "--work-root", str(world["work_root"]),
+    ]  # fmt: skip
+    result = CliRunner().invoke(tasks_run_command, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    (run_dir,) = (tmp_path / "results").iterdir()
+    judged = json.loads((run_dir / "judge.json").read_text())
+    assert [g["scores"]["quality"] for g in judged["grades"]] == [1]  # it saw the gold patch and graded
+    att = latest_attempts(read_journal(run_dir / "results.jsonl"))[(fx.IID, 0)]
+    assert att.status == "PASS"  # the tests decided; a poor grade changes nothing
+    outside = "".join(p.read_text() for p in run_dir.iterdir() if p.is_file() and p.name != "judge.json")
+    assert marker not in outside and marker not in json.dumps(att.details)
+
+
+def test_under_the_fence_the_instance_cache_and_host_packages_are_hidden(
+    tmp_path: Path, world: dict[str, Path]
+) -> None:
+    from assay.agents._fence import fence_available
+
+    # bubblewrap: installed by tests/install-agent-programs.sh
+    assert fence_available() is None, fence_available()
+    grade_dir = world["work_root"] / "swebench" / "grade"
+    grade_dir.mkdir(parents=True, exist_ok=True)
+    # the paths go in encoded: the reference agent refuses a command naming a path outside its workdir
+    paths = base64.b64encode(json.dumps([str(world["dataset"]), str(grade_dir)]).encode()).decode()
+    check = (
+        "import base64, json, os; d, c = json.loads(base64.b64decode('" + paths + "')); "
+        "print('dataset-' + ('SEEN' if os.path.exists(d) else 'hidden')); "
+        "print('cache-' + ('SEEN' if os.path.exists(c) else 'hidden'))"
+    )
+    probe = (
+        f'{{ python -c "{check}"; '
+        "python -c 'import yaml' 2>/dev/null && echo host-SEEN || echo host-hidden; } > probe.txt"
+    )
+    replies = [{"tool_calls": [{"name": "run_shell", "arguments": {"command": probe}}]}, {"text": "probed"}]
+    code, out, run_dir = run(tmp_path, world, replies, "--fence", "--no-evaluate")
+    assert code == 0, out
+    att = latest_attempts(read_journal(run_dir / "results.jsonl"))[(fx.IID, 0)]
+    assert att.status == "SKIPPED" and "--no-evaluate" in (att.skip_reason or ""), att.details
+    assert "+dataset-hidden\n+cache-hidden\n+host-hidden" in att.details["diff"], att.details["diff"]
