@@ -82,3 +82,35 @@ def test_markdown_is_normalised_too() -> None:
     doc = extract_bytes("# O\ufb03ce hours\n\nThe o\ufb03ce opens   at nine.\n".encode(), "markdown")
     (chunk,) = chunk_document("md", doc)
     assert chunk.heading == "Office hours" and "The office opens at nine." in chunk.text
+
+
+def test_a_labelled_quote_typed_plainly_is_placed_in_the_ligature_pdf_and_hit(tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    from assay.evals.retrieval._rag_data import load_dataset, verify_labels
+    from assay.evals.retrieval._rag_score import first_hit_rank
+
+    shutil.copy(PAPER, tmp_path / "paper.pdf")
+    quote = "The definitions below follow the configuration used by the regional authority"
+    (tmp_path / "dataset.json").write_text(
+        json.dumps({
+            "name": "paper", "version": "1", "description": "",
+            "documents": [{"id": "paper", "path": "paper.pdf"}],
+            "questions": [{"id": "q", "question": "Whose configuration do the definitions follow?",
+                           "answer": "the regional authority", "type": "exact",
+                           "evidence": [{"doc": "paper", "quote": quote, "page": 1}]}],
+        })
+    )  # fmt: skip
+    data = load_dataset(tmp_path / "dataset.json")
+    extracted = verify_labels(data)
+    (evidence,) = data.questions[0].evidence
+    assert evidence.span is not None
+    placed = extracted["paper"].text[slice(*evidence.span)]
+    assert (
+        placed.startswith("The de\ufb01nitions")
+        and "con\ufb01g-\nuration used by the regional authority" in placed
+    )
+    idx = DocumentIndex(HashEmbedder(), cache_dir=None)
+    idx.index_document(tmp_path / "paper.pdf", "paper")
+    assert first_hit_rank([h.chunk for h in idx.search(data.questions[0].question, k=5)], data.questions[0])

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from assay.errors import ConfigError, DocumentError
 from assay.rag import ExtractedDocument, extract
+from assay.rag._normalize import normalize
 
 __all__ = [
     "BeirDataset",
@@ -202,7 +203,10 @@ def verify_labels(dataset: RagDataset) -> dict[str, ExtractedDocument]:
             raise ConfigError(
                 f"document {d.id!r} cannot be extracted: {exc}", path=str(dataset.path)
             ) from exc
-    squashed = {doc_id: _squash(doc.text) for doc_id, doc in extracted.items()}
+    # quotes are found in the normalised text (as chunks hold it: `filled` finds `ﬁlled`, a word split at a
+    # line end is found joined), and placed at the span of the extracted text it came from
+    normalised = {doc_id: normalize(doc.text) for doc_id, doc in extracted.items()}
+    squashed = {doc_id: _squash(norm.text) for doc_id, norm in normalised.items()}
     for q in dataset.questions:
         for e in q.evidence:
             doc = extracted[e.doc]
@@ -215,7 +219,7 @@ def verify_labels(dataset: RagDataset) -> dict[str, ExtractedDocument]:
             if not e.quote:
                 continue
             flat, where = squashed[e.doc]
-            needle = re.sub(r"\s+", " ", e.quote.strip()).lower()
+            needle = re.sub(r"\s+", " ", normalize(e.quote).text.strip()).lower()
             hits = [m.start() for m in re.finditer(re.escape(needle), flat)]
             if not hits:
                 raise ConfigError(
@@ -223,7 +227,8 @@ def verify_labels(dataset: RagDataset) -> dict[str, ExtractedDocument]:
                     path=str(dataset.path),
                     line=q.line,
                 )
-            spans = [(where[h], where[h + len(needle) - 1] + 1) for h in hits]
+            norm = normalised[e.doc]
+            spans = [norm.source_span(where[h], where[h + len(needle) - 1] + 1) for h in hits]
             if e.page is not None:
                 on_page = [s for s in spans if doc.page_at(s[0]) == e.page]
                 if not on_page:
