@@ -61,6 +61,21 @@ SHARED_OPTIONS: list[click.Option] = [
     ),
     click.Option(["--seed"], type=int, default=0, envvar="ASSAY_SEED", show_default=True),
     click.Option(
+        ["--executor"],
+        type=click.Choice(["local", "ray"]),
+        default="local",
+        envvar="ASSAY_EXECUTOR",
+        show_default=True,
+        help="Where attempts run: here, or as tasks on a Ray cluster (the journal stays here).",
+    ),
+    click.Option(
+        ["--ray-address"],
+        default="auto",
+        envvar="ASSAY_RAY_ADDRESS",
+        show_default=True,
+        help="With --executor ray: the cluster (auto, local, HOST:PORT or ray://HOST:PORT).",
+    ),
+    click.Option(
         ["--resume"],
         type=_P,
         default=None,
@@ -287,6 +302,13 @@ def make_command(name: str, cls: type[Benchmark]) -> click.Command:
         if shared["resume"] is not None:
             _check_resume_benchmark(name, shared["resume"])
         _check_baseline_before_running(shared)
+        if (
+            shared["executor"] != "ray"
+            and ctx.get_parameter_source("ray_address") == click.core.ParameterSource.COMMANDLINE
+        ):
+            raise ConfigError(
+                "--ray-address names the cluster of --executor ray; add --executor ray or drop it"
+            )
         opts = RunOptions(
             suite=shared["suite"],
             iterations=shared["iterations"],
@@ -300,6 +322,8 @@ def make_command(name: str, cls: type[Benchmark]) -> click.Command:
             resume_iterations=shared["iterations"] if _given(ctx, "iterations") else None,
             command_line=["assay", *sys.argv[1:]],
             progress=True,
+            executor=shared["executor"],
+            ray_address=shared["ray_address"],
         )
         result = run_benchmark(None if shared["resume"] else cls, kwargs, opts)
         print_summary(result, console)

@@ -47,6 +47,16 @@ class Suite:
 
 
 @dataclass
+class AttemptResources:
+    """What one attempt asks of a Ray worker (``--executor ray``): CPUs, memory, custom resources."""
+
+    cpus: float = 1.0
+    memory_mb: int | None = None
+    #: custom resources the cluster's nodes declare (``ray start --resources '{"sandbox": 4}'``)
+    custom: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
 class Outcome:
     """What ``run_case`` returns; the runner adds timing, commit and iteration."""
 
@@ -117,6 +127,8 @@ class Benchmark(ABC):
     #: (``assay.exec._stop``); a benchmark doing long synchronous work in the event loop says False and
     #: ``--timeout`` is refused for it rather than ignored
     interruptible: ClassVar[bool] = True
+    #: why attempts cannot run on Ray workers (None: they can); ``--executor ray`` is refused with it
+    remote_refusal: ClassVar[str | None] = None
 
     def __init__(self, options: dict[str, Any]) -> None:
         self.options = options
@@ -125,6 +137,10 @@ class Benchmark(ABC):
     def cli_options(cls) -> list[click.Option]:
         """Benchmark-specific CLI options (the shared ones are added by the eval group)."""
         return []
+
+    def attempt_resources(self) -> AttemptResources:
+        """What each attempt asks of a Ray worker: one CPU, and a ``sandbox`` when the agent runs fenced."""
+        return AttemptResources(custom={"sandbox": 1.0} if self.options.get("fence") else {})
 
     def subject_config(self) -> SubjectConfig:
         """What makes two runs comparable (subject, model, judge model, embedder)."""

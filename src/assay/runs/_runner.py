@@ -52,6 +52,9 @@ class RunOptions:
     command_line: list[str] = field(default_factory=lambda: list(sys.argv))
     #: report progress on stderr: a bar on a terminal, plain lines otherwise (see ``assay.runs._progress``)
     progress: bool = False
+    #: where attempts run: ``local`` (an asyncio pool here) or ``ray`` (tasks on the cluster at ``ray_address``)
+    executor: str = "local"
+    ray_address: str = "auto"
 
     def recorded(self) -> dict[str, Any]:
         return {"iterations": self.iterations, "timeout_s": self.timeout_s, "seed": self.seed}
@@ -217,12 +220,28 @@ def _spent_so_far(ctx: AttemptContext) -> dict[str, Any]:
     return {"usage": ctx.spent, "details": details}
 
 
+def _check_executor(cls: type[Benchmark], opts: RunOptions) -> None:
+    """Refuse an unknown executor, or Ray for a benchmark that cannot run remotely, before anything runs."""
+    if opts.executor not in ("local", "ray"):
+        raise ConfigError(f"--executor {opts.executor!r} (or ASSAY_EXECUTOR): expected local or ray")
+    if opts.executor == "ray" and cls.remote_refusal:
+        raise ConfigError(
+            f"--executor ray: the {cls.name} benchmark cannot run on Ray workers: {cls.remote_refusal}; "
+            "run it with --executor local"
+        )
+    if opts.executor == "ray":
+        from assay.exec._ray import check_address
+
+        check_address(opts.ray_address)
+
+
 def _prepare(benchmark: str | type[Benchmark] | None, options: dict[str, Any], opts: RunOptions) -> _Run:
     if opts.resume is not None:
         return _prepare_resume(opts)
     if benchmark is None:
         raise ConfigError("no benchmark given")
     cls = _benchmark_class(benchmark)
+    _check_executor(cls, opts)
     bench = cls(options)
     if opts.timeout_s is not None and not bench.interruptible:
         raise ConfigError(
@@ -278,6 +297,7 @@ def _prepare_resume(opts: RunOptions) -> _Run:
         cls = getattr(__import__(module, fromlist=[attr]), attr) if attr else get_benchmark(cls_spec)
     except (ImportError, AttributeError) as exc:
         raise ResumeError(f"{run_dir / META}: cannot load benchmark {cls_spec!r}: {exc}") from None
+    _check_executor(cls, opts)
     bench = cls(dict(meta.options.get("benchmark", {})))
     suite = bench.load_suite(meta.suite)
     if suite.case_ids() != meta.case_ids:
@@ -329,11 +349,16 @@ async def arun_benchmark(
         stopped_reason: str | None = None
         stopped_code: int | None = None
         t0 = time.monotonic()
+        attempt_fn, close_executor = run.attempt, None
         try:
             with Journal(journal_path, run.scrubber) as journal:
                 try:
                     with phase(f"{run.meta.run_id}: checking the backend"):
                         await run.bench.preflight()
+                        if opts.executor == "ray" and specs:  # an unreachable head is an outage too
+                            from assay.runs._remote import ray_attempts
+
+                            attempt_fn, close_executor = ray_attempts(run, opts.ray_address)
                 except InfraError as exc:
                     if opts.resume is None:  # nothing measured: leave nothing behind, say what to fix
                         raise InfraError(
@@ -356,9 +381,11 @@ async def arun_benchmark(
                                 counts[attempt.status.value] = counts.get(attempt.status.value, 0) + 1
                                 bar.advance(note=" ".join(f"{k}={v}" for k, v in sorted(counts.items())))
 
-                            report = await run_local(specs, run.attempt, on_result, opts.max_concurrency)
+                            report = await run_local(specs, attempt_fn, on_result, opts.max_concurrency)
                     finally:
                         await run.bench.teardown()
+                        if close_executor is not None:
+                            close_executor()
                     if report.stopped is not None:
                         outage = report.stopped.exit_code == EXIT_NOT_COMPARABLE
                         what = "backend outage" if outage else "configuration error"

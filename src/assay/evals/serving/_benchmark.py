@@ -128,6 +128,10 @@ class ServingBenchmark(Benchmark):
     default_suite: ClassVar[str] = "email-triage"
     metric_specs: ClassVar[tuple[MetricSpec, ...]] = _specs()
     pass_fail: ClassVar[bool] = False
+    remote_refusal: ClassVar[str | None] = (
+        "it times one model server from this machine, and its load levels on several workers at once would "
+        "load the server together and time each other"
+    )
 
     def __init__(self, options: dict[str, Any]) -> None:
         super().__init__(options)

@@ -65,6 +65,7 @@ class SessionsBenchmark(HarnessedOptions, Benchmark):
     """Replays the requests of real coding-agent sessions; a judge grades each answer against the recorded one."""
 
     name = "sessions"
+    remote_refusal = "it replays this machine's own session transcripts in their recorded repositories"
     agent_limits = AGENT_LIMITS
     help = (
         "Replay real Claude Code / Codex CLI sessions: each kept request is replayed by --harness in the "

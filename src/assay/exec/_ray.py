@@ -1,0 +1,244 @@
+"""Run attempts as Ray tasks on an existing cluster; the caller keeps the journal on the driver.
+
+:class:`RayExecutor` turns one attempt spec into one Ray task and awaits its reply. It knows nothing of
+benchmarks: the task's function and its job (plain data) come from the caller. What it adds over a local
+call is what a cluster can do to an attempt:
+
+- a worker (or its node) lost mid-attempt: Ray runs the task once more elsewhere (``max_retries=1``); a second
+  loss raises :class:`WorkerLost`, which the caller records as INFRA_ERROR;
+- the head lost (stopped, unreachable, or this driver's session shut down): :class:`HeadLost`, which stops the
+  run as an outage. In-flight results arrive straight from the workers, so a dead head is only seen by asking
+  it: while an attempt is in flight the head is probed every :data:`PROBE_EVERY_S` seconds.
+
+Ray is imported only here, and only when ``--executor ray`` is asked for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from assay.errors import ConfigError, InfraError, MissingDependencyError
+from assay.evals._base import AttemptResources
+from assay.exec._local import AttemptSpec
+
+__all__ = [
+    "HeadLost",
+    "RayCluster",
+    "RayExecutor",
+    "WorkerLost",
+    "check_address",
+    "check_resources",
+    "connect",
+    "forwarded_env",
+]
+
+#: seconds between two probes of the head while attempts are in flight, and how long one probe may take
+PROBE_EVERY_S = 1.0
+PROBE_TIMEOUT_S = 5.0
+#: environment variables that stay on the driver (they choose the executor, not how an attempt runs)
+_DRIVER_ONLY = frozenset({"ASSAY_EXECUTOR", "ASSAY_RAY_ADDRESS", "ASSAY_NO_LOCK"})
+_ADDRESS = re.compile(r"^(auto|local|(ray://)?[A-Za-z0-9_.\-\[\]:]+:\d+)$")
+
+
+class WorkerLost(Exception):
+    """The attempt's worker (or node) died on its try and on its retry."""
+
+
+class HeadLost(Exception):
+    """The Ray head stopped answering, or the driver's Ray session ended, while the run went on."""
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError as exc:
+        raise MissingDependencyError("ray", "ray") from exc
+    return ray
+
+
+def check_address(address: str) -> str:
+    """``auto``, ``local``, ``HOST:PORT`` or ``ray://HOST:PORT``; anything else is refused naming the flag."""
+    if not _ADDRESS.match(address):
+        raise ConfigError(
+            f"--ray-address {address!r} (or ASSAY_RAY_ADDRESS): expected auto, local, HOST:PORT or ray://HOST:PORT"
+        )
+    return address
+
+
+@dataclass
+class RayCluster:
+    """The Ray session the run uses; ``owned``: this run started it and shuts it down after."""
+
+    address: str
+    owned: bool
+    client: bool
+
+    def close(self) -> None:
+        if self.owned:
+            ray = _ray()
+            if ray.is_initialized():
+                ray.shutdown()
+
+
+def connect(address: str) -> RayCluster:
+    """Join the cluster at ``address`` (a session already open in this process is used as it is).
+
+    An unreachable head raises :class:`InfraError` (an outage: exit code 3).
+    """
+    check_address(address)
+    ray = _ray()
+    if ray.is_initialized():
+        return RayCluster(address, owned=False, client=_client_mode(ray))
+    kwargs: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
+    if address == "local":
+        kwargs["include_dashboard"] = False
+    try:
+        ray.init(address=address, **kwargs)
+    except ImportError as exc:  # ray:// needs the Ray client (grpcio)
+        raise MissingDependencyError("ray[client]", "ray") from exc
+    except (ConnectionError, TimeoutError, RuntimeError) as exc:
+        raise InfraError(f"cannot reach the Ray head at {address}: {_one_line(exc)}") from None
+    return RayCluster(address, owned=True, client=address.startswith("ray://"))
+
+
+def check_resources(resources: AttemptResources) -> None:
+    """Refuse requests no node of the cluster can meet: Ray would queue such tasks forever."""
+    total = _ray().cluster_resources()
+    wanted = {"CPU": resources.cpus, **resources.custom}
+    if resources.memory_mb:
+        wanted["memory"] = resources.memory_mb * 1024 * 1024
+    short = [
+        f"{k} {v:g} (the cluster has {total.get(k, 0):g})" for k, v in wanted.items() if total.get(k, 0) < v
+    ]
+    if short:
+        raise ConfigError(
+            "--executor ray: each attempt asks for " + ", ".join(short) + "; start the workers with the "
+            "resource (`ray start --resources '{\"sandbox\": 4}'`) or run with --executor local"
+        )
+
+
+def _client_mode(ray: Any) -> bool:
+    try:
+        return bool(ray.util.client.ray.is_connected())
+    except AttributeError:
+        return False
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return (text[:300] + "...") if len(text) > 300 else (text or type(exc).__name__)
+
+
+def forwarded_env() -> dict[str, str]:
+    """The ``ASSAY_*`` settings of the driver, which the workers run under (provider keys are not sent)."""
+    return {k: v for k, v in os.environ.items() if k.startswith("ASSAY_") and k not in _DRIVER_ONLY}
+
+
+class RayExecutor:
+    """Run ``entry(job, spec_dict)`` as one Ray task per attempt, with the benchmark's resource requests."""
+
+    def __init__(
+        self,
+        cluster: RayCluster,
+        entry: Callable[[Any, dict[str, Any]], Any],
+        job: Any,
+        resources: AttemptResources,
+        env_vars: dict[str, str] | None = None,
+    ) -> None:
+        ray = _ray()
+        self.cluster = cluster
+        self._ray = ray
+        self._errors = _lost_worker_errors(ray)
+        options: dict[str, Any] = {
+            "num_cpus": resources.cpus,
+            "max_retries": 1,  # a lost worker: once more, wherever Ray places it
+            "retry_exceptions": False,  # an attempt's own failure is a result, never retried
+        }
+        if resources.memory_mb:
+            options["memory"] = int(resources.memory_mb) * 1024 * 1024
+        if resources.custom:
+            options["resources"] = dict(resources.custom)
+        if env_vars:
+            options["runtime_env"] = {"env_vars": dict(env_vars)}
+        self._remote = ray.remote(entry).options(**options)
+        self._job_ref = ray.put(job)  # sent to the object store once, not with every task
+        self._probe_lock = asyncio.Lock()
+        self._last_ok = 0.0
+
+    async def call(self, spec: AttemptSpec) -> Any:
+        """The worker's reply for ``spec``. Raises :class:`WorkerLost` or :class:`HeadLost`."""
+        await self._check_head(force=True)
+        try:
+            ref = self._remote.remote(self._job_ref, spec.to_dict())
+            future = asyncio.wrap_future(ref.future())
+        except Exception as exc:  # the session went away between the probe and the submit
+            raise HeadLost(await self._lost_reason() or _one_line(exc)) from None
+        try:
+            while True:
+                done, _ = await asyncio.wait([future], timeout=PROBE_EVERY_S)
+                if done:
+                    break
+                await self._check_head()
+            return future.result()
+        except asyncio.CancelledError:
+            self._cancel(ref)
+            raise
+        except self._errors as exc:
+            raise WorkerLost(f"the Ray worker was lost twice (try and retry): {_one_line(exc)}") from None
+        except self._ray.exceptions.RayTaskError as exc:  # the worker entry itself broke (not the attempt)
+            raise WorkerLost(f"the Ray task failed outside the attempt: {_one_line(exc)}") from None
+        except Exception as exc:
+            reason = await self._lost_reason()
+            if reason is None:
+                raise
+            raise HeadLost(reason) from exc
+
+    def _cancel(self, ref: Any) -> None:
+        with contextlib.suppress(Exception):  # the head may be gone; the attempt is journaled NOT_RUN anyway
+            self._ray.cancel(ref)
+
+    async def _check_head(self, force: bool = False) -> None:
+        async with self._probe_lock:  # one probe at a time, shared by every attempt in flight
+            if not force and time.monotonic() - self._last_ok < PROBE_EVERY_S:
+                return
+            reason = await self._lost_reason()
+            if reason is not None:
+                raise HeadLost(reason)
+            self._last_ok = time.monotonic()
+
+    async def _lost_reason(self) -> str | None:
+        """Why the head is lost, or None when it answers."""
+        ray = self._ray
+        where = f"the Ray head at {self.cluster.address}"
+        if not ray.is_initialized():
+            return f"{where}: this driver's Ray session was shut down"
+        if self.cluster.client:
+            return None if _client_mode(ray) else f"{where}: the Ray client lost its connection"
+        gcs = getattr(ray._private.worker.global_worker, "gcs_client", None)
+        if gcs is None:
+            return f"{where}: this driver's Ray session was shut down"
+        try:
+            await asyncio.to_thread(gcs.internal_kv_get, b"assay-probe", b"assay", timeout=PROBE_TIMEOUT_S)
+        except Exception as exc:  # any failure to answer is the head being gone
+            return f"{where} did not answer within {PROBE_TIMEOUT_S:g}s ({_one_line(exc)})"
+        return None
+
+
+def _lost_worker_errors(ray: Any) -> tuple[type[BaseException], ...]:
+    """Ray's errors for a worker, node or object lost under a task (whichever this Ray version has)."""
+    names = (
+        "WorkerCrashedError",
+        "NodeDiedError",
+        "ActorDiedError",
+        "LocalRayletDiedError",
+        "ObjectLostError",
+        "OutOfMemoryError",
+    )
+    return tuple(getattr(ray.exceptions, n) for n in names if hasattr(ray.exceptions, n))
