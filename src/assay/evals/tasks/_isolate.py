@@ -224,12 +224,20 @@ class AgentVenv:
             "include": _listing(self.root / "include"),
         }
 
+    @property
+    def manifest(self) -> Path:
+        """The venv's fresh listing (next to it, outside the venv)."""
+        return self.root.parent / f"{self.root.name}.{_MANIFEST}"
+
+    def mark_fresh(self) -> None:
+        """Take the venv as it is now as its fresh state (what :meth:`installed` compares with)."""
+        self.manifest.write_text(json.dumps(self._state(), indent=1) + "\n", encoding="utf-8")
+
     def installed(self) -> list[str]:
         """What is in the venv beyond a fresh one (``site-packages/<name>``, ``bin/<name>``, ...): empty
         when nothing was installed."""
-        manifest = self.root.parent / f"{self.root.name}.{_MANIFEST}"
         try:
-            fresh = json.loads(manifest.read_text(encoding="utf-8"))
+            fresh = json.loads(self.manifest.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return ["(the venv's fresh listing is missing: it cannot be told clean)"]
         extra: list[str] = []
@@ -250,8 +258,8 @@ class AgentVenv:
     def remove(self) -> None:
         """Delete the venv and its bookkeeping (its fresh listing, its lock)."""
         shutil.rmtree(self.root, ignore_errors=True)
-        for suffix in (f".{_MANIFEST}", ".lock"):
-            (self.root.parent / f"{self.root.name}{suffix}").unlink(missing_ok=True)
+        self.manifest.unlink(missing_ok=True)
+        (self.root.parent / f"{self.root.name}.lock").unlink(missing_ok=True)
 
     def env(self, base_env: Mapping[str, str] | None = None) -> dict[str, str]:
         """``base_env`` (default this process's) as the agent gets it with this venv: its ``bin`` first on
@@ -270,13 +278,12 @@ def bare_venv(work_root: Path, key: str) -> AgentVenv:
     if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", key):
         raise ConfigError(f"venv key {key!r}: letters, digits, '.', '_' and '-' only")
     root = Path(work_root) / "venvs" / key
-    manifest = root.parent / f"{key}.{_MANIFEST}"
     venv = AgentVenv(root=root, key=key)
     with _locked(root.parent / f"{key}.lock"):
-        if not (manifest.is_file() and (root / "pyvenv.cfg").is_file()):
+        if not (venv.manifest.is_file() and (root / "pyvenv.cfg").is_file()):
             shutil.rmtree(root, ignore_errors=True)
-            manifest.unlink(missing_ok=True)
+            venv.manifest.unlink(missing_ok=True)
             root.parent.mkdir(parents=True, exist_ok=True)
             make_venv(root)
-            manifest.write_text(json.dumps(venv._state(), indent=1) + "\n", encoding="utf-8")
+            venv.mark_fresh()
     return venv

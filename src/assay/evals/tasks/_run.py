@@ -23,6 +23,7 @@ from assay.errors import ConfigError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._harnessed import HarnessedOptions, agent_broke, run_agent_once
 from assay.evals._suite_id import suite_version
+from assay.evals.tasks._isolate import AgentVenv
 from assay.evals.tasks._run_adapter import agent_diff, checks_details
 from assay.evals.tasks._suites import SUITE_KINDS, TasksSuiteKind, suite_kind
 from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
@@ -76,20 +77,30 @@ def make_toolchain(root: Path) -> Path:
     return bin_dir
 
 
-def cached_toolchain(work_root: Path) -> Path:
-    """The toolchain under ``work_root``, made once per interpreter and pytest version and then reused."""
+def toolchain_venv(work_root: Path) -> AgentVenv:
+    """The toolchain venv under ``work_root`` (one per interpreter and pytest version)."""
     import importlib.metadata as md
     import sys
 
     key = f"toolchain-py{sys.version_info.major}.{sys.version_info.minor}-pytest{md.version('pytest')}"
-    root = work_root / key
+    return AgentVenv(root=work_root / key / "venv", key=key)
+
+
+def cached_toolchain(work_root: Path) -> Path:
+    """The toolchain under ``work_root``, made once per interpreter and pytest version and then reused
+    while nothing was installed into it (a dirtied one is made anew)."""
+    venv = toolchain_venv(work_root)
+    root = venv.root.parent
     done = root / "ready"
-    if not done.is_file():
+    if done.is_file() and not venv.manifest.is_file():
+        venv.mark_fresh()  # made before venvs kept their fresh listing: taken as it is
+    if not done.is_file() or venv.installed():
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(parents=True)
         make_toolchain(root)
+        venv.mark_fresh()
         done.write_text("ok\n", encoding="utf-8")
-    return root / "venv" / "bin"
+    return venv.bin
 
 
 class TasksBenchmark(HarnessedOptions, Benchmark):
@@ -288,6 +299,9 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
             )
             result = await run_agent_once(harness, task.prompt, spec, ctx, details, f"task {task.id}")
             metrics = {"steps": float(result.steps)}
+            installed = await asyncio.to_thread(toolchain_venv(self._work_root).installed)
+            if installed:  # said here; the next run's setup makes the toolchain anew
+                details["toolchain_installed"] = installed
             broke = agent_broke(result, details, metrics)
             if broke is not None:
                 return broke
