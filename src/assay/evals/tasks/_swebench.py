@@ -294,6 +294,7 @@ def grade_run_dir(run_dir: Path | None, options: dict[str, Any]) -> tuple[str, l
     from assay.evals.tasks._swebench_grade import grade_instances, resolve_grader, write_grades
 
     grader = resolve_grader(str(options.get("grader") or "auto"))  # before anything runs
+    refold = run_dir is not None and _check_refold(run_dir, grader)
     recorded: dict[str, Any] = {}
     if run_dir is not None and (run_dir / SETTINGS).is_file():
         recorded = json.loads((run_dir / SETTINGS).read_text(encoding="utf-8"))
@@ -321,4 +322,72 @@ def grade_run_dir(run_dir: Path | None, options: dict[str, Any]) -> tuple[str, l
         repo_specs=Path(specs) if specs else None,
     )
     out = None if run_dir is None else write_grades(run_dir / f"grades-{grader}.json", grader, verdicts)
+    if refold:
+        assert run_dir is not None
+        _refold(run_dir, grader, [v for v in verdicts if v.patch == "model"], patches)
     return grader, verdicts, out
+
+
+def _check_refold(run_dir: Path, grader: str) -> bool:
+    """Whether DIR is a swebench run whose scorecard takes these verdicts: one ungraded (--no-evaluate) or graded
+    by the same grader; one graded by the other grader is refused before anything runs (never mixed)."""
+    from assay.runs._rundir import JOURNAL, META, load_meta
+
+    if not (run_dir / META).is_file() or not (run_dir / JOURNAL).is_file():
+        return False
+    meta = load_meta(run_dir)
+    if meta.benchmark != "tasks" or meta.suite != "swebench":
+        raise ConfigError(
+            f"a {meta.benchmark} {meta.suite} run, not an eval tasks --suite swebench run", path=str(run_dir)
+        )
+    had = meta.config.extra.get("grader")
+    if had not in (None, "ungraded", grader):
+        raise ConfigError(
+            f"{run_dir} was graded by grader: {had}; grader: {grader} verdicts are never mixed into its "
+            f"scorecard: grade it with --grader {had}, or start a new run"
+        )
+    return True
+
+
+def _refold(run_dir: Path, grader: str, verdicts: list[Any], patches: dict[str, str]) -> None:
+    """The run's ungraded attempts take the verdicts (the same rule as at run time), its suite version and
+    config take the grader, and its scorecard and reports are folded again."""
+    from assay.runs._journal import Journal, latest_attempts, read_journal
+    from assay.runs._rundir import JOURNAL, META, load_meta, write_model
+    from assay.runs._runner import RunOptions, _prepare_resume, finish_run
+
+    meta = load_meta(run_dir)
+    options = {
+        **meta.options,
+        "benchmark": {**meta.options.get("benchmark", {}), "no_evaluate": False, "grader": grader},
+    }
+    write_model(run_dir / META, meta.model_copy(update={"options": options}), None)
+    run = _prepare_resume(RunOptions(resume=run_dir))  # the suite loads again, now with its grader
+    extra = {**run.meta.config.extra, "grader": grader}
+    run.meta = run.meta.model_copy(
+        update={
+            "suite_version": run.suite.version,
+            "config": run.meta.config.model_copy(update={"extra": extra}),
+        }
+    )
+    write_model(run_dir / META, run.meta, run.scrubber)
+    by_id = {v.instance_id: v for v in verdicts}
+    updated = []
+    for att in latest_attempts(read_journal(run_dir / JOURNAL)).values():
+        v = by_id.get(att.case_id)
+        patch = patches.get(att.case_id, "")
+        if v is None or not patch.strip() or att.details.get("diff") != patch[:20000]:
+            continue  # not this prediction's attempt (an empty diff already failed)
+        if att.status is not Status.SKIPPED and att.details.get("grader") != grader:
+            continue
+        out = _outcome(v, dict(att.details), att.usage, dict(att.metrics))
+        updated.append(
+            att.model_copy(
+                update={"status": out.status, "skip_reason": out.skip_reason, "details": out.details}
+            )
+        )
+    if updated:
+        with Journal(run_dir / JOURNAL, run.scrubber) as journal:
+            for att in updated:
+                journal.append(att)
+    finish_run(run.run_dir, run.bench, run.suite, run.meta, run.scrubber)

@@ -185,3 +185,55 @@ def test_under_the_fence_the_instance_cache_and_host_packages_are_hidden(
     att = latest_attempts(read_journal(run_dir / "results.jsonl"))[(fx.IID, 0)]
     assert att.status == "SKIPPED" and "--no-evaluate" in (att.skip_reason or ""), att.details
     assert "+dataset-hidden\n+cache-hidden\n+host-hidden" in att.details["diff"], att.details["diff"]
+
+
+def test_grading_a_run_later_refolds_it_and_another_grader_is_refused(
+    tmp_path: Path, world: dict[str, Path]
+) -> None:
+    from assay.cli._tasks_swebench import tasks_swebench_command
+    from assay.evals.tasks._swebench import _check_refold
+    from assay.gate import not_comparable_reasons
+    from assay.runs._records import Scorecard
+
+    code, out, run_dir = run(tmp_path, world, FIX, "--no-evaluate")
+    assert code == 0, out
+    before = json.loads((run_dir / "scorecard.json").read_text())
+    assert (
+        before["summary"]["counts"].get("SKIPPED") == 1 and before["config"]["extra"]["grader"] == "ungraded"
+    )
+    graded = CliRunner().invoke(
+        tasks_swebench_command, [str(run_dir), "--grader", "local"], catch_exceptions=False
+    )
+    assert graded.exit_code == 0, graded.output
+    assert f"{fx.IID} [model] resolved (grader: local; FAIL_TO_PASS 1/1, PASS_TO_PASS 1/1)" in graded.output
+    att = latest_attempts(read_journal(run_dir / "results.jsonl"))[(fx.IID, 0)]
+    assert att.status == "PASS" and att.details["grader"] == "local"
+    after = json.loads((run_dir / "scorecard.json").read_text())
+    assert after["summary"]["counts"].get("PASS") == 1 and after["config"]["extra"]["grader"] == "local"
+    assert after["suite_version"] != before["suite_version"]  # the grader is part of what the run measured
+    assert json.loads((run_dir / "grades-local.json").read_text())["grader"] == "local"
+    cards = [Scorecard.model_validate(c) for c in (before, after)]
+    assert any("suite version" in r for r in not_comparable_reasons(*cards))  # compare refuses the pair
+    with pytest.raises(
+        ConfigError, match="was graded by grader: local; grader: official verdicts are never mixed"
+    ):
+        _check_refold(run_dir, "official")
+
+
+def test_local_and_official_suites_differ(world: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    from assay.evals.tasks import _swebench_grade
+    from assay.evals.tasks._run import TasksBenchmark
+
+    options = {
+        "model": "scripted/x.yaml",
+        "dataset": str(world["dataset"]),
+        "instances": fx.IID,
+        "seed": None,
+    }
+    local = TasksBenchmark({**options, "grader": "local"}).load_suite("swebench")
+    monkeypatch.setattr(
+        _swebench_grade, "docker_problem", lambda timeout_s=10.0: None
+    )  # as if Docker answered
+    official = TasksBenchmark({**options, "grader": "official"}).load_suite("swebench")
+    assert [c.id for c in local.cases] == [c.id for c in official.cases] == [fx.IID]
+    assert local.version != official.version
