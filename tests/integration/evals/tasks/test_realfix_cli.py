@@ -1,6 +1,7 @@
 """`assay eval tasks run --suite realfix --repo-url <a repository the test builds>` end to end: the reference
 agent on a scripted model makes a real edit in its isolated checkout, the upstream diff is fetched only in the
-judge step and shown to the judge, a wrong parent refuses the grade, forbidden web use fails the attempt."""
+judge step and shown to the judge, a wrong parent refuses the grade, forbidden web use fails the attempt,
+and under --fence neither the cache nor the source repository is in the agent's sight."""
 
 from __future__ import annotations
 
@@ -170,3 +171,28 @@ def test_repo_url_is_refused_outside_realfix(tmp_path: Path, upstream: FixRepo) 
     args = ["--suite", "core", "--repo-url", str(upstream.path), "--model", "scripted/x.yaml"]
     with pytest.raises(ConfigError, match="--repo-url applies to --suite realfix, not core"):
         CliRunner().invoke(tasks_run_command, args, catch_exceptions=False)
+
+
+def test_under_the_fence_the_agent_sees_neither_the_cache_nor_the_source(
+    tmp_path: Path, upstream: FixRepo
+) -> None:
+    import base64
+
+    from assay.agents._fence import fence_available
+
+    assert fence_available() is None, fence_available()  # not a skip: a machine without the fence fails here
+    hidden = base64.b64encode(str(upstream.path).encode()).decode()  # named without an absolute path
+    look = (
+        'python -c "import base64, os, pathlib; w = pathlib.Path.cwd().parent.parent; '
+        f"print(sorted(p.name for p in w.iterdir())); print(os.path.exists(base64.b64decode('{hidden}').decode()))\""
+        " > seen.txt"
+    )
+    replies = [{"tool_calls": [{"name": "run_shell", "arguments": {"command": look}}]}, *agent(upstream)]
+    tasks_file = write_pin(tmp_path, upstream)
+    code, out, run_dir = run(tmp_path, tasks_file, upstream.path, replies, "--no-judge", "--fence")
+    assert code == 0, out
+    diff = attempt(run_dir).details["diff"]
+    seen = diff.split("+++ b/seen.txt\n", 1)[1].splitlines()[1:3]
+    assert "git-cache" not in seen[0] and "calc-add-" in seen[0]  # the work root shows only the attempt's own
+    assert seen[1] == "+False"  # the source repository (it holds the fix) is not there
+    assert (tmp_path / "work" / "git-cache").is_dir()  # ... though it is on the host
