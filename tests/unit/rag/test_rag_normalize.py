@@ -14,6 +14,8 @@ PAPER = Path(__file__).resolve().parents[2] / "fixtures" / "rag" / "latex" / "pa
 def test_nfkc_turns_ligatures_and_compatibility_forms_into_letters() -> None:
     got = normalize("The \ufb01lled De\ufb01nitions of \uff21\uff22 in the o\ufb03ce,\u00a0soft\u00adware.\n")
     assert got.text == "The filled Definitions of AB in the office, software.\n"
+    # Arabic presentation forms (what many PDFs of Arabic text hold) become the letters a query types
+    assert normalize("\ufee3\ufeae\ufea3\ufe92\ufe8e\n").text == "\u0645\u0631\u062d\u0628\u0627\n"
 
 
 def test_split_words_join_only_where_the_joined_word_is_more_plausible() -> None:
