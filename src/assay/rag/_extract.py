@@ -404,10 +404,11 @@ def _with_layout_tables(page: Any, raw: str) -> str:
 
 def _image_visitor(page: Any, placed: list[float]) -> Any:
     """A content-stream visitor that records the area of every image the page draws (``Do`` of an image
-    XObject: the current matrix maps the unit square onto the page)."""
+    XObject, on the page or inside a form XObject it draws: the current matrix maps the unit square onto
+    the page; pypdf visits a form's operators with the matrix it is drawn under)."""
+    images: set[str] = set()
     try:
-        xobjects = (page.get("/Resources") or {}).get("/XObject") or {}
-        images = {str(k) for k in xobjects if xobjects[k].get("/Subtype") == "/Image"}
+        _image_names(page.get("/Resources") or {}, images, depth=0)
     except Exception:  # a damaged resource dictionary: no placements, the fallback rule applies
         images = set()
 
@@ -417,6 +418,16 @@ def _image_visitor(page: Any, placed: list[float]) -> Any:
             placed.append(abs(a * d - b * c))
 
     return visit
+
+
+def _image_names(resources: Any, out: set[str], depth: int) -> None:
+    xobjects = resources.get("/XObject") or {}
+    for key in xobjects:
+        obj = xobjects[key]
+        if obj.get("/Subtype") == "/Image":
+            out.add(str(key))
+        elif obj.get("/Subtype") == "/Form" and depth < 4:
+            _image_names(obj.get("/Resources") or {}, out, depth + 1)
 
 
 def _cover(page: Any, placed: list[float]) -> float:

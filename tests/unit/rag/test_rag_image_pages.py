@@ -93,3 +93,39 @@ def test_broken_ocr_stops_with_an_error_instead_of_reading_blank(
     with pytest.raises(ConfigError, match="self-check"):
         DocumentIndex(HashEmbedder(), cache_dir=None, ocr=True).index_document(pdf)
     ocr_mod.check_ocr.cache_clear()
+
+
+def _wrap_first_page_in_a_form(src: Path, dst: Path) -> Path:
+    """The same page drawn through a form XObject (as some scanners and PDF printers write it)."""
+    import pypdf
+    from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, FloatObject, NameObject
+
+    writer = pypdf.PdfWriter()
+    writer.append(pypdf.PdfReader(src))
+    page = writer.pages[0]
+    form = DecodedStreamObject()
+    form.set_data(page.get_contents().get_data())
+    box = [
+        FloatObject(0),
+        FloatObject(0),
+        FloatObject(page.mediabox.width),
+        FloatObject(page.mediabox.height),
+    ]
+    form.update({
+        NameObject("/Type"): NameObject("/XObject"), NameObject("/Subtype"): NameObject("/Form"),
+        NameObject("/BBox"): ArrayObject(box), NameObject("/Resources"): page["/Resources"],
+    })  # fmt: skip
+    names = DictionaryObject({NameObject("/Fm1"): writer._add_object(form)})
+    page[NameObject("/Resources")] = DictionaryObject({NameObject("/XObject"): names})
+    contents = DecodedStreamObject()
+    contents.set_data(b"q /Fm1 Do Q")
+    page[NameObject("/Contents")] = writer._add_object(contents)
+    writer.write(str(dst))
+    return dst
+
+
+def test_an_image_drawn_inside_a_form_xobject_counts_too(tmp_path: Path) -> None:
+    pdf = _wrap_first_page_in_a_form(_pdf(tmp_path / "scan.pdf", tmp_path), tmp_path / "form.pdf")
+    doc = extract(pdf)
+    assert "Scanned by ACME Copier 3000" in doc.page_text(1)  # the watermark is there, drawn by the form
+    assert doc.image_pages == [1] and doc.degraded
