@@ -225,7 +225,13 @@ class DocumentIndex:
         for doc_id, path, data in items:
             sha = hashlib.sha256(data).hexdigest()
             old = self._docs.get(doc_id)
-            if old is not None and old.sha256 == sha and old.path == path:
+            # unchanged, unless OCR is now on and would read the image pages it was indexed without
+            if (
+                old is not None
+                and old.sha256 == sha
+                and old.path == path
+                and not (self.ocr and old.image_pages)
+            ):
                 prepared.append(IndexResult(doc_id, "unchanged", old.n_chunks, cache="loaded"))
                 continue
             prepared.append(self._prepare(doc_id, path, data, sha, kind, title))

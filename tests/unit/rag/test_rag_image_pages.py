@@ -66,11 +66,14 @@ def test_a_figure_beside_real_text_is_not_an_image_page(tmp_path: Path) -> None:
 def test_ocr_reads_the_image_page_and_the_cache_tells_ocr_from_no_ocr(tmp_path: Path) -> None:
     pdf = _pdf(tmp_path / "scan.pdf", tmp_path)
     cache = tmp_path / "cache"
-    off = DocumentIndex(HashEmbedder(), cache_dir=cache).index_document(pdf, "scan")
-    idx = DocumentIndex(HashEmbedder(), cache_dir=cache, ocr=True)
+    idx = DocumentIndex(HashEmbedder(), cache_dir=cache)
+    off = idx.index_document(pdf, "scan")
+    idx.ocr = True  # turned on later (`assay rag index --ocr` on an existing index): the file is read again
     on = idx.index_document(pdf, "scan")
-    assert off.image_pages == [1] and on.cache == "miss"  # an OCR-off entry is never served with OCR on
+    assert off.image_pages == [1] and on.status == "replaced"
+    assert on.cache == "miss"  # an OCR-off entry is never served with OCR on
     assert on.ocr_pages == [1] and on.image_pages == [] and not on.degraded
+    assert idx.index_document(pdf, "scan").status == "unchanged"
     (hit,) = idx.search("harbour permit fee", k=1, mode="bm25")
     assert hit.chunk.page == 1 and "84 euros" in hit.chunk.text
     assert DocumentIndex(HashEmbedder(), cache_dir=cache, ocr=True).index_document(pdf, "scan").cache == "hit"
