@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import os
 import re
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,6 +43,8 @@ __all__ = [
 #: seconds between two probes of the head while attempts are in flight, and how long one probe may take
 PROBE_EVERY_S = 1.0
 PROBE_TIMEOUT_S = 5.0
+#: how long joining waits for the head to accept a connection
+CONNECT_TIMEOUT_S = 5.0
 #: environment variables that stay on the driver (they choose the executor, not how an attempt runs)
 _DRIVER_ONLY = frozenset({"ASSAY_EXECUTOR", "ASSAY_RAY_ADDRESS", "ASSAY_NO_LOCK"})
 _ADDRESS = re.compile(r"^(auto|local|(ray://)?[A-Za-z0-9_.\-\[\]:]+:\d+)$")
@@ -99,6 +102,8 @@ def connect(address: str) -> RayCluster:
     kwargs: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
     if address == "local":
         kwargs["include_dashboard"] = False
+    else:
+        _check_reachable(ray, address)
     try:
         ray.init(address=address, **kwargs)
     except ImportError as exc:  # ray:// needs the Ray client (grpcio)
@@ -106,6 +111,20 @@ def connect(address: str) -> RayCluster:
     except (ConnectionError, TimeoutError, RuntimeError) as exc:
         raise InfraError(f"cannot reach the Ray head at {address}: {_one_line(exc)}") from None
     return RayCluster(address, owned=True, client=address.startswith("ray://"))
+
+
+def _check_reachable(ray: Any, address: str) -> None:
+    """A head that does not accept connections is refused in seconds (``ray.init`` would wait minutes)."""
+    endpoint = address.removeprefix("ray://")
+    try:
+        if address == "auto":  # the cluster RAY_ADDRESS or the newest local `ray start` names
+            endpoint = ray._private.services.canonicalize_bootstrap_address_or_die("auto")
+        host, _, port = endpoint.rpartition(":")
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except AttributeError:  # another Ray version: let ray.init find it
+        return
+    except (OSError, ValueError) as exc:
+        raise InfraError(f"cannot reach the Ray head at {address}: {_one_line(exc)}") from None
 
 
 def check_resources(resources: AttemptResources) -> None:
@@ -189,6 +208,7 @@ class RayExecutor:
             return future.result()
         except asyncio.CancelledError:
             self._cancel(ref)
+            future.add_done_callback(_retrieve)  # its TaskCancelledError is expected, not left unread
             raise
         except self._errors as exc:
             raise WorkerLost(f"the Ray worker was lost twice (try and retry): {_one_line(exc)}") from None
@@ -229,6 +249,11 @@ class RayExecutor:
         except Exception as exc:  # any failure to answer is the head being gone
             return f"{where} did not answer within {PROBE_TIMEOUT_S:g}s ({_one_line(exc)})"
         return None
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def _lost_worker_errors(ray: Any) -> tuple[type[BaseException], ...]:

@@ -23,7 +23,7 @@ from assay.runs import MetricSpec, Status
 class SleepBenchmark(Benchmark):
     """Latency-bound scripted cases: each attempt sleeps, then passes with ``value`` = its case number."""
 
-    name = "ray-sleep"
+    name = "raysleep"
     help = "Test-only benchmark: attempts that wait on I/O."
     metric_specs = (MetricSpec(name="value", kind="continuous", direction="higher", tolerance=0.0),)
 
@@ -68,5 +68,5 @@ class SleepBenchmark(Benchmark):
 class LiveStateBenchmark(SleepBenchmark):
     """The same cases, declared unable to run remotely."""
 
-    name = "ray-live"
+    name = "raylive"
     remote_refusal = "its subject is an object living in this process"

@@ -39,14 +39,14 @@ def test_env_var_chooses_ray_and_resume_is_refused_too(
     monkeypatch.setenv("ASSAY_NO_LOCK", "1")
     run_dir = tmp_path / "run"
     with pytest.raises(SystemExit) as info:  # the local executor runs it
-        main(["eval", "ray-live", "--cases", "2", "--out", str(run_dir)])
+        main(["eval", "raylive", "--cases", "2", "--out", str(run_dir)])
     assert info.value.code == 0
     journal = (run_dir / "results.jsonl").read_text()
     capsys.readouterr()
     monkeypatch.setenv("ASSAY_EXECUTOR", "ray")
-    line = _refused(["eval", "ray-live", "--resume", str(run_dir)], capsys)
+    line = _refused(["eval", "raylive", "--resume", str(run_dir)], capsys)
     assert (
-        "the ray-live benchmark cannot run on Ray workers: its subject is an object living in this process"
+        "the raylive benchmark cannot run on Ray workers: its subject is an object living in this process"
         in line
     )
     assert (run_dir / "results.jsonl").read_text() == journal
