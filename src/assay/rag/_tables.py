@@ -92,17 +92,25 @@ def layout_tables(layout: str, min_rows: int = 3, min_cells: int = 3) -> dict[st
     ending within two characters of it, none of more than five words, and every row after the first
     holding a number: justified prose has wide gaps too, but they do not line up line after line with a
     number in each. A table beside a column of prose (a two-column page) is its lines' aligned tail (or
-    head). When the first row has no digits, it is the header.
+    head). When the first row has no digits, it is the header; else the line just above, when its
+    cells over the table's columns are short and hold no digits (a header whose width the layout text
+    misjudges, so it does not line up).
     """
     out: dict[str, str] = {}
     block: list[list[tuple[int, int, str]]] = []
     span = [0, 0]  # aligned head and tail cell counts over the block
+    above: list[list[tuple[int, int, str]]] = [[]]  # the line just above the block
 
     def flush() -> None:
         k, from_head = (span[0], True) if span[0] >= span[1] else (span[1], False)
         if len(block) >= min_rows and k >= min_cells:
             rows = [[c for _, _, c in (cells[:k] if from_head else cells[-k:])] for cells in block]
             header = not _NUMBER.search(" ".join(rows[0]))
+            over = [c for _, _, c in (above[0][:k] if from_head else above[0][-k:])]
+            short = all(len(c.split()) <= 3 for c in over)
+            if not header and len(over) == k and short and not _NUMBER.search(" ".join(over)):
+                rows.insert(0, over)
+                header = True
             if all(_NUMBER.search(" ".join(r)) for r in rows[1:]):  # prose never has numbers on every line
                 for i, cells in enumerate(rows):
                     extra = "\n" + separator_row(len(cells)) if header and i == 0 else ""
@@ -112,6 +120,7 @@ def layout_tables(layout: str, min_rows: int = 3, min_cells: int = 3) -> dict[st
                         out.setdefault(" ".join(" ".join(part).split()), pipe_row(part) + extra)
         block.clear()
 
+    last: list[tuple[int, int, str]] = []
     for line in layout.splitlines():
         if not line.strip():
             continue
@@ -122,10 +131,13 @@ def layout_tables(layout: str, min_rows: int = 3, min_cells: int = 3) -> dict[st
             if max(head, tail) >= min_cells:
                 block.append(cells)
                 span[:] = [head, tail]
+                last = cells
                 continue
             flush()
         if len(cells) >= min_cells:
             block.append(cells)
             span[:] = [len(cells), len(cells)]
+            above[0] = last
+        last = cells
     flush()
     return out
