@@ -335,15 +335,13 @@ def _read_pdf(
             raw = _with_layout_tables(page, raw)
         cover = _cover(page, placed)
         if _is_image_page(raw, cover, page):
-            read = _ocr_page(data, number, name, warnings) if ocr else ""
-            if read:
-                ocr_pages.append(number)
-                raw = read
-            else:
-                image_pages.append(number)
+            image_pages.append(number)
         elif len(raw) < _MIN_PAGE_CHARS:
             empty.append(number)
         texts.append(raw)
+    if ocr and image_pages:
+        ocr_pages = _ocr_pages(data, image_pages, name, texts, warnings)
+        image_pages = [n for n in image_pages if n not in ocr_pages]
 
     if not ocr and len(image_pages) + len(empty) == len(pages):
         if image_pages:
@@ -447,14 +445,20 @@ def _is_image_page(raw: str, cover: float, page: Any) -> bool:
     return len(raw) < _MIN_PAGE_CHARS and _has_images(page)
 
 
-def _ocr_page(data: bytes, number: int, name: str, warnings: list[str]) -> str:
-    from assay.rag._ocr import ocr_pdf_page
+def _ocr_pages(
+    data: bytes, numbers: list[int], name: str, texts: list[str], warnings: list[str]
+) -> list[int]:
+    """OCR the image pages ``numbers``; the ones it read (words, not specks) replace their text layer."""
+    from assay.rag._ocr import ocr_pdf_pages
 
-    text = _normalise_newlines(ocr_pdf_page(data, number, name=name)).strip()
-    if len(re.findall(r"\w+", text)) < _MIN_OCR_WORDS:
-        return ""
-    warnings.append(f"page {number} is mostly image: read by OCR")
-    return text
+    read: list[int] = []
+    for number, got in ocr_pdf_pages(data, numbers, name=name).items():
+        text = _normalise_newlines(got).strip()
+        if len(re.findall(r"\w+", text)) >= _MIN_OCR_WORDS:
+            texts[number - 1] = text
+            read.append(number)
+            warnings.append(f"page {number} is mostly image: read by OCR")
+    return read
 
 
 def _has_images(page: object) -> bool:

@@ -11,15 +11,17 @@ page as blank. Its result is kept for the process.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
 
 from assay.errors import ConfigError, DocumentError
 
-__all__ = ["CHECK_WORDS", "OCR_DPI", "OCR_LANGUAGE", "check_ocr", "ocr_image", "ocr_pdf_page"]
+__all__ = ["CHECK_WORDS", "OCR_DPI", "OCR_LANGUAGE", "check_ocr", "ocr_image", "ocr_pdf_pages"]
 
 OCR_LANGUAGE = "eng"
 OCR_DPI = 300
@@ -40,8 +42,9 @@ def _program(name: str) -> str:
 def ocr_image(image: Path, language: str = OCR_LANGUAGE) -> str:
     """The text tesseract reads in one image file."""
     cmd = [_program("tesseract"), str(image), "stdout", "-l", language, "--psm", "3"]
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}  # pages run in parallel, one thread each
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=_TIMEOUT_S, check=False)
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=_TIMEOUT_S, check=False, env=env)
     except subprocess.TimeoutExpired as exc:
         raise DocumentError(f"OCR timed out after {_TIMEOUT_S} s", path=str(image)) from exc
     if done.returncode != 0:
@@ -63,23 +66,31 @@ def check_ocr(language: str = OCR_LANGUAGE) -> str:
     return got
 
 
-def ocr_pdf_page(data: bytes, number: int, *, name: str, dpi: int = OCR_DPI) -> str:
-    """Rasterise page ``number`` (1-based) of a PDF and return what OCR reads on it."""
+def ocr_pdf_pages(data: bytes, numbers: list[int], *, name: str, dpi: int = OCR_DPI) -> dict[int, str]:
+    """Rasterise pages ``numbers`` (1-based) of a PDF and return what OCR reads on each, pages read in
+    parallel (one per core)."""
     check_ocr()
     pdftoppm = _program("pdftoppm")
     with tempfile.TemporaryDirectory(prefix="assay-ocr-") as tmp:
         src = Path(tmp) / "in.pdf"
         src.write_bytes(data)
-        cmd = [pdftoppm, "-f", str(number), "-l", str(number), "-r", str(dpi), "-gray", "-png",
-               str(src), str(Path(tmp) / "page")]  # fmt: skip
-        try:
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=_TIMEOUT_S, check=False)
-        except subprocess.TimeoutExpired as exc:
-            raise DocumentError(f"page {number}: rasterising for OCR timed out", path=name) from exc
-        images = sorted(Path(tmp).glob("page*.png"))
-        if done.returncode != 0 or not images:
-            raise DocumentError(
-                f"page {number}: pdftoppm could not rasterise it for OCR: {(done.stderr or '').strip()[:200]}",
-                path=name,
-            )
-        return ocr_image(images[0])
+
+        def read(number: int) -> str:
+            out = Path(tmp) / f"p{number}"
+            cmd = [pdftoppm, "-f", str(number), "-l", str(number), "-r", str(dpi), "-gray", "-png",
+                   str(src), str(out)]  # fmt: skip
+            try:
+                done = subprocess.run(cmd, capture_output=True, text=True, timeout=_TIMEOUT_S, check=False)
+            except subprocess.TimeoutExpired as exc:
+                raise DocumentError(f"page {number}: rasterising for OCR timed out", path=name) from exc
+            images = sorted(Path(tmp).glob(f"p{number}-*.png"))
+            if done.returncode != 0 or not images:
+                why = (done.stderr or "").strip()[:200]
+                raise DocumentError(
+                    f"page {number}: pdftoppm could not rasterise it for OCR: {why}", path=name
+                )
+            return ocr_image(images[0])
+
+        workers = max(1, min(len(numbers), os.cpu_count() or 1))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return dict(zip(numbers, pool.map(read, numbers), strict=True))
