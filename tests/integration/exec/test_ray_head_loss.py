@@ -5,9 +5,11 @@ This module kills its own head (the ``ray_head`` fixture starts one per module).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -22,19 +24,36 @@ def _journal(run_dir: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
 
 
-def _kill_head_when(run_dir: Path, finished: int, killed: list[str]) -> None:
+def _kill_head_when(run_dir: Path, finished: int, head: list[psutil.Process], killed: list[str]) -> None:
     """Once ``finished`` attempts are journaled, kill this process's head (GCS and raylet) by pid."""
     deadline = time.monotonic() + 60
     while len(_journal(run_dir)) < finished and time.monotonic() < deadline:
         time.sleep(0.05)
-    for proc in psutil.Process().children(recursive=True):
-        if proc.name() in ("gcs_server", "raylet"):
-            proc.kill()
-            killed.append(proc.name())
+    head.extend(psutil.Process().children(recursive=True))
+    for proc in head:
+        with contextlib.suppress(psutil.Error):
+            if proc.name() in ("gcs_server", "raylet"):
+                proc.kill()
+                killed.append(proc.name())
+
+
+@pytest.fixture
+def head_processes() -> Iterator[list[psutil.Process]]:
+    """The head's processes the test kills; the ones the kill orphans (its agents) are ended after it."""
+    procs: list[psutil.Process] = []
+    yield procs
+    for proc in procs:
+        with contextlib.suppress(psutil.Error):
+            if proc.is_running() and proc.name() not in ("gcs_server", "raylet"):
+                proc.kill()
 
 
 def test_head_stopped_mid_run_is_an_outage_then_resume_finishes(
-    ray_head: object, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ray_head: object,
+    head_processes: list[psutil.Process],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("ASSAY_PLUGINS", "ray_subjects:SleepBenchmark")
     monkeypatch.setenv("ASSAY_NO_LOCK", "1")
@@ -44,7 +63,7 @@ def test_head_stopped_mid_run_is_an_outage_then_resume_finishes(
     marks.mkdir()
     args = ["eval", "raysleep", "--cases", "8", "--sleep", "0.4", "--marks", str(marks), "-j", "2"]
     killed: list[str] = []
-    killer = threading.Thread(target=_kill_head_when, args=(run_dir, 2, killed))
+    killer = threading.Thread(target=_kill_head_when, args=(run_dir, 2, head_processes, killed))
     killer.start()
     with pytest.raises(SystemExit) as info:
         main([*args, "--executor", "ray", "--out", str(run_dir)])
