@@ -1,6 +1,7 @@
 """Documents as people have them (issue 25): what the RAG SDK makes of a LaTeX paper, an image page, a table.
 
     python benchmarks/rag_documents.py            # this checkout
+    python benchmarks/rag_documents.py --ocr-pages 8   # and OCR throughput on 8 scanned A4 pages
     git worktree add /tmp/old <commit> && PYTHONPATH=/tmp/old/src python benchmarks/rag_documents.py
 
 Prints how many ligature and line-split words of the committed two-column LuaLaTeX paper BM25 finds, whether a
@@ -10,7 +11,9 @@ how long it takes), and whether a PDF table's rows come out as rows kept in one 
 
 from __future__ import annotations
 
+import argparse
 import inspect
+import os
 import re
 import tempfile
 import time
@@ -65,7 +68,41 @@ def _table(tmp: Path) -> Path:
     return tmp / "table.pdf"
 
 
+def _ocr_throughput(tmp: Path, pages: int) -> None:
+    """Seconds per page of OCR over ``pages`` A4 pages that are images of 30 lines of text each."""
+    from assay.rag._ocr import check_ocr
+
+    pdf = FPDF()
+    pdf.set_auto_page_break(False)
+    font = ImageFont.load_default(size=40)
+    for n in range(pages):
+        img = Image.new("L", (1654, 2339), 255)
+        draw = ImageDraw.Draw(img)
+        for i in range(30):
+            draw.text(
+                (120, 120 + 70 * i),
+                f"Page {n + 1} line {i}: the gauge at Kessling read {3 * i} cm.",
+                fill=0,
+                font=font,
+            )
+        img.save(tmp / f"p{n}.png")
+        pdf.add_page()
+        pdf.image(str(tmp / f"p{n}.png"), x=0, y=0, w=210, h=297)
+    pdf.output(str(tmp / "scanned.pdf"))
+    check_ocr()
+    t0 = time.perf_counter()
+    res = _index(ocr=True).index_document(tmp / "scanned.pdf")
+    took = time.perf_counter() - t0
+    print(f"OCR: {pages} A4 pages at 300 dpi in {took:.1f} s ({took / pages:.2f} s/page, {os.cpu_count()} cores), "
+          f"{len(res.ocr_pages)} pages read")  # fmt: skip
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--ocr-pages", type=int, default=0, help="Also time OCR over this many scanned pages."
+    )
+    args = parser.parse_args()
     idx = _index()
     idx.index_document(PAPER, "paper")
     found = [
@@ -95,6 +132,8 @@ def main() -> None:
         rows = sum(f"| Rail {i} voltage |" in hit.chunk.text for i in range(1, 8))
         print(f"pdf table: {rows}/7 rows as pipe rows in the chunk found, header row with them: "
               f"{'| Parameter | Min |' in hit.chunk.text}")  # fmt: skip
+        if args.ocr_pages:
+            _ocr_throughput(Path(tmp), args.ocr_pages)
 
 
 if __name__ == "__main__":
