@@ -128,7 +128,11 @@ def _official(instance: Any, patch: str, kind: Kind, work: Path, keep_images: bo
     (work / "predictions.jsonl").write_text(
         prediction_line(instance.instance_id, model, patch or NOOP_PATCH), encoding="utf-8"
     )
-    image = make_test_spec(instance.row(), namespace="swebench").instance_image_key
+    try:
+        image = make_test_spec(instance.row(), namespace="swebench").instance_image_key
+    except KeyError:  # the harness has images and specs for SWE-bench's own repositories and versions only
+        why = f"the official harness has no spec for {instance.repo} {instance.version}"
+        return Verdict(instance.instance_id, "official", kind, "not_run", reason=why)
     pulled = subprocess.run(["docker", "pull", image], capture_output=True, text=True)
     if pulled.returncode != 0:
         why = (pulled.stderr.strip().splitlines() or ["?"])[-1]

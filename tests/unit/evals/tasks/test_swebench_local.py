@@ -182,3 +182,11 @@ def test_cli_validate_and_official_without_docker(world: dict[str, Any], tmp_pat
         "(use --grader local)"
     ]
     assert not (world["work"] / "official").exists()  # nothing ran
+
+
+def test_official_grader_has_no_spec_for_an_unknown_repository(world: dict[str, Any], tmp_path: Path) -> None:
+    from assay.evals.tasks._swebench_grade import _official
+
+    v = _official(world["instance"], world["instance"].patch, "gold", tmp_path, keep_images=False)
+    assert (v.grader, v.status) == ("official", "not_run")
+    assert v.reason == "the official harness has no spec for example-org/tinycalc 0.1"
