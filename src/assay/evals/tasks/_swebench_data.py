@@ -28,7 +28,9 @@ __all__ = [
 
 #: The default pilot: SWE-bench Verified instances of small, pure-Python repositories that install with
 #: pip (no compiler, no conda, no system packages in their specs) and whose FAIL_TO_PASS lists are a test
-#: or two, so one run grades in minutes: requests (three fixes of different kinds), flask and pytest.
+#: or two, so one run grades in minutes: requests (three fixes of different kinds), flask and pytest. The
+#: local grader needs each spec's Python on PATH (requests and pytest: 3.9; flask 2.3: 3.11); where it is
+#: missing the instance is NOT_RUN with that reason, never guessed with another interpreter.
 PILOT = (
     "psf__requests-1724",
     "psf__requests-2317",
