@@ -72,6 +72,24 @@ def choose(options: dict[str, Any]) -> list[SwebenchInstance]:
     )
 
 
+def require_cached(instances: list[SwebenchInstance], mirrors: str | None, cache: Path) -> None:
+    """Under ``--offline`` every base commit fetched from GitHub must already be in its bare cache (a
+    ``--repo-source`` mirror is local): else a one-line error naming the cache, before anything runs."""
+    from assay.evals.tasks._isolate import _has_commit, cache_repo
+    from assay.evals.tasks._swebench_grade import repo_source
+
+    for inst in instances:
+        source = repo_source(inst.repo, Path(mirrors) if mirrors else None)
+        if "://" not in source:
+            continue
+        bare = cache_repo(source, cache)
+        if not _has_commit(bare, inst.base_commit):
+            raise ConfigError(
+                f"--offline: {inst.repo} {inst.base_commit[:12]} ({inst.instance_id}) is not in the repository "
+                f"cache {bare}; run once without --offline, or give --repo-source DIR"
+            )
+
+
 def agent_patch(repo: Path, base: str) -> str:
     """The agent's change against ``base`` as a patch ``git apply`` takes: new files included, bytecode out."""
 
@@ -112,6 +130,8 @@ class SwebenchSuite(TasksSuiteKind):
         if not self._opt("no_evaluate"):  # an official grader without Docker stops here, before anything runs
             self.grader = resolve_grader(str(self._opt("grader") or "auto"))
         chosen = choose(self.bench.options)
+        if self._opt("offline"):
+            require_cached(chosen, self._opt("repo_source"), swebench_root(self.bench.options) / "repo-cache")
         self.instances = {i.instance_id: i for i in chosen}
         cases = [
             Case(id=i.instance_id, category=i.repo, input={"instance": i.instance_id}, tags=["swebench"])
@@ -232,6 +252,7 @@ class SwebenchSuite(TasksSuiteKind):
                 keep_images=bool(self._opt("keep_images")),
                 mirrors=Path(mirrors) if mirrors else None,
                 repo_specs=Path(specs) if specs else None,
+                repo_cache=swebench_root(self.bench.options) / "repo-cache",
             )[0]
 
     # ------------------------------------------------------------------ the judge step (after every agent exited)
@@ -310,6 +331,8 @@ def grade_run_dir(run_dir: Path | None, options: dict[str, Any]) -> tuple[str, l
     elif not options.get("validate"):
         raise ConfigError("RUN_DIR is required (the run whose predictions.jsonl to grade), unless --validate")
     instances = choose(merged)
+    if merged.get("offline"):
+        require_cached(instances, merged.get("repo_source"), swebench_root(merged) / "repo-cache")
     mirrors, specs = merged.get("repo_source"), merged.get("repo_specs")
     verdicts = grade_instances(
         instances,
@@ -320,6 +343,7 @@ def grade_run_dir(run_dir: Path | None, options: dict[str, Any]) -> tuple[str, l
         keep_images=bool(options.get("keep_images")),
         mirrors=Path(mirrors) if mirrors else None,
         repo_specs=Path(specs) if specs else None,
+        repo_cache=swebench_root(merged) / "repo-cache",
     )
     out = None if run_dir is None else write_grades(run_dir / f"grades-{grader}.json", grader, verdicts)
     if refold:

@@ -158,7 +158,9 @@ def _official(instance: Any, patch: str, kind: Kind, work: Path, keep_images: bo
     return verdict_from(instance.instance_id, entry, "official", kind, str(report))
 
 
-def _local(instance: Any, patch: str, kind: Kind, source: str, work: Path, specs: dict[str, Any]) -> Verdict:
+def _local(
+    instance: Any, patch: str, kind: Kind, source: str, work: Path, specs: dict[str, Any], cache: Path
+) -> Verdict:
     from assay.evals.tasks._isolate import isolated_checkout
     from assay.evals.tasks._swebench_local import NotBuildable, grade_local, local_spec
 
@@ -168,7 +170,7 @@ def _local(instance: Any, patch: str, kind: Kind, source: str, work: Path, specs
         work.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix="grade-", dir=work))
         try:
-            repo_dir = isolated_checkout(source, instance.base_commit, tmp / "repo", work / "repo-cache")
+            repo_dir = isolated_checkout(source, instance.base_commit, tmp / "repo", cache)
             entry = grade_local(instance, patch, repo_dir, spec, work / "envs", out_dir)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -202,12 +204,14 @@ def grade_instances(
     keep_images: bool = False,
     mirrors: Path | None = None,
     repo_specs: Path | None = None,
+    repo_cache: Path | None = None,
 ) -> list[Verdict]:
     """Grade ``patches[instance_id]`` (a missing one is not run) with ``grader`` (``official``/``local``, see
     :func:`resolve_grader`); with ``validate``, also the gold and the empty patch of every instance."""
     from assay.evals.tasks._swebench_local import load_repo_specs
 
     specs = load_repo_specs(repo_specs) if grader == "local" else {}
+    cache = repo_cache or work / "repo-cache"  # the bare caches the checkouts are made from
     verdicts: list[Verdict] = []
     for inst in instances:
         todo: list[tuple[Kind, str | None]] = [("model", patches.get(inst.instance_id))]
@@ -225,7 +229,7 @@ def grade_instances(
                 verdicts.append(_official(inst, patch, kind, here, keep_images))
             else:
                 source = repo_source(inst.repo, mirrors)
-                verdicts.append(_local(inst, patch, kind, source, work / "local", specs))
+                verdicts.append(_local(inst, patch, kind, source, work / "local", specs, cache))
     return verdicts
 
 

@@ -163,3 +163,20 @@ def test_agent_patch_holds_new_files_and_applies(tmp_path: Path) -> None:
     (clone / "p.diff").write_text(patch)
     git("apply", "p.diff", cwd=clone)
     assert (clone / "pkg" / "new.py").read_text() == "y = 3\n" and (clone / "a.py").read_text() == "x = 2\n"
+
+
+def test_offline_needs_every_base_commit_in_the_repository_cache(tmp_path: Path) -> None:
+    from assay.evals.tasks._swebench import require_cached
+
+    (inst,) = load_instances(_jsonl(tmp_path / "d.jsonl", [_row(1)]))
+    with pytest.raises(ConfigError) as err:
+        require_cached([inst], None, tmp_path / "cache")  # GitHub, not cached: refused, nothing fetched
+    message = str(err.value)
+    assert message.startswith(
+        f"--offline: org/r1 {'0' * 12} (org__r1-1) is not in the repository cache {tmp_path}"
+    )
+    assert "\n" not in message
+    mirror = tmp_path / "mirrors" / "org__r1"
+    mirror.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(mirror)], check=True)
+    require_cached([inst], str(tmp_path / "mirrors"), tmp_path / "cache")  # a local mirror needs no network
