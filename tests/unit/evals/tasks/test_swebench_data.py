@@ -180,3 +180,28 @@ def test_offline_needs_every_base_commit_in_the_repository_cache(tmp_path: Path)
     mirror.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(mirror)], check=True)
     require_cached([inst], str(tmp_path / "mirrors"), tmp_path / "cache")  # a local mirror needs no network
+
+
+def test_an_official_report_json_reads_back_into_a_verdict() -> None:
+    from assay.evals.tasks._swebench_grade import verdict_from
+
+    entry = {  # the shape swebench.harness.run_evaluation writes per instance
+        "patch_is_None": False,
+        "patch_exists": True,
+        "patch_successfully_applied": True,
+        "resolved": False,
+        "tests_status": {
+            "FAIL_TO_PASS": {"success": ["t::a"], "failure": ["t::b"]},
+            "PASS_TO_PASS": {"success": ["t::c", "t::d", "t::e"], "failure": []},
+            "FAIL_TO_FAIL": {"success": [], "failure": []},
+            "PASS_TO_FAIL": {"success": [], "failure": []},
+        },
+    }
+    v = verdict_from("a__b-1", entry, "official", "model")
+    assert (v.grader, v.status, v.patch_applied) == ("official", "unresolved", True)
+    assert (v.fail_to_pass, v.pass_to_pass) == ([1, 2], [3, 3])
+    v = verdict_from(
+        "a__b-1", {**entry, "patch_successfully_applied": False, "tests_status": {}}, "official", "gold"
+    )
+    assert (v.status, v.reason, v.fail_to_pass) == ("unresolved", "the patch did not apply", [0, 0])
+    assert verdict_from("a__b-1", {**entry, "resolved": True}, "official", "gold").resolved
