@@ -30,6 +30,7 @@ from assay.runs._records import Status
 if TYPE_CHECKING:
     from assay.evals.tasks._judge import TaskGrade
     from assay.evals.tasks._swebench_data import SwebenchInstance
+    from assay.evals.tasks._swebench_grade import Verdict
     from assay.runs._records import Attempt
 
 __all__ = ["PREDICTIONS", "RULES", "SETTINGS", "SwebenchSuite", "agent_patch", "grade_run_dir"]
@@ -236,7 +237,7 @@ class SwebenchSuite(TasksSuiteKind):
             await asyncio.to_thread(shutil.rmtree, place, True)
             await asyncio.to_thread(AgentVenv(Path(self.bench._work_root) / "venvs" / key, key).remove)
 
-    def _grade(self, inst: SwebenchInstance, patch: str) -> Any:
+    def _grade(self, inst: SwebenchInstance, patch: str) -> Verdict:
         from assay.evals.tasks._swebench_grade import grade_instances
 
         mirrors, specs = self._opt("repo_source"), self._opt("repo_specs")
@@ -285,7 +286,7 @@ class SwebenchSuite(TasksSuiteKind):
         return None  # the tests decide the pass; the judge's grade is kept in judge.json
 
 
-def _outcome(verdict: Any, details: dict[str, Any], usage: Any, metrics: dict[str, float]) -> Outcome:
+def _outcome(verdict: Verdict, details: dict[str, Any], usage: Any, metrics: dict[str, float]) -> Outcome:
     from dataclasses import asdict
 
     details["grade"] = asdict(verdict)
@@ -308,7 +309,7 @@ def _outcome(verdict: Any, details: dict[str, Any], usage: Any, metrics: dict[st
     return Outcome(status=Status.FAIL, details=details, usage=usage, metrics=metrics)
 
 
-def grade_run_dir(run_dir: Path | None, options: dict[str, Any]) -> tuple[str, list[Any], Path | None]:
+def grade_run_dir(run_dir: Path | None, options: dict[str, Any]) -> tuple[str, list[Verdict], Path | None]:
     """``assay eval tasks swebench [DIR]``: grade DIR's predictions (and with ``validate`` the gold and empty
     patches) with one grader; writes ``DIR/grades-<grader>.json``. Returns (grader, verdicts, that file)."""
     from assay.evals.tasks._swebench_data import read_predictions
@@ -373,7 +374,7 @@ def _check_refold(run_dir: Path, grader: str) -> bool:
     return True
 
 
-def _refold(run_dir: Path, grader: str, verdicts: list[Any], patches: dict[str, str]) -> None:
+def _refold(run_dir: Path, grader: str, verdicts: list[Verdict], patches: dict[str, str]) -> None:
     """The run's ungraded attempts take the verdicts (the same rule as at run time), its suite version and
     config take the grader, and its scorecard and reports are folded again."""
     from assay.runs._journal import Journal, latest_attempts, read_journal

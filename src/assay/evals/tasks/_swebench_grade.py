@@ -17,9 +17,12 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from assay.errors import ConfigError
+
+if TYPE_CHECKING:
+    from assay.evals.tasks._swebench_data import SwebenchInstance
 
 __all__ = ["GRADERS", "Verdict", "docker_problem", "grade_instances", "resolve_grader", "verdict_from"]
 
@@ -115,7 +118,7 @@ def resolve_grader(choice: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------- one patch
-def _official(instance: Any, patch: str, kind: Kind, work: Path, keep_images: bool) -> Verdict:
+def _official(instance: SwebenchInstance, patch: str, kind: Kind, work: Path, keep_images: bool) -> Verdict:
     """``python -m swebench.harness.run_evaluation`` on one instance: its image pulled just before and
     removed after (unless ``keep_images``), its ``report.json`` read back."""
     from swebench.harness.test_spec.test_spec import make_test_spec
@@ -159,7 +162,13 @@ def _official(instance: Any, patch: str, kind: Kind, work: Path, keep_images: bo
 
 
 def _local(
-    instance: Any, patch: str, kind: Kind, source: str, work: Path, specs: dict[str, Any], cache: Path
+    instance: SwebenchInstance,
+    patch: str,
+    kind: Kind,
+    source: str,
+    work: Path,
+    specs: dict[str, Any],
+    cache: Path,
 ) -> Verdict:
     from assay.evals.tasks._isolate import isolated_checkout
     from assay.evals.tasks._swebench_local import NotBuildable, grade_local, local_spec
@@ -195,7 +204,7 @@ def repo_source(repo: str, mirrors: Path | None) -> str:
 
 
 def grade_instances(
-    instances: Sequence[Any],
+    instances: Sequence[SwebenchInstance],
     patches: dict[str, str],
     grader: str,
     work: Path,

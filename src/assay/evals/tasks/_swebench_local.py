@@ -18,9 +18,12 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.errors import ConfigError, MissingDependencyError
+
+if TYPE_CHECKING:
+    from assay.evals.tasks._swebench_data import SwebenchInstance
 
 __all__ = ["LocalSpec", "NotBuildable", "grade_local", "load_repo_specs", "local_spec"]
 
@@ -236,7 +239,7 @@ def _apply(repo_dir: Path, patch: str, name: str, env: dict[str, str]) -> tuple[
 
 
 def grade_local(
-    instance: Any, patch: str, repo_dir: Path, spec: LocalSpec, env_root: Path, out_dir: Path
+    instance: SwebenchInstance, patch: str, repo_dir: Path, spec: LocalSpec, env_root: Path, out_dir: Path
 ) -> dict[str, Any]:
     """Grade ``patch`` on ``instance`` in ``repo_dir`` (a checkout at the base commit, changed here); writes
     ``test_output.txt`` and returns the official-shape report entry. NotBuildable when the env cannot be made."""
