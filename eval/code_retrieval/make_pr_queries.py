@@ -205,14 +205,18 @@ def _patch(repo: str, base: str, head: str, files: dict[str, list[int]]) -> str:
     return "".join(out)
 
 
-def main(repo: str) -> None:
-    commits = {t: _git(repo, "rev-parse", t).strip() for t in {q[1] for q in QUERIES}}
+Spec = list[tuple[str, str, str, dict[str, list[int]], str]]
+
+
+def write_queries(repo: str, name: str, queries: Spec, out: Path) -> None:
+    """Write ``queries`` about the bare repository ``repo`` (named ``name`` in the rows) to ``out``."""
+    commits = {t: _git(repo, "rev-parse", t).strip() for t in {q[1] for q in queries}}
     dates = {t: _git(repo, "log", "-1", "--format=%cI", t).strip() for t in commits}
-    with open(HERE / "pr.jsonl", "w", encoding="utf-8") as fh:
-        for qid, base, head, files, statement in QUERIES:
+    with open(out, "w", encoding="utf-8") as fh:
+        for qid, base, head, files, statement in queries:
             row = {
                 "instance_id": qid,
-                "repo": "pypi-sdist/click",
+                "repo": name,
                 "base_commit": commits[base],
                 "created_at": dates[base],
                 "problem_statement": statement,
@@ -220,8 +224,8 @@ def main(repo: str) -> None:
                 "release_change": f"{base}..{head}",
             }
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"wrote {len(QUERIES)} queries to {HERE / 'pr.jsonl'}")
+    print(f"wrote {len(queries)} queries to {out}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    write_queries(sys.argv[1], "pypi-sdist/click", QUERIES, HERE / "pr.jsonl")

@@ -16,7 +16,6 @@ import numpy as np
 
 from assay.codeindex._chunk import MAX_LINES, Chunk, chunk_file
 from assay.codeindex._discover import DEFAULT_MAX_FILE_BYTES, discover
-from assay.codeindex._lexical import LexicalIndex, code_tokens
 from assay.codeindex._store import (
     ChunkRecord,
     FileRecord,
@@ -38,7 +37,6 @@ __all__ = ["CodeIndex", "SearchHit", "UpdateStats", "assay_home", "default_index
 Level = Literal["chunk", "symbol", "file"]
 #: how many chunks each of dense and lexical search contributes before fusion, and the fused depth
 CANDIDATES = 200
-RRF_K = 60.0
 EMBED_BATCH = 32
 
 
@@ -99,10 +97,6 @@ def _embed_text(c: ChunkRecord) -> str:
     return Chunk(c.path, c.symbol, c.kind, c.start_line, c.end_line, c.text).embed_text()
 
 
-def _lexical_doc(c: ChunkRecord) -> list[str]:
-    return code_tokens(c.path.replace("/", " ").replace(".", " ") + " " + c.symbol + " " + c.text)
-
-
 class CodeIndex:
     """A searchable index of one source tree, stored under ``index_dir``.
 
@@ -137,8 +131,6 @@ class CodeIndex:
         self.load_report = LoadReport()
         self.damage: str | None = None  # why what was on disk could not be used (then it was rebuilt)
         self._dense = None
-        self._lexical: LexicalIndex | None = None
-        self._tokens: list[list[str] | None] = []  # lexical tokens per chunk, reused across updates
 
     # ---------------------------------------------------------------- loading
     @classmethod
@@ -196,15 +188,11 @@ class CodeIndex:
         self.generation = meta.generation
         self.load_report = report
         self._dense = None
-        self._lexical = None
-        self._tokens = []
 
     def _reset(self) -> None:
         self.files, self.chunks, self.skipped = {}, [], {}
         self.vectors = np.zeros((0, self.embedder.dim), dtype=np.float32)
         self._dense = None
-        self._lexical = None
-        self._tokens = []
 
     # ---------------------------------------------------------------- building
     def update(
@@ -311,14 +299,11 @@ class CodeIndex:
         )
         saved = save_index(self.index_dir, meta, vectors, crash_between_renames=_crash_between_renames)
         stats.save_s = time.perf_counter() - t2
-        old_tokens = self._tokens if len(self._tokens) == len(self.chunks) else [None] * len(self.chunks)
-        self._tokens = [old_tokens[r] if r >= 0 else None for r in keep_rows]
         self.files, self.chunks, self.vectors = new_files, new_chunks, vectors
         self.skipped = stats.skipped
         self.generation = saved.generation
         self.damage = None
         self._dense = None
-        self._lexical = None
         stats.total_s = time.perf_counter() - t0
         return stats
 
@@ -414,15 +399,9 @@ class CodeIndex:
             if len(self.vectors):
                 dense.add(np.ascontiguousarray(self.vectors))
             self._dense = dense
-        if self._lexical is None:
-            if len(self._tokens) != len(self.chunks):
-                self._tokens = [None] * len(self.chunks)
-            for i, toks in enumerate(self._tokens):
-                if toks is None:
-                    self._tokens[i] = _lexical_doc(self.chunks[i])
-            self._lexical = LexicalIndex(self._tokens)  # type: ignore[arg-type]
 
     def dense_ranking(self, query: str, depth: int = CANDIDATES) -> list[int]:
+        """Chunk rows by cosine similarity to ``query``'s embedding, best first."""
         self._ensure_search()
         if not self.chunks:
             return []
@@ -430,56 +409,14 @@ class CodeIndex:
         _, ids = self._dense.search(qv, min(depth, len(self.chunks)))  # type: ignore[union-attr]
         return [int(i) for i in ids[0] if i >= 0]
 
-    def lexical_ranking(self, query: str, depth: int = CANDIDATES) -> list[int]:
-        self._ensure_search()
-        assert self._lexical is not None
-        return [i for i, _ in self._lexical.top(code_tokens(query), depth)]
-
     def search(
         self, query: str, k: int = 10, *, level: Level = "chunk", mode: str = "hybrid"
     ) -> list[SearchHit]:
-        """The ``k`` best chunks, symbols or files for ``query`` (reciprocal-rank fusion of dense and lexical).
+        """The ``k`` best chunks, symbols or files for ``query`` (issue text welcome).
 
-        ``mode`` is ``hybrid`` (default), ``dense`` or ``lexical``. Symbols and files are ranked by their
-        best chunk among the fused top 200.
+        ``mode`` is ``hybrid`` (default: dense and lexical fused), ``dense`` or ``lexical``; how chunks,
+        files and symbols are ranked is told in ``assay.codeindex._search``.
         """
-        if not query.strip():
-            raise ConfigError("empty search query")
-        if mode not in ("hybrid", "dense", "lexical"):
-            raise ConfigError(f"unknown search mode {mode!r} (hybrid, dense, lexical)")
-        fused: dict[int, float] = {}
-        if mode in ("hybrid", "dense"):
-            for r, i in enumerate(self.dense_ranking(query)):
-                fused[i] = fused.get(i, 0.0) + 1.0 / (RRF_K + r + 1)
-        if mode in ("hybrid", "lexical"):
-            for r, i in enumerate(self.lexical_ranking(query)):
-                fused[i] = fused.get(i, 0.0) + 1.0 / (RRF_K + r + 1)
-        order = sorted(fused, key=lambda i: (-fused[i], i))[:CANDIDATES]
-        hits: list[SearchHit] = []
-        seen: set[tuple[str, ...]] = set()
-        for i in order:
-            c = self.chunks[i]
-            if level == "file":
-                key: tuple[str, ...] = (c.path,)
-            elif level == "symbol":
-                key = (c.path, c.symbol or f"<{c.kind}:{c.start_line}>")
-            else:
-                key = (str(i),)
-            if key in seen:
-                continue
-            seen.add(key)
-            hits.append(
-                SearchHit(
-                    rank=len(hits) + 1,
-                    score=round(fused[i], 6),
-                    path=c.path,
-                    symbol=c.symbol,
-                    kind=c.kind,
-                    start_line=c.start_line,
-                    end_line=c.end_line,
-                    text=c.text,
-                )
-            )
-            if len(hits) >= k:
-                break
-        return hits
+        from assay.codeindex._search import search
+
+        return search(self, query, k, level=level, mode=mode)

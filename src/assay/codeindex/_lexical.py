@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -89,21 +89,23 @@ class LexicalIndex:
         df = len(self._postings[term][0]) if term in self._postings else 0
         return math.log(1.0 + (self.n_docs - df + 0.5) / (df + 0.5))
 
-    def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
+    def scores(self, query: Sequence[str] | Mapping[str, float]) -> np.ndarray:
+        """BM25 of every document; ``query`` is a token list or a weight per term (a weighted query)."""
         scores = np.zeros(self.n_docs, dtype=np.float32)
         if not self.n_docs:
             return scores
         norm = self.k1 * (1.0 - self.b + self.b * self.lengths / max(self.avg_len, 1e-9))
-        for term, qtf in Counter(query_tokens).items():
+        weights = query if isinstance(query, Mapping) else Counter(query)
+        for term, qtf in weights.items():
             if term not in self._postings:
                 continue
             ids, tf = self._postings[term]
             scores[ids] += qtf * self.idf(term) * tf * (self.k1 + 1.0) / (tf + norm[ids])
         return scores
 
-    def top(self, query_tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
+    def top(self, query: Sequence[str] | Mapping[str, float], k: int) -> list[tuple[int, float]]:
         """The ``k`` best documents with a positive score, best first (ties broken by position)."""
-        s = self.scores(query_tokens)
+        s = self.scores(query)
         nz = np.flatnonzero(s > 0)
         if nz.size == 0:
             return []

@@ -4,8 +4,8 @@ Cases of a suite:
 
 - ``q:<instance_id>`` (category ``query``): index the repository at the query's base commit (one reused
   worktree per repository, oldest base first, so each re-index only re-embeds what changed), search with
-  the issue text, score file recall@1/5/10, function recall@5/10 and MRR, and the same for the
-  ``git grep`` baseline.
+  the issue text, score file recall@1/5/10, function recall@5/10 and MRR, and the same for the two
+  baselines: ``git grep`` for the issue's identifiers, and BM25 over whole files.
 - ``replay:<repo>`` (``incremental``): replay the last N commits re-indexing after each, then compare with
   a fresh index of the last (built without the vector cache): no stale or missing chunks, every vector
   within cosine 0.9999; each step records chunks embedded against chunks whose embedded text is new.
@@ -29,6 +29,7 @@ from assay.errors import ConfigError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals.retrieval._code_data import (
     DATA_DIR,
+    SDIST_SUITES,
     Query,
     changed_symbols,
     checkout,
@@ -40,8 +41,15 @@ from assay.evals.retrieval._code_data import (
     load_queries,
     parse_patch,
     relevant_files,
+    sdist_sources,
 )
-from assay.evals.retrieval._code_report import failure_reason, file_recall_plot
+from assay.evals.retrieval._code_report import (
+    BASELINES,
+    failure_reason,
+    file_recall_plot,
+    query_wins,
+    report_lines,
+)
 from assay.evals.retrieval._options import shared_retrieval_options
 from assay.exec._stop import check_stop, run_stoppable
 from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
@@ -114,11 +122,13 @@ def _metrics(
 
 
 class CodeRetrievalBenchmark(Benchmark):
-    """Code search: semantic (dense + lexical) vs a git-grep baseline on real fixes; re-index; damage."""
+    """Code search: semantic (dense + lexical) vs git-grep and BM25 baselines on real fixes; re-index; damage."""
 
     name = "retrieval-code"
-    help = "Code search: file/function recall vs a grep baseline, incremental re-index, damaged caches."
-    suites: ClassVar[tuple[str, ...]] = ("pr", "nightly", "scale")
+    help = (
+        "Code search: file/function recall vs grep and BM25 baselines, incremental re-index, damaged caches."
+    )
+    suites: ClassVar[tuple[str, ...]] = ("pr", "jinja", "nightly", "scale")
     default_suite = "pr"
     pass_fail = True
     metric_specs: ClassVar[tuple[MetricSpec, ...]] = tuple(
@@ -128,7 +138,8 @@ class CodeRetrievalBenchmark(Benchmark):
             for m in QUALITY
         ]
         + [
-            MetricSpec(name=f"grep_{m}", kind="proportion", direction="higher", tolerance=0.05, gated=False)
+            MetricSpec(name=f"{b}_{m}", kind="proportion", direction="higher", tolerance=0.05, gated=False)
+            for b in BASELINES
             for m in QUALITY
         ]
         + [
@@ -139,6 +150,7 @@ class CodeRetrievalBenchmark(Benchmark):
             MetricSpec(name="search_ms", kind="continuous", direction="lower", gated=False, unit="ms"),
             MetricSpec(name="semantic_wins@5", kind="count", direction="higher", gated=False),
             MetricSpec(name="grep_wins@5", kind="count", direction="lower", gated=False),
+            MetricSpec(name="bm25_wins@5", kind="count", direction="lower", gated=False),
         ]
     )
 
@@ -214,8 +226,8 @@ class CodeRetrievalBenchmark(Benchmark):
         dataset = self.options.get("dataset")
         if dataset:
             queries = load_queries(Path(dataset))
-        elif suite == "pr":
-            queries = load_queries(DATA_DIR / "pr.jsonl")
+        elif suite in SDIST_SUITES:
+            queries = load_queries(DATA_DIR / SDIST_SUITES[suite][0])
         else:
             queries = load_queries(
                 ensure_swebench_verified(self._cache(), offline=bool(self.options.get("offline")))
@@ -250,11 +262,15 @@ class CodeRetrievalBenchmark(Benchmark):
             last[q.repo] = q  # the newest base per repository (queries are sorted oldest first)
         replay_repo = queries[0].repo
         head = last[replay_repo].base_commit
-        if suite == "pr" and not self.options.get("dataset"):
+        pins = (
+            [DATA_DIR / SDIST_SUITES[suite][1]]
+            if suite in SDIST_SUITES and not self.options.get("dataset")
+            else []
+        )
+        if pins:
             import json
 
-            releases = json.loads((DATA_DIR / "sources.json").read_text())["releases"]
-            head = releases[-1]["commit"]
+            head = json.loads(pins[0].read_text())["releases"][-1]["commit"]
         cases.append(
             Case(
                 id=f"replay:{replay_repo}",
@@ -278,7 +294,6 @@ class CodeRetrievalBenchmark(Benchmark):
         self._first_base = queries[0].base_commit
         from assay.evals._suite_id import suite_version
 
-        pins = [DATA_DIR / "sources.json"] if suite == "pr" and not self.options.get("dataset") else []
         return Suite(name=suite, version=suite_version(suite, cases, files=pins), cases=cases)
 
     # ------------------------------------------------------------------------------------------ running
@@ -320,10 +335,8 @@ class CodeRetrievalBenchmark(Benchmark):
 
     def _bare(self, repo: str) -> Path:
         offline = bool(self.options.get("offline"))
-        if repo == "pypi-sdist/click" or repo.startswith("pypi-sdist/"):
-            name, bare, _ = ensure_pr_repo(self._cache(), offline=offline)
-            if name != repo:
-                raise ConfigError(f"repository {repo} is not the pr suite's ({name})")
+        if repo.startswith("pypi-sdist/"):
+            _, bare, _ = ensure_pr_repo(self._cache(), offline=offline, sources=sdist_sources(repo))
             return bare
         return ensure_repo(repo, self._cache(), offline=offline)
 
@@ -350,6 +363,7 @@ class CodeRetrievalBenchmark(Benchmark):
         return self._work / "vector-cache"
 
     def _run_query(self, q: dict[str, Any]) -> Outcome:
+        from assay.evals.retrieval._code_bm25 import bm25_rank_files, bm25_rank_symbols
         from assay.evals.retrieval._code_grep import grep_rank_files, grep_rank_symbols
 
         st = self._state(q["repo"])
@@ -377,8 +391,13 @@ class CodeRetrievalBenchmark(Benchmark):
             f"{p}::{s}"
             for p, s in grep_rank_symbols(((c.path, c.symbol, c.text) for c in idx.chunks), weights)
         ]
+        texts = {p: (worktree / p).read_text(encoding="utf-8", errors="replace") for p in idx.files}
+        bm25_files = bm25_rank_files(texts, text)
+        chunks = ((c.path, c.symbol, c.text) for c in idx.chunks)
+        bm25_syms = [f"{p}::{s}" for p, s in bm25_rank_symbols(chunks, text)]
         metrics = _metrics("", sem_files, sem_syms, gold_files, gold_syms)
         metrics.update(_metrics("grep_", grep_files, grep_syms, gold_files, gold_syms))
+        metrics.update(_metrics("bm25_", bm25_files, bm25_syms, gold_files, gold_syms))
         if self._suite == "scale":
             metrics.update(index_update_s=round(stats.total_s, 3), search_ms=round(search_ms, 2))
         details = {
@@ -390,6 +409,7 @@ class CodeRetrievalBenchmark(Benchmark):
             "unindexed_gold_files": [f for f in gold_files if f not in idx.files],
             "semantic_top10": sem_files[:10],
             "grep_top10": grep_files[:10],
+            "bm25_top10": bm25_files[:10],
             "semantic_symbols_top10": sem_syms[:10],
             "grep_identifiers": {k: round(v, 3) for k, v in weights.items()},
             "index": {
@@ -529,79 +549,10 @@ class CodeRetrievalBenchmark(Benchmark):
 
     # ------------------------------------------------------------------------------------------ reporting
     def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
-        queries = [a for a in attempts if a.category == "query" and a.status in (Status.PASS, Status.FAIL)]
-        if not queries:
-            return {}
-        # per query (its mean over iterations), so the count does not grow with --iterations
-        per_query: dict[str, list[tuple[float, float]]] = {}
-        for a in queries:
-            pair = (a.metrics.get("file_recall@5", 0.0), a.metrics.get("grep_file_recall@5", 0.0))
-            per_query.setdefault(a.case_id, []).append(pair)
-        means = [(sum(p[0] for p in v) / len(v), sum(p[1] for p in v) / len(v)) for v in per_query.values()]
-        wins = sum(sem > grep for sem, grep in means)
-        losses = sum(sem < grep for sem, grep in means)
-        n = len(means)
-        return {
-            "semantic_wins@5": MetricValue(value=float(wins), n=n, kind="count", gated=False),
-            "grep_wins@5": MetricValue(
-                value=float(losses), n=n, kind="count", gated=False, direction="lower"
-            ),
-        }
+        return query_wins(attempts)
 
     def report_section(self, scorecard: Scorecard) -> str:
-        m = scorecard.summary.metrics
-        lines = ["## Code search", "", "| metric | semantic (hybrid) | git grep |", "|---|---|---|"]
-        for name in QUALITY:
-            sem, grep = m.get(name), m.get(f"grep_{name}")
-            if sem is None:
-                continue
-            g = f"{grep.value:.3f}" if grep and grep.value is not None else "-"
-            lines.append(
-                f"| {name} | {sem.value:.3f} [{sem.low:.3f}, {sem.high:.3f}] | {g} |"
-                if sem.low is not None
-                else f"| {name} | {sem.value:.3f} | {g} |"
-            )
-        if "semantic_wins@5" in m:
-            lines += [
-                "",
-                f"Per query on file recall@5: semantic better on {m['semantic_wins@5'].value:.0f}, "
-                f"grep better on {m['grep_wins@5'].value:.0f}, of {m['semantic_wins@5'].n}.",
-            ]
-        queries = [c for c in scorecard.cases if c.category == "query" and "file_recall@5" in c.metrics]
-        if queries:
-            lines += [
-                "",
-                "| query | file R@5 semantic | file R@5 grep | MRR semantic | MRR grep | fn R@10 semantic | fn R@10 grep |",
-                "|---|---|---|---|---|---|---|",
-            ]
-            for c in queries:
-                cm = c.metrics
-                fn = [
-                    f"{cm[k]:.2f}" if k in cm else "-"
-                    for k in ("function_recall@10", "grep_function_recall@10")
-                ]
-                lines.append(
-                    f"| {c.case_id[2:]} | {cm['file_recall@5']:.2f} | {cm.get('grep_file_recall@5', 0):.2f} | "
-                    f"{cm.get('mrr', 0):.2f} | {cm.get('grep_mrr', 0):.2f} | {fn[0]} | {fn[1]} |"
-                )
-        details = self._details()
-        rob = [(cid, d) for cid, d in details.items() if cid.startswith("robust:")]
-        if rob:
-            lines += ["", "| robustness case | expected | outcome |", "|---|---|---|"]
-            for cid, d in sorted(rob):
-                lines.append(f"| {cid} | {d.get('expected', '')} | {d.get('outcome', d.get('skip', ''))} |")
-        for cid, d in details.items():
-            if cid.startswith("replay:"):
-                lines += [
-                    "",
-                    f"Incremental replay of {len(d.get('commits', []))} commits ({cid}): "
-                    f"stale {d.get('stale_chunks')}, missing {d.get('missing_chunks')}, "
-                    f"min cosine {d.get('min_cosine')}, fresh index {d.get('fresh_s')} s, steps "
-                    + ", ".join(
-                        f"{s['update_s']} s/{s['chunks_embedded']} chunks" for s in d.get("steps", [])
-                    ),
-                ]
-        return "\n".join(lines) + "\n"
+        return report_lines(scorecard, QUALITY, self._details())
 
     def failure_reason(self, attempt: Attempt) -> str:
         return failure_reason(attempt) or super().failure_reason(attempt)

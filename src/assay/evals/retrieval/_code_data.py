@@ -43,9 +43,15 @@ __all__ = [
     "git",
     "load_queries",
     "parse_patch",
+    "sdist_sources",
 ]
 
 DATA_DIR = Path(__file__).resolve().parents[4] / "eval" / "code_retrieval"
+#: suites whose repository is a history of pinned source releases: (queries, pins) under DATA_DIR
+SDIST_SUITES: dict[str, tuple[str, str]] = {
+    "pr": ("pr.jsonl", "sources.json"),
+    "jinja": ("jinja.jsonl", "sources-jinja.json"),
+}
 _REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
 
 
@@ -425,6 +431,16 @@ def ensure_pr_repo(
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return name, bare, want
+
+
+def sdist_sources(repo: str) -> Path:
+    """The pins (``sources*.json``) of the sdist-history repository ``repo``; ConfigError if none names it."""
+    for _, pins in SDIST_SUITES.values():
+        path = DATA_DIR / pins
+        if json.loads(path.read_text())["repo"] == repo:
+            return path
+    known = ", ".join(json.loads((DATA_DIR / p).read_text())["repo"] for _, p in SDIST_SUITES.values())
+    raise ConfigError(f"repository {repo} is not one of the release-history suites' ({known})")
 
 
 def checkout(bare: Path, worktree: Path, commit: str) -> None:
