@@ -45,6 +45,7 @@ def benchmark_options(run: bool = False) -> list[click.Option]:
         click.Option(["--work-root"], envvar="ASSAY_WORK_ROOT", type=_P, default=None, help="Where task copies are made (default a temporary folder) [ASSAY_WORK_ROOT]."),
         click.Option(["--fence"], envvar="ASSAY_FENCE", is_flag=True, default=False, help="Run the agent under bubblewrap [ASSAY_FENCE]."),
         click.Option(["--full-access"], envvar="ASSAY_FULL_ACCESS", is_flag=True, default=False, help="Let a harness that asks permission run every tool unasked (claude-code) [ASSAY_FULL_ACCESS]."),
+        click.Option(["--profile"], envvar="ASSAY_PROFILE", type=click.Path(path_type=Path, file_okay=False), default=None, help="The reference agent's profile folder (system.md, tools/, skills/; default the built-in one) [ASSAY_PROFILE]."),
         click.Option(["--tasks-file"], envvar="ASSAY_TASKS_FILE", type=_P, default=None, help="tasks.json (default eval/tasks/tasks.json) [ASSAY_TASKS_FILE]."),
         click.Option(["--repo-url"], envvar="ASSAY_REPO_URL", default=None, help="--suite realfix: fetch the pins' repository from here instead (a local mirror: path or URL) [ASSAY_REPO_URL]."),
         # --suite swebench (eval tasks swebench RUN_DIR grades with the same ones)

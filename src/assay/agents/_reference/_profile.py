@@ -16,9 +16,21 @@ from pathlib import Path
 
 from assay.errors import ConfigError
 
-__all__ = ["DEFAULT_PROFILE", "Profile", "load_profile"]
+__all__ = ["DEFAULT_PROFILE", "Profile", "load_profile", "profile_option"]
 
 DEFAULT_PROFILE = Path(__file__).parent / "profile"
+
+
+def profile_option(profile: str | Path | None, harness: str) -> str | None:
+    """A benchmark's ``--profile`` as given (None: the built-in one): the reference agent's folder, so with
+    another ``--harness``, or when it is not a folder, a ConfigError naming the flag."""
+    if not profile:
+        return None
+    if harness != "reference":
+        raise ConfigError(f"--profile is the reference agent's folder, not --harness {harness}'s")
+    if not Path(profile).is_dir():
+        raise ConfigError("--profile: not a folder (the reference agent's profile)", path=str(profile))
+    return str(profile)
 
 
 @dataclass(frozen=True)

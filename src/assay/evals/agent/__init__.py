@@ -225,13 +225,7 @@ class AgentBenchmark(Benchmark):
                 raise ConfigError(
                     f"--harness {self.harness_name}: pr runs the scripted reference agent; use --suite full"
                 )
-        if self.harness_name != DEFAULT_HARNESS and self.options.get("profile"):
-            raise ConfigError(
-                f"--profile is the reference agent's folder, not --harness {self.harness_name}'s"
-            )
-        profile = self.options.get("profile")
-        if profile and not Path(profile).is_dir():
-            raise ConfigError("--profile: not a folder (the reference agent's profile)", path=str(profile))
+        self._profile()  # refused with another harness or when not a folder
         tokens = self.options.get("agent_max_tokens")
         if self.harness_name != DEFAULT_HARNESS and tokens is not None and tokens != MAX_TOKENS["agent"]:
             # only the reference agent's model calls take a cap from here: refused, never ignored
@@ -297,8 +291,9 @@ class AgentBenchmark(Benchmark):
 
     def _profile(self) -> str | None:
         """The reference agent's profile folder, as given (None: the built-in one)."""
-        profile = self.options.get("profile")
-        return str(profile) if profile else None
+        from assay.agents._reference._profile import profile_option
+
+        return profile_option(self.options.get("profile"), self.harness_name)
 
     def secret_values(self) -> list[str]:
         # the fake keys and passwords the security scenarios plant: never written to an artifact

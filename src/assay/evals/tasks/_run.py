@@ -158,7 +158,14 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
             raise ConfigError(
                 f"--agent-max-tokens applies to the reference agent, not to --harness {self.harness_name}"
             )
+        self._profile()  # the reference agent's folder: refused with another harness or when not a folder
         self.model  # noqa: B018 - required: raises naming --model and ASSAY_MODEL
+
+    def _profile(self) -> str | None:
+        """``--profile`` (ASSAY_PROFILE): the reference agent's profile folder (None: the built-in one)."""
+        from assay.agents._reference._profile import profile_option
+
+        return profile_option(self.options.get("profile"), self.harness_name)
 
     # ------------------------------------------------------------------ suite
     def load_suite(self, suite: str) -> Suite:
@@ -203,6 +210,7 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
                 "agent_max_tokens": self.options.get("agent_max_tokens") or AGENT_MAX_TOKENS,
                 "toolchain": ["venv with " + ", ".join(TOOLCHAIN_DISTRIBUTIONS), "offline gh"],
                 "route": "gateway",
+                "profile": self._profile(),
                 "local_ctx_size": LOCAL_CTX_SIZE if self.model.startswith("local/") else None,
                 **({} if self.kind is None else self.kind.subject_extra()),
             },
@@ -264,7 +272,8 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
     def _harness_options(self) -> dict[str, Any]:
         if self.harness_name == DEFAULT_HARNESS:
             tokens = int(self.options.get("agent_max_tokens") or AGENT_MAX_TOKENS)
-            return {"generate_options": {"max_tokens": tokens}, "python": self._python}
+            options = {"generate_options": {"max_tokens": tokens}, "python": self._python}
+            return {**options, "profile": self._profile()} if self._profile() else options
         if self.harness_name == "claude-code" and self.options.get("full_access"):
             return {"permission_mode": "bypassPermissions"}
         return {}
