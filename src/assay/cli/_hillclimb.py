@@ -22,12 +22,29 @@ _P = click.Path(path_type=Path)
     type=click.Choice(["agent", "tasks"]),
     default="agent",
     show_default=True,
-    help="What to climb (tasks: refused until `assay eval tasks` exists).",
+    help="What to climb: agent (eval agent's scenarios) or tasks (the coding tasks of an eval tasks toybox suite).",
 )
-@click.option("--suite", type=click.Choice(["pr", "full"]), default="full", show_default=True)
-@click.option("--category", default=None, help="Only these scenario categories (comma list).")
 @click.option(
-    "--scenarios", "scenarios_dir", type=_P, default=None, help="Scenario folder (default eval/scenarios)."
+    "--suite",
+    default=None,
+    help="agent: pr or full (default full); tasks: core, adversarial, everyday or full (default core).",
+)
+@click.option("--category", default=None, help="Only these scenario or task categories (comma list).")
+@click.option(
+    "--scenarios",
+    "scenarios_dir",
+    type=_P,
+    default=None,
+    help="agent: scenario folder (default eval/scenarios).",
+)
+@click.option(
+    "--tasks-file", type=_P, default=None, help="tasks: tasks.json (default eval/tasks/tasks.json)."
+)
+@click.option(
+    "--work-root",
+    type=_P,
+    default=None,
+    help="tasks: where task copies are made (default a temporary folder).",
 )
 @click.option(
     "--fixer", default=None, help="The harness that edits: reference, claude-code, command:TEMPLATE, ..."
@@ -75,11 +92,18 @@ _P = click.Path(path_type=Path)
 )
 @click.option("--out", type=_P, default=None, help="The loop's folder (default results/hillclimb-<time>).")
 @click.option("--resume", type=_P, default=None, help="Resume the loop in this folder where it stopped.")
-@click.option("--model", default=None, help="full: the agent's model.")
+@click.option("--model", default=None, help="The agent's model (agent: full only; tasks: required).")
 @click.option("--simulator-model", default=None, help="full: the simulated user's model.")
-@click.option("--judge-model", default=None, help="full: the judge's model.")
 @click.option(
-    "--max-steps", type=click.IntRange(min=1), default=None, help="Agent model calls per user message."
+    "--judge-model",
+    default=None,
+    help="The judge's model (agent: full only; tasks: recorded, and a --noise file must match it).",
+)
+@click.option(
+    "--max-steps",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Agent model calls per user message (agent) or per task (tasks).",
 )
 @click.option(
     "--max-user-messages", type=click.IntRange(min=1), default=None, help="User messages per objective."
@@ -111,8 +135,8 @@ def hillclimb_command(ctx: click.Context, **kw: object) -> None:
             raise click.UsageError(
                 "--fixer is required (reference with --fixer-model, claude-code, command:...)"
             )
-        eval_keys = ("suite", "category", "scenarios_dir", "model", "simulator_model", "judge_model",
-                     "max_steps", "max_user_messages", "agent_max_tokens", "judge_schema")  # fmt: skip
+        eval_keys = ("suite", "category", "scenarios_dir", "tasks_file", "work_root", "model", "simulator_model",
+                     "judge_model", "max_steps", "max_user_messages", "agent_max_tokens", "judge_schema")  # fmt: skip
         where = Path(out).resolve() if out is not None else default_out(Path("results"))  # type: ignore[arg-type]
         config = HillclimbConfig(
             fixer=str(kw["fixer"]),
@@ -145,7 +169,7 @@ def hillclimb_command(ctx: click.Context, **kw: object) -> None:
 
 
 #: options with a default that --resume does not count as given
-_DEFAULTED = {"benchmark", "suite", "rounds", "iterations"}
+_DEFAULTED = {"benchmark", "rounds", "iterations"}
 
 
 def _guard(fn: Callable[[], FixHistory], out: Path) -> FixHistory:

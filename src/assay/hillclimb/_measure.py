@@ -64,6 +64,7 @@ async def measure(
     opts = RunOptions(
         suite=target.suite,
         iterations=iterations,
+        max_concurrency=target.max_concurrency,
         out=None if resume else out,
         resume=out if resume else None,
         progress=progress,

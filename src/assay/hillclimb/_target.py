@@ -1,8 +1,8 @@
 """What the loop climbs: a benchmark's cases, how to run a subset of them, what the fixer may see of a failure,
 and the strings an edit must never contain.
 
-``agent`` (``assay eval agent``) is the one built so far. ``tasks`` plugs in here as another :class:`Target`
-once ``assay eval tasks`` exists; until then it is refused by name, never accepted and ignored.
+``agent`` (``assay eval agent``: :class:`AgentTarget`) and ``tasks`` (the toybox suites of ``assay eval tasks``:
+:class:`~assay.hillclimb._target_tasks.TasksTarget`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from assay.errors import ConfigError
 from assay.hillclimb._noise_pick import NoiseFit
-from assay.runs import Attempt
+from assay.runs import Attempt, RunOptions
 
 __all__ = ["AgentTarget", "Forbidden", "Target", "get_target"]
 
@@ -38,6 +38,8 @@ class Forbidden:
 class Target(Protocol):
     benchmark: str
     suite: str
+    #: attempts in flight at once in a measurement (the benchmark's own default)
+    max_concurrency: int
 
     def cases(self) -> dict[str, str]:
         """Case id -> category of every case the loop may use (the selection, runnable on this suite)."""
@@ -56,10 +58,9 @@ class Target(Protocol):
 
 def get_target(benchmark: str, options: dict[str, Any]) -> Target:
     if benchmark == "tasks":
-        raise ConfigError(
-            "--benchmark tasks: hillclimb edits the reference agent's profile, and `assay eval tasks` takes "
-            "no profile to run it with yet; use --benchmark agent"
-        )
+        from assay.hillclimb._target_tasks import TasksTarget
+
+        return TasksTarget(options)
     if benchmark != "agent":
         raise ConfigError(f"--benchmark {benchmark!r}: hillclimb runs {', '.join(BENCHMARKS)}")
     return AgentTarget(options)
@@ -67,18 +68,24 @@ def get_target(benchmark: str, options: dict[str, Any]) -> Target:
 
 #: check names whose detail would show a ground-truth value: the fixer is told only that they failed
 _VALUE_CHECKS = ("fact", "number")
+#: options of ``eval tasks`` that ``eval agent`` has none of: refused, never ignored
+_TASKS_ONLY = ("tasks_file", "work_root")
 
 
 class AgentTarget:
     """``assay eval agent``: each scenario is a case; the reference agent's profile is what gets edited."""
 
     benchmark = "agent"
+    max_concurrency = RunOptions.max_concurrency
 
     def __init__(self, options: dict[str, Any]) -> None:
         from assay.evals.agent._scenario_load import default_scenarios_dir, load_scenarios
         from assay.evals.agent._select import select
 
         self.options = {k: v for k, v in options.items() if v is not None}
+        given = [f"--{k.replace('_', '-')}" for k in _TASKS_ONLY if k in self.options]
+        if given:
+            raise ConfigError(f"{', '.join(given)}: options of --benchmark tasks, not agent")
         self.suite = str(self.options.pop("suite", None) or "full")
         if self.suite not in ("pr", "full"):
             raise ConfigError(f"--suite {self.suite!r}: agent has suites pr, full")

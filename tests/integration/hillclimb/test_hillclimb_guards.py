@@ -1,4 +1,4 @@
-"""`assay hillclimb`'s refusals: a dirty tree (naming the files), --benchmark tasks (not built yet), an edit
+"""`assay hillclimb`'s refusals: a dirty tree (naming the files), a tasks option given to agent, an edit
 that reaches outside the profile folder (rejected and undone); and the overfitting flag on a session whose
 held-out gain is under half its train gain."""
 
@@ -27,9 +27,9 @@ def _args(c: Climb, fixer: str, *extra: str) -> list[str]:
             "--fixer", fixer, "--out", str(c.out), "--rounds", "6", *extra]  # fmt: skip
 
 
-def test_tasks_is_refused_not_ignored(climb: Climb, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = _cli([*_args(climb, climb.fixer([])), "--benchmark", "tasks"], capsys)
-    assert code == 1 and "takes no profile to run it with yet" in err
+def test_a_tasks_option_is_refused_for_agent(climb: Climb, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _cli([*_args(climb, climb.fixer([])), "--tasks-file", "tasks.json"], capsys)
+    assert code == 1 and "--tasks-file: options of --benchmark tasks, not agent" in err
     assert climb.git("branch", "--show-current").strip() == "main"
 
 
