@@ -109,7 +109,12 @@ def connect(address: str) -> RayCluster:
     except ImportError as exc:  # ray:// needs the Ray client (grpcio)
         raise MissingDependencyError("ray[client]", "ray") from exc
     except (ConnectionError, TimeoutError, RuntimeError) as exc:
-        raise InfraError(f"cannot reach the Ray head at {address}: {_one_line(exc)}") from None
+        hint = (
+            ""
+            if os.environ.get("RAY_AUTH_MODE")
+            else " (a cluster with token authentication: RAY_AUTH_MODE=token)"
+        )
+        raise InfraError(f"cannot reach the Ray head at {address}: {_one_line(exc)}{hint}") from None
     return RayCluster(address, owned=True, client=address.startswith("ray://"))
 
 
