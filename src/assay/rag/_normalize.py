@@ -32,6 +32,7 @@ _DROP = frozenset("\u00ad\u200b\u2060\ufeff")  # soft hyphen, zero-width space, 
 _WORD = re.compile(r"[^\W\d_]+")
 _COMPOUND = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 # a word part, a hyphen, then a line break (or a space) and the next part
+_ODD_SPACE = re.compile(r"[\t\r\f\v]")
 _BREAK = re.compile(r"(\w*[^\W\d_])-([ \t]*\n[ \t]*|[ \t]+)([^\W\d_]\w*)")
 
 
@@ -115,6 +116,8 @@ def normalize(text: str) -> Normalized:
     """Normalise extracted text (NFKC, de-hyphenation, whitespace), keeping the map back to ``text``."""
     flat, starts, ends = _nfkc(text)
     breaks = list(_BREAK.finditer(flat))
+    if not breaks:
+        return _whitespace(flat, starts, ends, len(text))
     words, pairs = _vocabulary(flat, breaks)
     keep = [True] * len(flat)
     for m in breaks:
@@ -146,8 +149,13 @@ def _whitespace(text: str, starts: list[int], ends: list[int], source_len: int) 
         else:
             blank_run = 0
         offset = line_start + (len(line) - len(line.lstrip(" \t\r\f\v")))
+        plain = "  " not in body and not _ODD_SPACE.search(body)
+        if plain and body:  # nothing to fold: the line as it is
+            out.append(body)
+            s.extend(starts[offset : offset + len(body)])
+            e.extend(ends[offset : offset + len(body)])
         prev_space = False
-        for k, c in enumerate(body):
+        for k, c in enumerate("" if plain else body):
             space = c in " \t\r\f\v"
             if space and prev_space:
                 continue

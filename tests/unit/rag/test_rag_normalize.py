@@ -116,3 +116,16 @@ def test_a_labelled_quote_typed_plainly_is_placed_in_the_ligature_pdf_and_hit(tm
     idx = DocumentIndex(HashEmbedder(), cache_dir=None)
     idx.index_document(tmp_path / "paper.pdf", "paper")
     assert first_hit_rank([h.chunk for h in idx.search(data.questions[0].question, k=5)], data.questions[0])
+
+
+def test_text_that_needs_no_repair_maps_to_itself() -> None:
+    text = "Plain line one.\n\nLine two, with a well-known word and \u00e9t\u00e9.\n"
+    got = normalize(text)
+    assert got.text == text
+    assert got.starts == list(range(len(text))) and got.ends == list(range(1, len(text) + 1))
+    mixed = "keep  this\tline\n  and this one  \n"  # folded lines beside plain ones keep their map
+    got = normalize(mixed)
+    assert got.text == "keep this line\nand this one\n"
+    assert [mixed[a:b] for a, b in zip(got.starts, got.ends, strict=True)] == list(
+        "keep this\tline\nand this one\n"
+    )
