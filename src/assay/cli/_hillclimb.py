@@ -108,6 +108,12 @@ _P = click.Path(path_type=Path)
 @click.option(
     "--max-user-messages", type=click.IntRange(min=1), default=None, help="User messages per objective."
 )
+@click.option(
+    "--run-timeout",
+    type=click.FloatRange(min=1),
+    default=None,
+    help="tasks: wall clock of one agent run on one task, seconds (default 600).",
+)
 @click.option("--agent-max-tokens", type=click.IntRange(min=16), default=None, help="Tokens per agent call.")
 @click.option("--judge-schema", type=click.Choice(["auto", "on", "off"]), default=None)
 @click.pass_context
@@ -135,7 +141,7 @@ def hillclimb_command(ctx: click.Context, **kw: object) -> None:
             raise click.UsageError(
                 "--fixer is required (reference with --fixer-model, claude-code, command:...)"
             )
-        eval_keys = ("suite", "category", "scenarios_dir", "tasks_file", "work_root", "model", "simulator_model",
+        eval_keys = ("suite", "category", "scenarios_dir", "tasks_file", "work_root", "run_timeout", "model", "simulator_model",
                      "judge_model", "max_steps", "max_user_messages", "agent_max_tokens", "judge_schema")  # fmt: skip
         where = Path(out).resolve() if out is not None else default_out(Path("results"))  # type: ignore[arg-type]
         config = HillclimbConfig(

@@ -69,7 +69,7 @@ def get_target(benchmark: str, options: dict[str, Any]) -> Target:
 #: check names whose detail would show a ground-truth value: the fixer is told only that they failed
 _VALUE_CHECKS = ("fact", "number")
 #: options of ``eval tasks`` that ``eval agent`` has none of: refused, never ignored
-_TASKS_ONLY = ("tasks_file", "work_root")
+_TASKS_ONLY = ("tasks_file", "work_root", "run_timeout")
 
 
 class AgentTarget:

@@ -121,10 +121,21 @@ def test_a_planted_defect_is_fixed_and_kept_a_leak_rejected_the_view_withholds(
     c = tasks_climb
     restore = f"write:tools/edit_file.md={c.description}"
     fixer = c.fixer([[restore, f"append:When a sum is negative, {POINT}."], [restore]])
-    code, _, err = _cli(_args(c, fixer, "--rounds", "2"), capsys)
+    caps = ["--run-timeout", "120", "--max-steps", "5", "--agent-max-tokens", "300"]
+    judge = "scripted/judge-recorded.yaml"  # recorded: coding tasks are graded in code
+    code, _, err = _cli(_args(c, fixer, "--rounds", "2", "--judge-model", judge, *caps), capsys)
     assert code == 0, err
     h = json.loads((c.out / "fix_history.json").read_text())
     assert h["benchmark"] == "tasks" and h["suite"] == "core"
+    # the eval options reach every measurement: caps, judge model, the edited profile
+    config = json.loads((Path(h["baseline_train"]["run_dir"]) / "scorecard.json").read_text())["config"]
+    limits = config["extra"]["agent_limits"]
+    assert (limits["wall_clock_s"], limits["max_steps"], config["extra"]["agent_max_tokens"]) == (
+        120.0,
+        5,
+        300,
+    )
+    assert config["judge_model"] == judge and config["extra"]["profile"] == str(c.profile)
     # the question task is no case (a measurement runs no judge step); one coding task on each side
     train, held = h["split"]["train"], h["split"]["heldout"]
     assert sorted(train + held) == ["fix-add", "repair-sum"] and len(train) == 1
