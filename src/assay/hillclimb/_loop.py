@@ -124,8 +124,8 @@ async def _start(config: HillclimbConfig) -> FixHistory:
     split = split_cases(target.cases(), config.salt)
     if not split.train or not split.heldout:
         raise ConfigError(
-            f"{len(split.train) + len(split.heldout)} scenario(s) selected: too few to split into train and "
-            "held-out; select more (--category) or rotate --salt"
+            f"{len(split.train) + len(split.heldout)} {target.benchmark} case(s) selected: too few to split into "
+            "train and held-out; select more (--category, --suite) or rotate --salt"
         )
     if config.fixer_fence:
         from assay.agents._fence import require_fence
