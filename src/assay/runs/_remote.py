@@ -16,8 +16,9 @@ import os
 import shutil
 import sys
 import tempfile
+import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +43,8 @@ class RemoteJob:
     #: the commit the driver's records carry, and its working directory (relative paths in options)
     commit: str | None
     cwd: str
-
-    @property
-    def key(self) -> str:
-        return f"{self.meta['run_id']}:{self.benchmark_class}"
+    #: this session of the run (a resume is another): what a worker's set-up benchmark is kept under
+    key: str = field(default_factory=lambda: uuid.uuid4().hex)
 
 
 def remote_job(run: Any) -> RemoteJob:

@@ -2,7 +2,8 @@
 
 Each attempt waits ``--sleep`` seconds on I/O and passes with a metric derived from its case. Knobs make a
 worker die: ``--crash-once CASE`` kills the worker (``os._exit``) on that case's first try only,
-``--crash-always CASE`` on every try; ``--outage CASE`` raises InfraError there (a backend outage). Every try
+``--crash-always CASE`` on every try; ``--outage CASE`` raises InfraError there (a backend outage); ``--cases-env NAME`` reads the case count
+from that environment variable (unset on the workers: a worker reading another suite). Every try
 appends a line to ``<--marks>/<case>-i<iteration>``, so a test can count the tries a worker made.
 """
 
@@ -36,10 +37,13 @@ class SleepBenchmark(Benchmark):
             click.Option(["--crash-once"], type=str, default=""),
             click.Option(["--crash-always"], type=str, default=""),
             click.Option(["--outage"], type=str, default=""),
+            click.Option(["--cases-env"], type=str, default=""),
         ]
 
     def load_suite(self, suite: str) -> Suite:
         n = int(self.options.get("cases", 6))
+        if self.options.get("cases_env"):  # the count from this process's environment (a differing checkout)
+            n = int(os.environ.get(self.options["cases_env"], n))
         return Suite(name=suite, version="1", cases=[Case(id=f"c{i:02d}", input=i) for i in range(n)])
 
     def _mark(self, case: Case, ctx: AttemptContext) -> int:

@@ -128,3 +128,18 @@ def test_resources_no_node_has_are_refused_before_anything_runs(ray_head: object
     with pytest.raises(ConfigError, match=r"sandbox 1 \(the cluster has 0\)"):
         run_benchmark(SleepBenchmark, {"cases": 2, "fence": True}, opts)
     assert not any((tmp_path / "results").glob("*"))  # no half-made run directory
+
+
+def test_a_worker_reading_another_suite_stops_the_run_as_a_configuration_error(
+    ray_head: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RAY_TEST_CASES", "3")  # the driver's suite has 3 cases; the workers (no such var) 2
+    opts = RunOptions(executor="ray", results_dir=tmp_path / "results", max_concurrency=1, command_line=["t"])
+    result = run_benchmark(SleepBenchmark, {"cases": 2, "cases_env": "RAY_TEST_CASES"}, opts)
+    assert result.exit_code == 1
+    assert (
+        result.stopped_reason is not None
+        and "reads a different 'pr' suite than the driver" in result.stopped_reason
+    )
+    records = _journal(result.run_dir)
+    assert [r["status"] for r in records] == ["NOT_RUN"] * 3  # nothing measured, nothing counted as failed
