@@ -71,6 +71,7 @@ class TasksTarget:
             raise ConfigError("hillclimb edits the reference agent's profile: --harness must be reference")
         path = Path(self.options.get("tasks_file") or default_tasks_dir() / "tasks.json")
         self.options["tasks_file"] = str(path)
+        self.tasks_dir = path.parent
         self.file = load_tasks(path)
         wanted = {c.strip() for c in str(self.options.get("category") or "").split(",") if c.strip()}
         chosen = [t for t in self.file.suite(self.suite) if t.kind == "coding"]
@@ -110,17 +111,23 @@ class TasksTarget:
 
     def forbidden(self) -> Forbidden:
         """Every task of the file: its id, a question's points, reference and wrong answers, and the paths its
-        checks and setups name (required and selected tests, probes, planted tests, protected files)."""
+        checks and setups name (required and selected tests, probes, protected files, every file the setups
+        plant, as planted and where they land in the copy, and the big log)."""
+        from assay.evals.tasks._setups import BIG_LOG
         from assay.evals.tasks._tasks_load import PLANTED_DIR, PROBES_DIR
 
         f = Forbidden(case_ids=[t.id for t in self.file.tasks])
+        planted = self.tasks_dir / PLANTED_DIR
+        for file in sorted(planted.rglob("*")) if planted.is_dir() else []:
+            if file.is_file():
+                rel = file.relative_to(planted).as_posix()
+                f.paths += [rel, file.name, f"tests/{file.name}", f"{PLANTED_DIR}/{rel}"]
+        if any(s.kind == "big_log" for t in self.file.tasks for s in t.setup):
+            f.paths.append(BIG_LOG)
         for t in self.file.tasks:
             f.phrases += [*t.must_establish, *t.wrong_answers]
             if t.reference_answer:
                 f.phrases.append(t.reference_answer)
-            for s in t.setup:
-                if s.file:
-                    f.paths += [s.file, f"{PLANTED_DIR}/{s.file}", f"tests/{s.file}"]
             e = t.expect
             if e is None:
                 continue

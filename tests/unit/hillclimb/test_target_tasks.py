@@ -40,6 +40,8 @@ def test_every_ground_truth_field_is_forbidden() -> None:
         f.paths
     )
     assert "planted/test_timeparse_lowercase.py" in f.paths and "probes/lowercase_z.py" in f.paths
+    # what the setups plant besides a task's red test (the hanging test, the user's notes) and the big log
+    assert {"tests/test_jobqueue_retries.py", "setups/NOTES.md", "logs/app.log"} <= set(f.paths)
     # an edit naming a required test, a probe or a question's point is a leak; a general instruction is not
     assert find_leaks("Always run tests/test_timeparse_lowercase.py::test_lowercase_z first.", f)
     assert find_leaks("Check lowercase_z.py before answering.", f)
