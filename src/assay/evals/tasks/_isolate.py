@@ -6,6 +6,8 @@ never a branch that holds the fix. The agent's checkout is then made from the ca
 sends only the objects reachable from that commit; a plain local clone would copy every object): a detached
 HEAD, no remote, no refs, no reflog, and ``git fsck --unreachable --no-reflogs`` must find nothing.
 
+:func:`agent_patch` is the agent's change as a patch ``git apply`` takes (the one rule of both suites).
+
 :func:`bare_venv` is the agent's only Python: a venv with nothing installed under the work root; its
 :meth:`AgentVenv.env` puts it first on PATH with the host's interpreter folders removed
 (:func:`assay.agents._env.agent_env` holds that rule), and :meth:`AgentVenv.fresh_if_dirty` replaces a venv
@@ -29,7 +31,9 @@ from pathlib import Path
 from assay.errors import ConfigError, InfraError
 
 __all__ = [
+    "PATCH_EXCLUDES",
     "AgentVenv",
+    "agent_patch",
     "assert_isolated",
     "bare_venv",
     "cache_repo",
@@ -182,6 +186,21 @@ def assert_isolated(dest: Path, source: str, commit: str) -> None:
     if fsck.returncode != 0 or found or refs or remotes:
         what = found or (f"refs {refs}" if refs else f"remotes {remotes}")
         raise InfraError(f"{source} at {commit}: the checkout {dest} is not isolated: {what[:800]}")
+
+
+#: what an agent's patch leaves out: bytecode and tool caches (binary, never part of a fix)
+PATCH_EXCLUDES = ("**/__pycache__/**", "**/*.py[co]", "**/.pytest_cache/**", "**/.mypy_cache/**")
+
+
+def agent_patch(checkout: Path, base: str) -> str:
+    """What the agent changed in ``checkout`` against ``base`` as a patch ``git apply`` takes on a fresh
+    checkout of ``base``: new files included (``git add -A``, then the index's diff, so commits it made count
+    too), :data:`PATCH_EXCLUDES` left out, any other binary file as a git binary patch. A git failure is an
+    InfraError (never an empty patch)."""
+    excludes = [f":(exclude,glob){pattern}" for pattern in PATCH_EXCLUDES]
+    _git(checkout, "add", "-A", "--", ".", *excludes)
+    diff = ["diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--no-renames", base]
+    return _git(checkout, "-c", "core.quotepath=false", *diff).stdout
 
 
 # ---------------------------------------------------------------------------------------------- the venv

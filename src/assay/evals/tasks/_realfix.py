@@ -29,7 +29,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from assay.errors import ConfigError
 from assay.evals._base import Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
-from assay.evals.tasks._isolate import AgentVenv, _git, bare_venv, fetch_commit, isolated_checkout
+from assay.evals.tasks._isolate import (
+    AgentVenv,
+    _git,
+    agent_patch,
+    bare_venv,
+    fetch_commit,
+    isolated_checkout,
+)
 from assay.evals.tasks._suites import JudgeInputs, TasksSuiteKind
 from assay.runs._records import Status
 
@@ -38,7 +45,7 @@ if TYPE_CHECKING:
     from assay.evals.tasks._judge import TaskGrade, TaskView
     from assay.runs._records import Attempt
 
-__all__ = ["RealfixPin", "RealfixSuite", "agent_patch", "load_pins", "realfix_prompt", "reference_diff"]
+__all__ = ["RealfixPin", "RealfixSuite", "load_pins", "realfix_prompt", "reference_diff"]
 
 PINS_DIR = "realfix"
 #: each attempt's venv is ``realfix-<attempt folder>``: attempts in flight at once never share one, and one
@@ -122,13 +129,6 @@ def load_pins(folder: Path) -> dict[str, RealfixPin]:
 
 def realfix_prompt(pin: RealfixPin) -> str:
     return "\n\n".join([pin.prompt.strip(), WORK_RULES, *([NO_INTERNET] if pin.forbid_internet else [])])
-
-
-def agent_patch(checkout: Path, parent: str) -> str:
-    """What the agent changed against ``parent``, new files included (``git add -A``, then the index's diff;
-    commits it made count too)."""
-    _git(checkout, "add", "-A")
-    return _git(checkout, "diff", "--cached", "--no-color", "--no-ext-diff", parent).stdout
 
 
 def reference_diff(source: str, pin: RealfixPin, cache_root: Path, where: str) -> str:

@@ -14,7 +14,6 @@ import asyncio
 import hashlib
 import json
 import shutil
-import subprocess
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,7 +32,7 @@ if TYPE_CHECKING:
     from assay.evals.tasks._swebench_grade import Verdict
     from assay.runs._records import Attempt
 
-__all__ = ["PREDICTIONS", "RULES", "SETTINGS", "SwebenchSuite", "agent_patch", "grade_run_dir"]
+__all__ = ["PREDICTIONS", "RULES", "SETTINGS", "SwebenchSuite", "grade_run_dir"]
 
 PREDICTIONS = "predictions.jsonl"
 SETTINGS = "swebench.json"
@@ -89,17 +88,6 @@ def require_cached(instances: list[SwebenchInstance], mirrors: str | None, cache
                 f"--offline: {inst.repo} {inst.base_commit[:12]} ({inst.instance_id}) is not in the repository "
                 f"cache {bare}; run once without --offline, or give --repo-source DIR"
             )
-
-
-def agent_patch(repo: Path, base: str) -> str:
-    """The agent's change against ``base`` as a patch ``git apply`` takes: new files included, bytecode out."""
-
-    def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, errors="replace")
-        return done.stdout
-
-    git("add", "-A", "--", ".", ":(exclude,glob)**/__pycache__/**", ":(exclude,glob)**/*.pyc")
-    return git("-c", "core.quotepath=false", "diff", "--cached", "--no-color", "--no-ext-diff", base)
 
 
 class SwebenchSuite(TasksSuiteKind):
@@ -179,7 +167,7 @@ class SwebenchSuite(TasksSuiteKind):
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
         from assay.evals._harnessed import agent_broke
         from assay.evals.tasks._compliance import web_use
-        from assay.evals.tasks._isolate import AgentVenv, bare_venv, isolated_checkout
+        from assay.evals.tasks._isolate import AgentVenv, agent_patch, bare_venv, isolated_checkout
         from assay.evals.tasks._swebench_data import prediction_line
         from assay.evals.tasks._swebench_grade import repo_source
 

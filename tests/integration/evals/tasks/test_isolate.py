@@ -152,3 +152,40 @@ def test_a_venv_something_was_installed_into_is_replaced(tmp_path: Path) -> None
     assert fresh.installed() == [] and not (site / "leftpad.py").exists() and fresh.python.exists()
     with pytest.raises(ConfigError, match="venv key"):
         bare_venv(tmp_path / "work", "../escape")
+
+
+def test_the_agent_patch_leaves_bytecode_out_and_applies_on_a_fresh_checkout_of_the_parent(
+    tmp_path: Path, upstream: FixRepo
+) -> None:
+    from assay.evals.tasks._isolate import agent_patch
+
+    dest = isolated_checkout(upstream.path, upstream.parent, tmp_path / "co", tmp_path / "cache", depth=1)
+    assert agent_patch(dest, upstream.parent) == ""  # nothing changed
+    (dest / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (dest / "tests").mkdir()
+    (dest / "tests" / "test_sum.py").write_text("def test_x():\n    pass\n")
+    subprocess.run(["python", "-m", "py_compile", "calc.py"], cwd=dest, check=True)  # real bytecode
+    (dest / "tests" / "__pycache__").mkdir()
+    (dest / "tests" / "__pycache__" / "test_sum.cpython-311.pyc").write_bytes(b"\x00\x01bytecode")
+    (dest / "stray.pyc").write_bytes(b"\x00\x02")
+    (dest / ".pytest_cache").mkdir()
+    (dest / ".pytest_cache" / "CACHEDIR.TAG").write_text("x\n")
+    assert list((dest / "__pycache__").glob("calc.*.pyc"))
+    patch = agent_patch(dest, upstream.parent)
+    assert "+    return a + b" in patch and "+++ b/tests/test_sum.py" in patch  # the edit and the new file
+    assert "pyc" not in patch and "__pycache__" not in patch and ".pytest_cache" not in patch
+    assert "Binary files" not in patch
+    fresh = isolated_checkout(upstream.path, upstream.parent, tmp_path / "fresh", tmp_path / "cache", depth=1)
+    (tmp_path / "agent.diff").write_text(patch)
+    applied = run(fresh, "apply", str(tmp_path / "agent.diff"))
+    assert applied.returncode == 0, applied.stderr
+    assert (fresh / "calc.py").read_text() == (dest / "calc.py").read_text()
+    assert (fresh / "tests" / "test_sum.py").read_text() == "def test_x():\n    pass\n"
+    assert not (fresh / "__pycache__").exists() and not (fresh / "stray.pyc").exists()
+
+
+def test_an_agent_patch_of_a_folder_that_is_no_repository_is_an_infra_error(tmp_path: Path) -> None:
+    from assay.evals.tasks._isolate import agent_patch
+
+    with pytest.raises(InfraError, match="git add -A"):
+        agent_patch(tmp_path, "0" * 40)  # never an empty patch (that would fail the agent)

@@ -107,12 +107,14 @@ def test_the_agent_fixes_its_isolated_checkout_and_the_judge_step_alone_sees_ups
     tmp_path: Path, upstream: FixRepo
 ) -> None:
     tasks_file = write_pin(tmp_path, upstream)
-    code, out, run_dir = run(tmp_path, tasks_file, upstream.path, agent(upstream), "--no-judge")
+    replies = agent(upstream, "python -m py_compile calc.py")  # bytecode in the checkout
+    code, out, run_dir = run(tmp_path, tasks_file, upstream.path, replies, "--no-judge")
     assert code == 0, out
     att = attempt(run_dir)
     assert att.status == "SKIPPED" and att.details["awaiting_judge"] is True
     diff = att.details["diff"]
     assert "+    return a + b" in diff and "tests/test_sum.py" in diff  # its edit and its new file
+    assert "__pycache__" not in diff and "Binary files" not in diff  # bytecode left out (the one patch rule)
     probe = diff.split("+++ b/probe.txt\n", 1)[1].split("\ndiff --git", 1)[0].splitlines()[1:]
     venvs = tmp_path / "work" / "venvs"
     assert list(venvs.iterdir()) == []  # the attempt's own venv went with it
