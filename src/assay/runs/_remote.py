@@ -20,12 +20,15 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay import __version__
 from assay.errors import AssayError, ConfigError, ExitCode, InfraError
 from assay.exec import AttemptSpec, RunStopped
 from assay.runs._records import Attempt, ErrorInfo, RunMeta, Status
+
+if TYPE_CHECKING:
+    from assay.runs._runner import _Run
 
 #: the most file bytes one reply carries back; larger outputs stay on the worker (and are named)
 MAX_REPLY_BYTES = 64 * 1024 * 1024
@@ -47,8 +50,8 @@ class RemoteJob:
     key: str = field(default_factory=lambda: uuid.uuid4().hex)
 
 
-def remote_job(run: Any) -> RemoteJob:
-    """The job of a prepared run (an ``assay.runs._runner._Run``)."""
+def remote_job(run: _Run) -> RemoteJob:
+    """The job of a prepared run."""
     cls = type(run.bench)
     return RemoteJob(
         benchmark_class=f"{cls.__module__}:{cls.__qualname__}",
@@ -164,8 +167,15 @@ def attempt_on_worker(job: RemoteJob, spec: dict[str, Any]) -> dict[str, Any]:
         _close_worker_runs()  # a worker serves one run at a time: the previous run's set-up is let go
         try:
             state = _WORKER[job.key] = _WorkerRun(job)
-        except (AssayError, ImportError, AttributeError, OSError) as exc:
-            code = exc.exit_code if isinstance(exc, AssayError) else ExitCode.USAGE
+        except Exception as exc:  # the run stops, as a failed set-up stops it on one machine
+            if isinstance(exc, AssayError):
+                code = exc.exit_code
+            else:  # a missing module or class: the worker's install; anything else: its environment
+                code = (
+                    ExitCode.USAGE
+                    if isinstance(exc, ImportError | AttributeError)
+                    else ExitCode.NOT_COMPARABLE
+                )
             return {"refused": f"{type(exc).__name__}: {exc}", "exit_code": int(code)}
     return state.attempt(AttemptSpec(**spec))
 
@@ -174,7 +184,7 @@ def attempt_on_worker(job: RemoteJob, spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def ray_attempts(
-    run: Any, address: str
+    run: _Run, address: str
 ) -> tuple[Callable[[AttemptSpec], Awaitable[Attempt]], Callable[[], None]]:
     """Join the cluster and return the run's attempt function there, and what closes the session.
 
@@ -216,7 +226,7 @@ def ray_attempts(
 
 
 def _lost(
-    run: Any, spec: AttemptSpec, category: str, kind: str, message: str, status: Status = Status.INFRA_ERROR
+    run: _Run, spec: AttemptSpec, category: str, kind: str, message: str, status: Status = Status.INFRA_ERROR
 ) -> Attempt:
     from datetime import UTC, datetime
 
