@@ -415,7 +415,7 @@ class DocumentIndex:
         if not self._order:
             return [], []
         qv = self._query_vector(query) if vector is None else vector
-        scores, ids = self._faiss.search(qv, min(n, len(self._order)))
+        scores, ids = _search_one_thread(self._faiss, qv, min(n, len(self._order)))
         pairs = [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
         return [i for i, _ in pairs], [s for _, s in pairs]
 
@@ -580,6 +580,22 @@ class DocumentIndex:
         if offset != len(chunks) or offset != len(vectors):
             raise IndexCorruptError(f"{folder}: manifest, chunks and vectors disagree in length")
         return index
+
+
+def _search_one_thread(index: Any, qv: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """FAISS search of one query on one OpenMP thread (the setting is the process's, so it is put back).
+
+    A flat scan of one query splits too little work among threads: measured on 2 busy cores over 19,428
+    chunks, p50 60 ms with 2 threads against 1.9 ms with 1.
+    """
+    import faiss
+
+    before = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)
+    try:
+        return index.search(qv, n)  # type: ignore[no-any-return]
+    finally:
+        faiss.omp_set_num_threads(before)
 
 
 def _rename(chunk: Chunk, doc_id: str) -> Chunk:
