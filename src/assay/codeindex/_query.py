@@ -12,6 +12,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from assay.codeindex._discover import LANGUAGES, TEXT_EXTENSIONS
 from assay.codeindex._lexical import code_tokens
 
 __all__ = ["CODE", "LOG", "PATH", "PROSE", "WeightedQuery", "parse_query"]
@@ -32,7 +33,12 @@ _LOG_LINE = re.compile(
 )
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _BACKTICK = re.compile(r"`([^`\n]+)`")
-_PATHLIKE = re.compile(r"(?<![\w/.])(?:[\w.-]+/)+[\w.-]+|(?<![\w/.])[\w-]+\.(?:py|pyi|[a-z]{1,4})\b")
+#: a path: a name with the extension of a file the index reads (``core.py``, ``src/a/b.py``, ``docs/x.rst``) or
+#: with two slashes (``src/click/``); not "and/or", nor a dotted name such as ``click.echo``
+_EXTENSIONS = "|".join(sorted((e[1:] for e in {*LANGUAGES, *TEXT_EXTENSIONS}), key=lambda e: (-len(e), e)))
+_PATHLIKE = re.compile(
+    rf"(?<![\w/.])(?:[\w.-]+/)*[\w-]+\.(?:{_EXTENSIONS})\b(?!\.\w)|(?<![\w/.])[\w.-]+/[\w.-]+/[\w./-]*"
+)
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
 _DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?")
 #: a built-in exception's name says what went wrong, not where: it keeps the prose weight

@@ -50,6 +50,13 @@ def test_builtin_exception_names_stay_prose_and_project_ones_count_as_code() -> 
     assert w["attributeerror"] == PROSE and w["templatesyntaxerror"] == CODE
 
 
+def test_paths_are_told_from_dotted_names_and_slashed_prose() -> None:
+    w = parse_query("click.echo fails on input/output in src/click/utils.py or termui.py").weights
+    assert w["echo"] == CODE  # a dotted name keeps both parts (no file extension `.echo`)
+    assert w["utils"] == PATH and w["termui"] == PATH and w["click"] >= PATH
+    assert w["input"] == w["output"] == PROSE  # "input/output" is no path
+
+
 def test_file_extensions_in_paths_are_not_weighted() -> None:
     w = parse_query("Rendering macros.html breaks").weights
     assert w["macros"] == PATH and "html" not in w
