@@ -198,7 +198,7 @@ class RayExecutor:
 
     async def call(self, spec: AttemptSpec) -> Any:
         """The worker's reply for ``spec``. Raises :class:`WorkerLost` or :class:`HeadLost`."""
-        await self._check_head(force=True)
+        await self._check_head()
         try:
             ref = self._remote.remote(self._job_ref, spec.to_dict())
             future = asyncio.wrap_future(ref.future())
@@ -211,7 +211,7 @@ class RayExecutor:
                     break
                 await self._check_head()
             return future.result()
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, HeadLost):
             self._cancel(ref)
             future.add_done_callback(_retrieve)  # its TaskCancelledError is expected, not left unread
             raise
@@ -229,9 +229,12 @@ class RayExecutor:
         with contextlib.suppress(Exception):  # the head may be gone; the attempt is journaled NOT_RUN anyway
             self._ray.cancel(ref)
 
-    async def _check_head(self, force: bool = False) -> None:
+    async def _check_head(self) -> None:
+        """Raise :class:`HeadLost` unless the head answered within the last :data:`PROBE_EVERY_S` seconds."""
         async with self._probe_lock:  # one probe at a time, shared by every attempt in flight
-            if not force and time.monotonic() - self._last_ok < PROBE_EVERY_S:
+            if not self._ray.is_initialized():
+                raise HeadLost(await self._lost_reason() or "this driver's Ray session was shut down")
+            if time.monotonic() - self._last_ok < PROBE_EVERY_S:
                 return
             reason = await self._lost_reason()
             if reason is not None:
