@@ -37,13 +37,14 @@ from assay.evals.tasks._isolate import (
     fetch_commit,
     isolated_checkout,
 )
+from assay.evals.tasks._report_kinds import patch_stat
 from assay.evals.tasks._suites import JudgeInputs, TasksSuiteKind
 from assay.runs._records import Status
 
 if TYPE_CHECKING:
     from assay.evals._base import AttemptContext
     from assay.evals.tasks._judge import TaskGrade, TaskView
-    from assay.runs._records import Attempt
+    from assay.runs._records import Attempt, Scorecard
 
 __all__ = ["RealfixPin", "RealfixSuite", "load_pins", "realfix_prompt", "reference_diff"]
 
@@ -243,6 +244,7 @@ class RealfixSuite(TasksSuiteKind):
             diff = await asyncio.to_thread(agent_patch, checkout, pin.parent)
             findings = web_use(result.tool_record)
             details.update(diff=_keep(diff), edited=bool(diff.strip()))
+            details["diff_stat"] = patch_stat(diff).model_dump()  # of the whole diff (the kept one is cut)
             details["compliance"] = [f.model_dump() for f in findings]
             forbidden = pin.forbid_internet and bool(findings)
             details["checks_passed"] = not forbidden
@@ -288,6 +290,7 @@ class RealfixSuite(TasksSuiteKind):
                     view.reference = refs[att.case_id]
                     view.checks_ran = ["web use (compliance)"] if pin.forbid_internet else []
                     att.details["reference_diff"] = _keep(refs[att.case_id])
+                    att.details["reference_stat"] = patch_stat(refs[att.case_id]).model_dump()
                     by_pass[iteration].append((att, view))
         project = "\n\n".join(
             f"# {case_id}: {self.pins[case_id].repo} at {self.pins[case_id].parent[:12]} (files the upstream "
@@ -302,6 +305,18 @@ class RealfixSuite(TasksSuiteKind):
         if att.details.get("awaiting_judge") is not True:
             return None  # failed before the judge (no change): the grade decides nothing
         return judged_verdict(att, grade)
+
+    def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
+        from assay.evals.tasks._report_kinds import realfix_rows
+
+        forbid = {k: p.forbid_internet for k, p in self.pins.items()}
+        rows = realfix_rows(attempts, self.bench.judgement, forbid)
+        return {"realfix": [r.model_dump(mode="json") for r in rows]}
+
+    def report_section(self, scorecard: Scorecard) -> str:
+        from assay.evals.tasks._report_kinds import realfix_section
+
+        return realfix_section(scorecard)
 
 
 def _touched_files(repo: Path, pin: RealfixPin) -> dict[str, str]:

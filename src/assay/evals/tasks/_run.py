@@ -363,7 +363,8 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
         }
 
     def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
-        return {"tasks": self._summary(attempts).model_dump(mode="json")}
+        kind = {} if self.kind is None else self.kind.scorecard_extra(attempts)
+        return {"tasks": self._summary(attempts).model_dump(mode="json"), **kind}
 
     def failure_reason(self, attempt: Attempt) -> str:
         return str(attempt.details.get("reason") or "") or super().failure_reason(attempt)
@@ -384,4 +385,5 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
         ]
         if s.get("web_checked"):
             lines.append(f"- web use (compliance): {s['web_use']} of {s['web_checked']} attempts read")
-        return "\n".join(lines) + "\n"
+        own = "" if self.kind is None else self.kind.report_section(scorecard)
+        return "\n".join(lines) + "\n" + (f"\n{own}" if own else "")

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from assay.evals._base import AttemptContext, Case, Outcome, Suite
     from assay.evals.tasks._judge import TaskGrade, TaskView
     from assay.evals.tasks._run import TasksBenchmark
-    from assay.runs._records import Attempt
+    from assay.runs._records import Attempt, Scorecard
 
 __all__ = ["KIND_OPTIONS", "SUITE_KINDS", "JudgeInputs", "TasksSuiteKind", "suite_kind"]
 
@@ -72,6 +72,14 @@ class TasksSuiteKind:
 
     def subject_extra(self) -> dict[str, Any]:
         return {}
+
+    def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
+        """What the scorecard keeps for this kind's report section (beside the tasks summary)."""
+        return {}
+
+    def report_section(self, scorecard: Scorecard) -> str:
+        """This kind's section of ``report.md`` (after the tasks summary)."""
+        return ""
 
 
 def suite_kind(suite: str, bench: TasksBenchmark) -> TasksSuiteKind | None:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from assay.evals.tasks._judge import TaskGrade
     from assay.evals.tasks._swebench_data import SwebenchInstance
     from assay.evals.tasks._swebench_grade import Verdict
-    from assay.runs._records import Attempt
+    from assay.runs._records import Attempt, Scorecard
 
 __all__ = ["PREDICTIONS", "RULES", "SETTINGS", "SwebenchSuite", "grade_run_dir"]
 
@@ -272,6 +272,16 @@ class SwebenchSuite(TasksSuiteKind):
 
     def verdict(self, att: Attempt, grade: TaskGrade) -> Attempt | None:
         return None  # the tests decide the pass; the judge's grade is kept in judge.json
+
+    def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
+        from assay.evals.tasks._report_kinds import swebench_rows
+
+        return {"swebench": [r.model_dump(mode="json") for r in swebench_rows(attempts)]}
+
+    def report_section(self, scorecard: Scorecard) -> str:
+        from assay.evals.tasks._report_kinds import swebench_section
+
+        return swebench_section(scorecard)
 
 
 def _outcome(verdict: Verdict, details: dict[str, Any], usage: Any, metrics: dict[str, float]) -> Outcome:

@@ -125,6 +125,9 @@ def test_the_agent_fixes_its_isolated_checkout_and_the_judge_step_alone_sees_ups
     assert att.details["venv_installed"] == [] and att.details["compliance"] == []
     # before the judge step nothing of the fix is anywhere: not in the run, not in the agent's cache
     assert MARKER not in text_of(run_dir) and "reference_diff" not in att.details
+    # before the judge step the report has no grade and no upstream size
+    row = "| calc-add | 0 | SKIPPED | - | - | none | +9/-1 in 3 files | - (not judged yet) |"
+    assert row in (run_dir / "report.md").read_text()
     for cache in (tmp_path / "work" / "git-cache").glob("*.git"):
         assert subprocess.run(["git", "cat-file", "-e", upstream.merge], cwd=cache).returncode != 0
     judged = CliRunner().invoke(tasks_judge_command, [str(run_dir)], catch_exceptions=False)
@@ -135,7 +138,11 @@ def test_the_agent_fixes_its_isolated_checkout_and_the_judge_step_alone_sees_ups
     card = json.loads((run_dir / "scorecard.json").read_text())
     assert card["summary"]["counts"]["PASS"] == 1
     assert card["config"]["extra"]["repo_url"] == str(upstream.path)
-    assert "- web use (compliance): 0 of 1 attempts read" in (run_dir / "report.md").read_text()
+    report = (run_dir / "report.md").read_text()
+    assert "- web use (compliance): 0 of 1 attempts read" in report
+    # the realfix section: the judged grade, no web use, the agent's diff size against upstream's
+    assert report.index("## Tasks") < report.index("## Real fixes")
+    assert "| calc-add | 0 | PASS | 4.00 | yes | none | +9/-1 in 3 files | +7/-1 in 2 files | - |" in report
 
 
 def test_a_pin_whose_parent_is_not_the_merges_first_parent_is_refused_a_grade(
@@ -167,6 +174,8 @@ def test_web_use_the_prompt_forbade_fails_a_well_graded_attempt_and_an_install_i
     assert att.status == "FAIL" and att.details["reason"].startswith("compliance: web use the prompt forbade")
     assert [f["why"].split(":")[0] for f in att.details["compliance"]] == ["shell command names a URL"]
     assert att.details["venv_installed"] == ["site-packages/leftpad-1.0.dist-info"]  # said, and not handed on
+    row = "| calc-add | 0 | FAIL | 4.00 | yes | 1 (forbidden): shell command names a URL: curl -s"
+    assert row in (run_dir / "report.md").read_text()
 
 
 def test_repo_url_is_refused_outside_realfix(tmp_path: Path, upstream: FixRepo) -> None:

@@ -91,6 +91,12 @@ def test_the_agents_fix_is_predicted_and_resolved_by_the_local_grader(
     assert card["config"]["extra"]["grader"] == "local"
     settings = json.loads((run_dir / "swebench.json").read_text())
     assert settings["grader"] == "local" and settings["instances"] == [fx.IID]
+    report = (run_dir / "report.md").read_text()  # the SWE-bench section, after the tasks summary
+    assert report.index("## Tasks") < report.index("## SWE-bench")
+    assert "- grader: local (a venv built from the swebench package's install and test specs)" in report
+    assert "- Local and official verdicts are never compared" in report
+    assert "- resolved: **100.0%** of 1 measured attempts (95% Wilson interval 20.7% – 100.0%)" in report
+    assert f"| {fx.IID} | 0 | PASS | yes | yes | 1/1 | 1/1 | none | - |" in report
 
 
 def test_an_empty_diff_fails_at_once(tmp_path: Path, world: dict[str, Path]) -> None:
@@ -100,6 +106,11 @@ def test_an_empty_diff_fails_at_once(tmp_path: Path, world: dict[str, Path]) -> 
     assert att.status == "FAIL" and att.details["reason"] == "the agent left no change (an empty diff)"
     assert "grade" not in att.details  # no grader ran
     assert json.loads((run_dir / "predictions.jsonl").read_text())["model_patch"] == ""
+    report = (run_dir / "report.md").read_text()
+    assert "- resolved: **0.0%** of 1 measured attempts (95% Wilson interval 0.0% – 79.3%)" in report
+    assert (
+        f"| {fx.IID} | 0 | FAIL | - | - | - | - | none | the agent left no change (an empty diff) |" in report
+    )
 
 
 def test_official_grader_without_docker_is_refused_before_anything_runs(
@@ -198,6 +209,10 @@ def test_grading_a_run_later_refolds_it_and_another_grader_is_refused(
     code, out, run_dir = run(tmp_path, world, FIX, "--no-evaluate")
     assert code == 0, out
     before = json.loads((run_dir / "scorecard.json").read_text())
+    report = (run_dir / "report.md").read_text()
+    assert "- grader: none yet (--no-evaluate)" in report and "- resolved: nothing graded yet" in report
+    assert "- not counted: 0 NOT_RUN (the grader could not build it), 1 ungraded" in report
+    assert f"| {fx.IID} | 0 | SKIPPED | - | - | - | - | none | not graded (--no-evaluate)" in report
     assert (
         before["summary"]["counts"].get("SKIPPED") == 1 and before["config"]["extra"]["grader"] == "ungraded"
     )
@@ -208,6 +223,9 @@ def test_grading_a_run_later_refolds_it_and_another_grader_is_refused(
     assert f"{fx.IID} [model] resolved (grader: local; FAIL_TO_PASS 1/1, PASS_TO_PASS 1/1)" in graded.output
     att = latest_attempts(read_journal(run_dir / "results.jsonl"))[(fx.IID, 0)]
     assert att.status == "PASS" and att.details["grader"] == "local"
+    report = (run_dir / "report.md").read_text()  # ungraded before; the refold rewrote it
+    assert "- grader: local (" in report and "- resolved: **100.0%** of 1 measured" in report
+    assert f"| {fx.IID} | 0 | PASS | yes | yes | 1/1 | 1/1 | none | - |" in report
     after = json.loads((run_dir / "scorecard.json").read_text())
     assert after["summary"]["counts"].get("PASS") == 1 and after["config"]["extra"]["grader"] == "local"
     assert after["suite_version"] != before["suite_version"]  # the grader is part of what the run measured
