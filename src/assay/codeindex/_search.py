@@ -98,13 +98,14 @@ class Ranker:
         q = parse_query(text)
         if self.settings.weighted_query and weighted:
             return q
-        return WeightedQuery(weights=dict.fromkeys(code_tokens(text), 1.0), dense_text=text)
+        return WeightedQuery(weights=dict.fromkeys(code_tokens(text), 1.0), dense_text=q.dense_text)
 
-    def chunk_scores(self, q: WeightedQuery, mode: str) -> dict[int, float]:
+    def chunk_scores(self, q: WeightedQuery, mode: str, dense: list[int] | None = None) -> dict[int, float]:
+        """RRF of the dense ranking (``dense`` when already computed for this text) and the weighted BM25."""
         depth = self.settings.candidates
         rankings: list[list[int]] = []
         if mode in ("hybrid", "dense"):
-            rankings.append(self.idx.dense_ranking(q.dense_text, depth))
+            rankings.append(dense if dense is not None else self.idx.dense_ranking(q.dense_text, depth))
         if mode in ("hybrid", "lexical"):
             rankings.append([i for i, _ in self.chunk_lexical.top(q.weights, depth)])
         return rrf(rankings, self.settings.rrf_k)
@@ -161,7 +162,8 @@ class Ranker:
         if level not in ("chunk", "symbol", "file"):
             raise ConfigError(f"unknown search level {level!r} (chunk, symbol, file)")
         q = self.query(query)
-        chunk = self.chunk_scores(q, mode)
+        dense = self.idx.dense_ranking(q.dense_text, self.settings.candidates) if mode != "lexical" else None
+        chunk = self.chunk_scores(q, mode, dense)
         picks: list[tuple[float, int]]  # (score, chunk shown for the hit), best first
         if level == "chunk":
             picks = [(chunk[i], i) for i in sorted(chunk, key=lambda i: (-chunk[i], i))]
@@ -177,7 +179,8 @@ class Ranker:
                 picks = [(files[p], best_chunk[p]) for p in order]
             else:
                 if not self.settings.weighted_symbols:
-                    chunk = self.chunk_scores(self.query(query, weighted=False), mode)
+                    plain = self.query(query, weighted=False)
+                    chunk = self.chunk_scores(plain, mode, dense)  # the same dense side
                 syms = self.symbol_scores(chunk, files)
                 picks = [syms[key] for key in sorted(syms, key=lambda key: (-syms[key][0], key))]
         hits = []
