@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import yaml
-from conftest import Climb, git
 
 from assay.agents._reference._profile import DEFAULT_PROFILE
 from assay.cli import main
+
+if TYPE_CHECKING:
+    from conftest import Climb
 
 #: task copies and the cached toolchain (the eval tasks tests' folder: the venv with pytest is made once)
 WORK_ROOT = Path(tempfile.gettempdir()) / f"assay-tasks-tests-{os.getuid()}"
@@ -73,21 +75,15 @@ def _tasks(root: Path) -> Path:
 
 
 @pytest.fixture
-def tasks_climb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Climb:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("ASSAY_NO_LOCK", "1")
-    monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "home"))
-    c = Climb(tmp_path)
+def tasks_climb(climb: Climb) -> Climb:
+    """conftest's climb repo made a tasks one: the profile whole but for tools/edit_file.md, the tasks file."""
+    c = climb
+    (c.profile / "tools" / "query_documents.md").write_text(c.description)  # the agent climb's defect undone
     c.description = (DEFAULT_PROFILE / "tools" / "edit_file.md").read_text()
-    shutil.copytree(DEFAULT_PROFILE, c.profile)
     (c.profile / "tools" / "edit_file.md").unlink()  # the planted defect
     _tasks(c.repo / "tasks")
-    (c.repo / ".gitignore").write_text("results/\n")
-    git(c.repo, "init", "-q", "-b", "main")
-    git(c.repo, "config", "user.email", "t@example.invalid")
-    git(c.repo, "config", "user.name", "t")
-    git(c.repo, "add", "-A")
-    git(c.repo, "commit", "-q", "-m", "start")
+    c.git("add", "-A")
+    c.git("commit", "-q", "-m", "tasks")
     return c
 
 
