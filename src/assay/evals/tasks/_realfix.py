@@ -238,14 +238,15 @@ class RealfixSuite(TasksSuiteKind):
             result = await run_agent_once(harness, prompt, spec, ctx, details, f"realfix {case.id}")
             metrics = {"steps": float(result.steps)}
             details["venv_installed"] = venv.installed()  # what the agent installed (the venv goes with it)
+            # web use is read even when the agent broke (a finding of the run all the same, as in swebench)
+            findings = web_use(result.tool_record)
+            details["compliance"] = [f.model_dump() for f in findings]
             broke = agent_broke(result, details, metrics)
             if broke is not None:
                 return broke
             diff = await asyncio.to_thread(agent_patch, checkout, pin.parent)
-            findings = web_use(result.tool_record)
             details.update(diff=_keep(diff), edited=bool(diff.strip()))
             details["diff_stat"] = patch_stat(diff).model_dump()  # of the whole diff (the kept one is cut)
-            details["compliance"] = [f.model_dump() for f in findings]
             forbidden = pin.forbid_internet and bool(findings)
             details["checks_passed"] = not forbidden
             details["reason"] = (

@@ -22,7 +22,7 @@ from assay.errors import ConfigError
 from assay.evals.tasks._judge import TasksJudgement
 from assay.evals.tasks._judge_run import awaits_judge
 from assay.models._weak import WEAK_MODEL_NOTE, is_weak_model
-from assay.runs._records import Attempt, MetricValue, Status
+from assay.runs._records import MEASURED_STATUSES, Attempt, MetricValue, Status
 
 __all__ = [
     "CHROMIUM_INSTALL",
@@ -39,7 +39,6 @@ NO_CHROMIUM = (
     f"the PNG is rendered by headless Chromium, which is not installed: {CHROMIUM_INSTALL} "
     "(or set ASSAY_CHROMIUM to its binary)"
 )
-_MEASURED = (Status.PASS, Status.FAIL, Status.ERROR, Status.TIMEOUT)
 
 
 class TasksSummary(BaseModel):
@@ -90,7 +89,7 @@ def summarize(attempts: Sequence[Attempt], judgement: TasksJudgement | None, ite
         if isinstance(d.get("compliance"), list):
             s.web_checked += 1
             s.web_use += bool(d["compliance"])
-        if att.status not in _MEASURED:
+        if att.status not in MEASURED_STATUSES:
             # a question waiting for the judge is not measured yet; a task skipped with a reason is its own
             awaiting = awaits_judge(att)
             s.not_measured += att.status is not Status.SKIPPED or awaiting

@@ -310,26 +310,11 @@ def _outcome(verdict: Verdict, details: dict[str, Any], usage: Any, metrics: dic
 def grade_run_dir(run_dir: Path | None, options: dict[str, Any]) -> tuple[str, list[Verdict], Path | None]:
     """``assay eval tasks swebench [DIR]``: grade DIR's predictions (and with ``validate`` the gold and empty
     patches) with one grader; writes ``DIR/grades-<grader>.json``. Returns (grader, verdicts, that file)."""
-    from assay.evals.tasks._swebench_data import read_predictions
     from assay.evals.tasks._swebench_grade import grade_instances, resolve_grader, write_grades
 
     grader = resolve_grader(str(options.get("grader") or "auto"))  # before anything runs
     refold = run_dir is not None and _check_refold(run_dir, grader)
-    recorded: dict[str, Any] = {}
-    if run_dir is not None and (run_dir / SETTINGS).is_file():
-        recorded = json.loads((run_dir / SETTINGS).read_text(encoding="utf-8"))
-    merged = {k: v for k, v in recorded.items() if v not in ("", None)}
-    merged.update({k: v for k, v in options.items() if v not in (None, "", False)})
-    if not options.get("instances") and recorded.get("instances") and merged.get("sample") is None:
-        merged["instances"] = ",".join(recorded["instances"])
-    patches: dict[str, str] = {}
-    if run_dir is not None:
-        patches = {k: v["model_patch"] for k, v in read_predictions(run_dir / PREDICTIONS).items()}
-        if not merged.get("instances") and merged.get("sample") is None:
-            merged["instances"] = ",".join(patches)
-    elif not options.get("validate"):
-        raise ConfigError("RUN_DIR is required (the run whose predictions.jsonl to grade), unless --validate")
-    instances = choose(merged)
+    merged, patches, instances = grading_selection(run_dir, options)
     if merged.get("offline"):
         require_cached(instances, merged.get("repo_source"), swebench_root(merged) / "repo-cache")
     mirrors, specs = merged.get("repo_source"), merged.get("repo_specs")
@@ -349,6 +334,36 @@ def grade_run_dir(run_dir: Path | None, options: dict[str, Any]) -> tuple[str, l
         assert run_dir is not None
         _refold(run_dir, grader, [v for v in verdicts if v.patch == "model"], patches)
     return grader, verdicts, out
+
+
+def _given(value: Any) -> bool:
+    """Whether an option was set (a seed of 0 was; an unset flag, None or "" was not)."""
+    return value is not None and value != "" and value is not False
+
+
+def grading_selection(
+    run_dir: Path | None, options: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, str], list[SwebenchInstance]]:
+    """What ``assay eval tasks swebench [DIR]`` grades: the options (DIR's recorded settings, then the
+    command's), DIR's predicted patches, and the instances they choose (DIR's own unless the command chose)."""
+    from assay.evals.tasks._swebench_data import read_predictions
+
+    recorded: dict[str, Any] = {}
+    if run_dir is not None and (run_dir / SETTINGS).is_file():
+        recorded = json.loads((run_dir / SETTINGS).read_text(encoding="utf-8"))
+    merged = {k: v for k, v in recorded.items() if _given(v)}
+    merged.update({k: v for k, v in options.items() if _given(v)})
+    merged.setdefault("seed", None)  # this command has its own --seed: the seed of its --sample (default 0)
+    if not options.get("instances") and recorded.get("instances") and merged.get("sample") is None:
+        merged["instances"] = ",".join(recorded["instances"])
+    patches: dict[str, str] = {}
+    if run_dir is not None:
+        patches = {k: v["model_patch"] for k, v in read_predictions(run_dir / PREDICTIONS).items()}
+        if not merged.get("instances") and merged.get("sample") is None:
+            merged["instances"] = ",".join(patches)
+    elif not options.get("validate"):
+        raise ConfigError("RUN_DIR is required (the run whose predictions.jsonl to grade), unless --validate")
+    return merged, patches, choose(merged)
 
 
 def _check_refold(run_dir: Path, grader: str) -> bool:

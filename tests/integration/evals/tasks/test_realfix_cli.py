@@ -178,6 +178,26 @@ def test_web_use_the_prompt_forbade_fails_a_well_graded_attempt_and_an_install_i
     assert row in (run_dir / "report.md").read_text()
 
 
+def test_an_agent_that_broke_is_an_error_and_its_web_use_is_still_read(
+    tmp_path: Path, upstream: FixRepo
+) -> None:
+    tasks_file = write_pin(tmp_path, upstream)
+    curl = {
+        "name": "run_shell",
+        "arguments": {"command": "curl -s --max-time 2 http://127.0.0.1:9/x || true"},
+    }
+    replies = [{"tool_calls": [curl]}, {"error": "subject", "message": "unreadable output"}]
+    code, out, run_dir = run(tmp_path, tasks_file, upstream.path, replies, "--no-judge")
+    assert code == 0, out  # measured against the agent, not a stopped run
+    att = attempt(run_dir)
+    assert att.status == "ERROR" and att.details["reason"].startswith("the agent broke: "), att.details
+    assert [f["why"].split(":")[0] for f in att.details["compliance"]] == ["shell command names a URL"]
+    assert (
+        "| calc-add | 0 | ERROR | - | - | 1 (forbidden): shell command names a URL"
+        in (run_dir / "report.md").read_text()
+    )
+
+
 def test_repo_url_is_refused_outside_realfix(tmp_path: Path, upstream: FixRepo) -> None:
     args = ["--suite", "core", "--repo-url", str(upstream.path), "--model", "scripted/x.yaml"]
     with pytest.raises(ConfigError, match="--repo-url applies to --suite realfix, not core"):

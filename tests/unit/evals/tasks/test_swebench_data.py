@@ -205,3 +205,23 @@ def test_an_official_report_json_reads_back_into_a_verdict() -> None:
     )
     assert (v.status, v.reason, v.fail_to_pass) == ("unresolved", "the patch did not apply", [0, 0])
     assert verdict_from("a__b-1", {**entry, "resolved": True}, "official", "gold").resolved
+
+
+def test_grading_a_sample_takes_its_seed_and_seed_0_is_a_seed(tmp_path: Path) -> None:
+    from assay.evals.tasks._swebench import choose, grading_selection
+
+    data = _jsonl(tmp_path / "d.jsonl", [_row(i) for i in range(40)])
+    inst = load_instances(data)
+    base = {"dataset": str(data), "work_root": str(tmp_path), "validate": True, "sample": 3}
+
+    def picked(**over: object) -> list[str]:
+        return [i.instance_id for i in grading_selection(None, {**base, **over})[2]]
+
+    want = [i.instance_id for i in select_instances(inst, sample=3, seed=0)]
+    assert picked(seed=0) == picked(seed=None) == want  # --seed 0, and no --seed (its default 0)
+    assert picked(seed=5) == [i.instance_id for i in select_instances(inst, sample=3, seed=5)] != want
+    # the bare `assay eval tasks` has no --sample seed of its own (its --seed is the run's): refused, named
+    with pytest.raises(
+        ConfigError, match=r"^--sample: use `assay eval tasks run --suite swebench --sample N"
+    ):
+        choose({"dataset": str(data), "work_root": str(tmp_path), "sample": 3})
