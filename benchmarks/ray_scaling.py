@@ -6,8 +6,8 @@ the local executor runs it at -j 1 (the speedup's baseline) and at -j W (what on
 concurrency, since the attempts only wait). The overhead is measured with --sleep 0: the wall time per
 attempt of the Ray run minus the local run's (task submission, the worker's reply, the files shipped back,
 the head probe). Every time is the whole run_benchmark call (journal, fold, reports included), the head's
-start excluded; a first run of W no-op
-attempts on each new head (its worker processes starting) is timed apart.
+start excluded; a first run of W attempts
+of 1 s on each new head (its worker processes starting) is timed apart.
 
     python benchmarks/ray_scaling.py [--attempts 16] [--sleep 0.5] [--overhead-attempts 200]
 """
@@ -73,7 +73,7 @@ def main() -> None:
             local = _run(tmp, "local", args.attempts, args.sleep, workers)
             _head(workers, tmp)
             try:  # the first run on a new head also starts its worker processes: timed apart
-                warm = _run(tmp, "ray", workers, 0.0, workers)
+                warm = _run(tmp, "ray", workers, 1.0, workers)  # W at once: W worker processes started
                 remote = _run(tmp, "ray", args.attempts, args.sleep, workers)
                 if workers == 2:
                     n = args.overhead_attempts
@@ -84,7 +84,7 @@ def main() -> None:
             print(
                 f"workers={workers}: ray {remote:.2f} s, speedup x{serial / remote:.2f} | "
                 f"local -j {workers} {local:.2f} s, speedup x{serial / local:.2f} | "
-                f"first ray run ({workers} no-op attempts, workers starting) {warm:.2f} s"
+                f"first ray run ({workers} attempts of 1 s, workers starting) {warm:.2f} s"
             )
         per_attempt_ms = 1000 * (ray_noop - local_noop) / n
         print(
