@@ -42,6 +42,8 @@ RULES = (
     "cannot be run here (its dependencies are not installed), so reason from the code. Leave your change in "
     "the working tree; do not commit it."
 )
+#: characters of the agent's diff kept in the journal (the refold finds an attempt's prediction by them)
+DIFF_KEEP = 20000
 _NOT_GRADED = "not graded (--no-evaluate): `assay eval tasks swebench RUN_DIR` grades it"
 
 
@@ -204,7 +206,7 @@ class SwebenchSuite(TasksSuiteKind):
             if broke is not None:
                 return broke
             patch = await asyncio.to_thread(agent_patch, repo, inst.base_commit)
-            details["diff"] = patch[:20000]
+            details["diff"] = patch[:DIFF_KEEP]
             model = f"{self.bench.harness_name}/{self.bench.model}"
             with self._lock, open(self.run_dir / PREDICTIONS, "a", encoding="utf-8") as fh:
                 fh.write(prediction_line(inst.instance_id, model, patch))
@@ -314,25 +316,32 @@ def grade_run_dir(run_dir: Path | None, options: dict[str, Any]) -> tuple[str, l
 
     grader = resolve_grader(str(options.get("grader") or "auto"))  # before anything runs
     refold = run_dir is not None and _check_refold(run_dir, grader)
-    merged, patches, instances = grading_selection(run_dir, options)
+    merged, rounds, instances = grading_selection(run_dir, options)
     if merged.get("offline"):
         require_cached(instances, merged.get("repo_source"), swebench_root(merged) / "repo-cache")
     mirrors, specs = merged.get("repo_source"), merged.get("repo_specs")
-    verdicts = grade_instances(
-        instances,
-        patches,
-        grader,
-        swebench_root(merged) / "grade",
-        validate=bool(options.get("validate")),
-        keep_images=bool(options.get("keep_images")),
-        mirrors=Path(mirrors) if mirrors else None,
-        repo_specs=Path(specs) if specs else None,
-        repo_cache=swebench_root(merged) / "repo-cache",
-    )
+    verdicts: list[Verdict] = []
+    graded: list[tuple[Verdict, str]] = []  # each model verdict with the patch it graded
+    for k, patches in enumerate(rounds or [{}]):  # a round per repeat: every attempt's own patch is graded
+        got = grade_instances(
+            instances if k == 0 else [i for i in instances if i.instance_id in patches],
+            patches,
+            grader,
+            swebench_root(merged) / "grade",
+            validate=bool(options.get("validate")) and k == 0,
+            keep_images=bool(options.get("keep_images")),
+            mirrors=Path(mirrors) if mirrors else None,
+            repo_specs=Path(specs) if specs else None,
+            repo_cache=swebench_root(merged) / "repo-cache",
+        )
+        verdicts += got
+        graded += [
+            (v, patches[v.instance_id]) for v in got if v.patch == "model" and v.instance_id in patches
+        ]
     out = None if run_dir is None else write_grades(run_dir / f"grades-{grader}.json", grader, verdicts)
     if refold:
         assert run_dir is not None
-        _refold(run_dir, grader, [v for v in verdicts if v.patch == "model"], patches)
+        _refold(run_dir, grader, graded)
     return grader, verdicts, out
 
 
@@ -343,10 +352,11 @@ def _given(value: Any) -> bool:
 
 def grading_selection(
     run_dir: Path | None, options: dict[str, Any]
-) -> tuple[dict[str, Any], dict[str, str], list[SwebenchInstance]]:
+) -> tuple[dict[str, Any], list[dict[str, str]], list[SwebenchInstance]]:
     """What ``assay eval tasks swebench [DIR]`` grades: the options (DIR's recorded settings, then the
-    command's), DIR's predicted patches, and the instances they choose (DIR's own unless the command chose)."""
-    from assay.evals.tasks._swebench_data import read_predictions
+    command's), DIR's predicted patches in rounds (round k holds each instance's k-th distinct patch: a run
+    with repeats has one per attempt), and the instances they choose (DIR's own unless the command chose)."""
+    from assay.evals.tasks._swebench_data import read_prediction_lines
 
     recorded: dict[str, Any] = {}
     if run_dir is not None and (run_dir / SETTINGS).is_file():
@@ -356,14 +366,20 @@ def grading_selection(
     merged.setdefault("seed", None)  # this command has its own --seed: the seed of its --sample (default 0)
     if not options.get("instances") and recorded.get("instances") and merged.get("sample") is None:
         merged["instances"] = ",".join(recorded["instances"])
-    patches: dict[str, str] = {}
+    rounds: list[dict[str, str]] = []
     if run_dir is not None:
-        patches = {k: v["model_patch"] for k, v in read_predictions(run_dir / PREDICTIONS).items()}
+        every: dict[str, list[str]] = {}
+        for row in read_prediction_lines(run_dir / PREDICTIONS):
+            mine = every.setdefault(row["instance_id"], [])
+            if row["model_patch"] not in mine:
+                mine.append(row["model_patch"])
+        depth = max((len(p) for p in every.values()), default=0)
+        rounds = [{i: p[k] for i, p in every.items() if k < len(p)} for k in range(depth)]
         if not merged.get("instances") and merged.get("sample") is None:
-            merged["instances"] = ",".join(patches)
+            merged["instances"] = ",".join(every)
     elif not options.get("validate"):
         raise ConfigError("RUN_DIR is required (the run whose predictions.jsonl to grade), unless --validate")
-    return merged, patches, choose(merged)
+    return merged, rounds, choose(merged)
 
 
 def _check_refold(run_dir: Path, grader: str) -> bool:
@@ -387,7 +403,7 @@ def _check_refold(run_dir: Path, grader: str) -> bool:
     return True
 
 
-def _refold(run_dir: Path, grader: str, verdicts: list[Verdict], patches: dict[str, str]) -> None:
+def _refold(run_dir: Path, grader: str, graded: list[tuple[Verdict, str]]) -> None:
     """The run's ungraded attempts take the verdicts (the same rule as at run time), its suite version and
     config take the grader, and its scorecard and reports are folded again."""
     from assay.runs._journal import Journal, latest_attempts, read_journal
@@ -409,13 +425,13 @@ def _refold(run_dir: Path, grader: str, verdicts: list[Verdict], patches: dict[s
         }
     )
     write_model(run_dir / META, run.meta, run.scrubber)
-    by_id = {v.instance_id: v for v in verdicts}
+    by_patch = {(v.instance_id, patch[:DIFF_KEEP]): v for v, patch in graded if patch.strip()}
     updated = []
     for att in latest_attempts(read_journal(run_dir / JOURNAL)).values():
-        v = by_id.get(att.case_id)
-        patch = patches.get(att.case_id, "")
-        if v is None or not patch.strip() or att.details.get("diff") != patch[:20000]:
-            continue  # not this prediction's attempt (an empty diff already failed)
+        # the verdict of this attempt's own prediction (an empty diff already failed)
+        v = by_patch.get((att.case_id, str(att.details.get("diff") or "")))
+        if v is None:
+            continue
         if att.status is not Status.SKIPPED and att.details.get("grader") != grader:
             continue
         out = _outcome(v, dict(att.details), att.usage, dict(att.metrics))

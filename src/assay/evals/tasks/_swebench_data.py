@@ -22,6 +22,7 @@ __all__ = [
     "dataset_file",
     "load_instances",
     "prediction_line",
+    "read_prediction_lines",
     "read_predictions",
     "select_instances",
 ]
@@ -165,11 +166,12 @@ def prediction_line(instance_id: str, model: str, patch: str) -> str:
     return json.dumps(row, ensure_ascii=False) + "\n"
 
 
-def read_predictions(path: Path) -> dict[str, dict[str, str]]:
-    """``predictions.jsonl`` by instance id; a bad line is a ConfigError naming the file and line."""
+def read_prediction_lines(path: Path) -> list[dict[str, str]]:
+    """Every line of ``predictions.jsonl`` in order (an instance run more than once has a line per attempt);
+    a bad line is a ConfigError naming the file and line."""
     if not path.is_file():
         raise ConfigError(f"{path}: no predictions file (a swebench run writes predictions.jsonl)")
-    out: dict[str, dict[str, str]] = {}
+    out: list[dict[str, str]] = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
@@ -180,5 +182,10 @@ def read_predictions(path: Path) -> dict[str, dict[str, str]]:
         keys = ("instance_id", "model_name_or_path", "model_patch")
         if not isinstance(row, dict) or not all(isinstance(row.get(k), str) for k in keys):
             raise ConfigError(f"a prediction needs {', '.join(keys)} as strings", path=str(path), line=n)
-        out[row["instance_id"]] = {k: row[k] for k in keys}
+        out.append({k: row[k] for k in keys})
     return out
+
+
+def read_predictions(path: Path) -> dict[str, dict[str, str]]:
+    """``predictions.jsonl`` by instance id (an instance's last line)."""
+    return {row["instance_id"]: row for row in read_prediction_lines(path)}

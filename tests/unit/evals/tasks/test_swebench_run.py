@@ -255,3 +255,36 @@ def test_local_and_official_suites_differ(world: dict[str, Path], monkeypatch: p
     official = TasksBenchmark({**options, "grader": "official"}).load_suite("swebench")
     assert [c.id for c in local.cases] == [c.id for c in official.cases] == [fx.IID]
     assert local.version != official.version
+
+
+def _edit(old: str, new: str) -> list[dict[str, Any]]:
+    call = {"name": "edit_file", "arguments": {"path": "tinycalc/__init__.py", "old": old, "new": new}}
+    return [{"tool_calls": [call]}, {"text": "done"}]
+
+
+def test_grading_a_run_with_repeats_grades_each_attempt_by_its_own_prediction(
+    tmp_path: Path, world: dict[str, Path]
+) -> None:
+    from assay.cli._tasks_swebench import tasks_swebench_command
+
+    # the first attempt fixes add; the second changes mul instead (a wrong fix): two lines, two patches
+    replies = _edit("a - b", "a + b") + _edit("a * b", "a + b")
+    code, out, run_dir = run(tmp_path, world, replies, "--no-evaluate", "--repeats", "2")
+    assert code == 0, out
+    lines = [json.loads(x) for x in (run_dir / "predictions.jsonl").read_text().splitlines()]
+    assert [p["instance_id"] for p in lines] == [fx.IID, fx.IID] and len(
+        {p["model_patch"] for p in lines}
+    ) == 2
+    graded = CliRunner().invoke(
+        tasks_swebench_command, [str(run_dir), "--grader", "local"], catch_exceptions=False
+    )
+    assert graded.exit_code == 0, graded.output
+    assert "resolved 1/2 graded (0 not run)" in graded.output
+    atts = latest_attempts(read_journal(run_dir / "results.jsonl"))
+    by_pass = {i: atts[(fx.IID, i)] for i in (0, 1)}
+    fixed = next(i for i, a in by_pass.items() if "-    return a - b" in a.details["diff"])
+    assert by_pass[fixed].status == "PASS" and by_pass[1 - fixed].status == "FAIL"  # neither left ungraded
+    assert by_pass[1 - fixed].details["grade"]["fail_to_pass"] == [0, 1]
+    card = json.loads((run_dir / "scorecard.json").read_text())
+    assert card["summary"]["counts"].get("SKIPPED", 0) == 0
+    assert "- resolved: **50.0%** of 2 measured attempts" in (run_dir / "report.md").read_text()
