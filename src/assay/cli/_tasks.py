@@ -122,6 +122,7 @@ def _run_callback(**kw: Any) -> None:
         out=run["out"],
         results_dir=run["results_dir"],
         resume=run["resume"],
+        seed=int(kw.get("seed") or 0),  # --sample's seed is the run's (meta.json records it)
         command_line=["assay", *sys.argv[1:]],
         progress=True,
     )

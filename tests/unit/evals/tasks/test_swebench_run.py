@@ -288,3 +288,19 @@ def test_grading_a_run_with_repeats_grades_each_attempt_by_its_own_prediction(
     card = json.loads((run_dir / "scorecard.json").read_text())
     assert card["summary"]["counts"].get("SKIPPED", 0) == 0
     assert "- resolved: **50.0%** of 2 measured attempts" in (run_dir / "report.md").read_text()
+
+
+def test_a_sampled_run_records_its_seed_as_the_runs(tmp_path: Path, world: dict[str, Path]) -> None:
+    (tmp_path / "agent.yaml").write_text(yaml.safe_dump({"replies": [{"text": "Nothing to change."}]}))
+    args = [
+        "--suite", "swebench", "--dataset", str(world["dataset"]), "--sample", "1", "--seed", "7",
+        "--repo-source", str(world["mirrors"]), "--model", f"scripted/{tmp_path / 'agent.yaml'}",
+        "--results-dir", str(tmp_path / "results"), "--work-root", str(world["work_root"]),
+        "--no-judge", "--no-evaluate",
+    ]  # fmt: skip
+    result = CliRunner().invoke(tasks_run_command, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    (run_dir,) = (tmp_path / "results").iterdir()
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["seed"] == 7 and meta["options"]["benchmark"]["seed"] == 7  # one seed, not the run's 0
+    assert meta["case_ids"] == [fx.IID]
