@@ -15,7 +15,7 @@ from typing import Any
 from assay import __version__
 from assay.errors import ConfigError, ExitCode, InfraError, MissingDependencyError, ResumeError
 from assay.evals._base import AttemptContext, Benchmark, Case, Suite
-from assay.evals._registry import get_benchmark
+from assay.evals._registry import available, get_benchmark
 from assay.exec import AttemptSpec, RunStopped, run_local
 from assay.runs._cancel import run_interruptible
 from assay.runs._journal import Journal, latest_attempts, read_journal
@@ -75,8 +75,11 @@ class RunResult:
 
 
 def resume_command(benchmark: str, run_dir: Path) -> str:
-    """The command that resumes a run (`retrieval-rag` runs belong to `assay eval retrieval`)."""
-    return f"assay eval {benchmark.split('-')[0]} --resume {run_dir}"
+    """The command that resumes a run: the registered benchmark it belongs to (`retrieval-rag` runs belong to
+    `assay eval retrieval`; a plugin named `ray-sleep` is its own command)."""
+    names = [n for n in available() if benchmark == n or benchmark.startswith(f"{n}-")]
+    command = max(names, key=len) if names else benchmark
+    return f"assay eval {command} --resume {run_dir}"
 
 
 def _jsonable(options: dict[str, Any]) -> dict[str, Any]:
