@@ -5,8 +5,13 @@
 - Chunks: reciprocal-rank fusion (RRF) of the dense (FAISS) ranking and a weighted BM25 over each chunk's
   path, symbol (its AST name, counted as a definition) and code.
 - Files: the fused scores of a file's best chunks, summed with a decay (a file that several chunks
-  match beats one lucky chunk), fused by RRF with a file-level BM25 channel over the whole file.
-- Symbols: the fused scores of the symbol's chunks, fused with the rank of the symbol's file.
+  match beats one lucky chunk), fused by RRF with a file-level BM25 channel over the whole file; files
+  indexed as plain text (docs, changelogs) count half, since an issue is about what the code does.
+- Symbols: the best chunk of each symbol, scored with the plain query tokens (the weights helped files,
+  not symbols, on both measured histories), fused with the rank of the symbol's file.
+
+Every choice here was kept only when it helped on both the ``pr`` (click) and ``jinja`` suites of
+``assay eval retrieval --component code``; ``SearchSettings`` turns each off to measure it again.
 """
 
 from __future__ import annotations
@@ -19,12 +24,13 @@ from typing import TYPE_CHECKING, Literal
 from assay.codeindex._lexical import LexicalIndex, code_tokens
 from assay.codeindex._query import WeightedQuery, parse_query
 from assay.errors import ConfigError
+from assay.rag._lexical import rrf
 
 if TYPE_CHECKING:
     from assay.codeindex._index import CodeIndex, SearchHit
     from assay.codeindex._store import ChunkRecord
 
-__all__ = ["Ranker", "SearchSettings", "ranker", "rrf", "search"]
+__all__ = ["Ranker", "SearchSettings", "ranker", "search"]
 
 Level = Literal["chunk", "symbol", "file"]
 
@@ -34,7 +40,7 @@ class SearchSettings:
     """How rankings are combined; the defaults are what the index uses (one set for every repository)."""
 
     candidates: int = 200  # depth of each chunk ranking before fusion
-    rrf_k: float = 60.0
+    rrf_k: int = 60
     agg_chunks: int = 3  # a file's score sums its best few chunks ...
     agg_decay: float = 0.5  # ... the i-th best (from 0) weighted decay**i
     file_channel: bool = True  # fuse the whole-file BM25 ranking into the file ranking
@@ -42,15 +48,6 @@ class SearchSettings:
     weighted_symbols: bool = False  # symbols ranked with the weighted query too (off: plain tokens)
     symbol_terms: int = 2  # extra copies of a chunk's symbol tokens in its lexical text (a definition)
     text_file_weight: float = 0.5  # file score factor of files indexed as plain text (docs, changelogs)
-
-
-def rrf(rankings: list[list[int]], k: float) -> dict[int, float]:
-    """Reciprocal-rank fusion: the sum of ``1 / (k + rank)`` over the rankings an item is in (rank from 1)."""
-    fused: dict[int, float] = defaultdict(float)
-    for ranking in rankings:
-        for r, item in enumerate(ranking, start=1):
-            fused[item] += 1.0 / (k + r)
-    return fused
 
 
 def _path_terms(path: str) -> list[str]:
@@ -108,7 +105,7 @@ class Ranker:
             rankings.append(dense if dense is not None else self.idx.dense_ranking(q.dense_text, depth))
         if mode in ("hybrid", "lexical"):
             rankings.append([i for i, _ in self.chunk_lexical.top(q.weights, depth)])
-        return rrf(rankings, self.settings.rrf_k)
+        return rrf(rankings, k=self.settings.rrf_k)
 
     def file_scores(self, q: WeightedQuery, chunk: dict[int, float], mode: str) -> dict[str, float]:
         s = self.settings
@@ -122,7 +119,7 @@ class Ranker:
         if s.file_channel and mode != "dense":
             from_chunks = [self.file_of[p] for p in sorted(agg, key=lambda p: (-agg[p], p))]
             lexical = [n for n, _ in self.file_lexical.top(q.weights, len(self.paths))]  # every match
-            agg = {self.paths[n]: v for n, v in rrf([from_chunks, lexical], s.rrf_k).items()}
+            agg = {self.paths[n]: v for n, v in rrf([from_chunks, lexical], k=s.rrf_k).items()}
         if s.text_file_weight != 1.0:
             files = self.idx.files
             for p in agg:
