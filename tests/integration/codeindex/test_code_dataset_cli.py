@@ -122,7 +122,7 @@ def test_nightly_runs_offline_from_the_pinned_parquet(
     assert code == 0, text
     sc = Scorecard.model_validate_json((out / "scorecard.json").read_text())
     assert sc.suite == "nightly" and sc.suite_version.startswith("nightly-")  # a content hash, not a size
-    assert sc.summary.counts["PASS"] == len(sc.cases) == 2 + 1 + 14 + 7, sc.summary.counts
+    assert sc.summary.counts["PASS"] == len(sc.cases) == 2 + 1 + 14 + 9 + 7, sc.summary.counts
     for n, symbol in ((1, "spin_gear"), (2, "paint_widget")):
         case = sc.case(f"q:acme__widgets-{n}")
         assert case is not None and case.metrics["file_recall@5"] == 1.0, (symbol, case)

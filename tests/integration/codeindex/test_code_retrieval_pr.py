@@ -47,7 +47,7 @@ def test_pr_suite_offline_deterministic_and_complete(repo_cache: Path, env: Path
     first = _run(repo_cache, env / "run1")
     sc = first.scorecard  # type: ignore[attr-defined]
     assert first.exit_code == 0  # type: ignore[attr-defined]
-    assert sc.complete and len(sc.cases) == 18 + 1 + 14 + 7
+    assert sc.complete and len(sc.cases) == 18 + 1 + 14 + 9 + 7
     assert all(c.counts == {"PASS": 1} for c in sc.cases if c.category != "query")
     m = sc.summary.metrics
     for name in (
@@ -87,6 +87,8 @@ def test_pr_suite_offline_deterministic_and_complete(repo_cache: Path, env: Path
     assert outcomes["robust:index:crash_between_renames"] == "correct"
     assert outcomes["robust:index:dropped_chunk"] == "raised"
     assert outcomes["robust:tree:latin1"] == "correct"
+    assert outcomes["robust:cache:flipped_byte"] == "rebuilt"  # a damaged vector-cache entry is never served
+    assert outcomes["robust:cache:leftover_temp_file"] == "served"
     assert "## Code search" in (env / "run1" / "report.md").read_text()
     assert not (env / "home" / "code_work" / "run1").exists()  # scratch removed at teardown
 
@@ -198,7 +200,7 @@ def test_swebench_format_dataset_on_a_cached_repository(env: Path) -> None:
         RetrievalBenchmark, opts, RunOptions(suite="nightly", out=env / "n", command_line=["t"])
     )
     sc = result.scorecard
-    assert sc.summary.counts["PASS"] == len(sc.cases) == 1 + 1 + 14 + 7, sc.summary.counts
+    assert sc.summary.counts["PASS"] == len(sc.cases) == 1 + 1 + 14 + 9 + 7, sc.summary.counts
     q = sc.case("q:acme__widgets-1")
     assert q is not None and q.metrics["file_recall@1"] == 1.0 and q.metrics["function_recall@5"] == 1.0
     # a repository that is not cached is refused offline, naming the cache

@@ -9,8 +9,8 @@ Cases of a suite:
 - ``replay:<repo>`` (``incremental``): replay the last N commits re-indexing after each, then compare with
   a fresh index of the last (built without the vector cache): no stale or missing chunks, every vector
   within cosine 0.9999; each step records chunks embedded against chunks whose embedded text is new.
-- ``robust:index:<mode>`` / ``robust:tree:<mode>`` (``robustness``): damaged copies of a real index and
-  hostile trees; silent outcomes fail.
+- ``robust:index:<mode>`` / ``robust:cache:<mode>`` / ``robust:tree:<mode>`` (``robustness``): damaged copies
+  of a real index, damaged vector-cache entries (rebuilt, never served) and hostile trees; silent outcomes fail.
 """
 
 from __future__ import annotations
@@ -248,7 +248,7 @@ class CodeRetrievalBenchmark(Benchmark):
         return sorted(queries, key=lambda q: (q.repo, q.created_at, q.instance_id))
 
     def load_suite(self, suite: str) -> Suite:
-        from assay.evals.retrieval._code_robust import DAMAGE_MODES, TREE_MODES
+        from assay.evals.retrieval._code_robust import CACHE_DAMAGE_MODES, DAMAGE_MODES, TREE_MODES
 
         if suite not in self.suites:
             raise ConfigError(
@@ -285,6 +285,10 @@ class CodeRetrievalBenchmark(Benchmark):
         cases += [
             Case(id=f"robust:index:{m}", category="robustness", input={"kind": "index", "mode": m})
             for m in DAMAGE_MODES
+        ]
+        cases += [
+            Case(id=f"robust:cache:{m}", category="robustness", input={"kind": "cache", "mode": m})
+            for m in CACHE_DAMAGE_MODES
         ]
         cases += [
             Case(id=f"robust:tree:{m}", category="robustness", input={"kind": "tree", "mode": m})
@@ -525,8 +529,10 @@ class CodeRetrievalBenchmark(Benchmark):
 
     def _run_robust(self, inp: dict[str, Any]) -> Outcome:
         from assay.evals.retrieval._code_robust import (
+            CACHE_DAMAGE_MODES,
             DAMAGE_MODES,
             NotRunnable,
+            run_cache_damage_case,
             run_damage_case,
             run_tree_case,
         )
@@ -539,6 +545,9 @@ class CodeRetrievalBenchmark(Benchmark):
             ref, expected = self._reference_index()
             detail = run_damage_case(ref, work, mode, self._embedder(), expected)
             ok = detail["outcome"] == DAMAGE_MODES[mode]
+        elif inp["kind"] == "cache":
+            detail = run_cache_damage_case(work, mode, self._embedder())
+            ok = detail["outcome"] == CACHE_DAMAGE_MODES[mode]
         else:
             try:
                 detail = run_tree_case(work, mode, self._embedder())
