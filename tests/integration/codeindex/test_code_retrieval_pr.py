@@ -37,10 +37,11 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def _run(cache: Path, out: Path, **extra: object) -> object:
+def _run(cache: Path, out: Path, iterations: int = 1, **extra: object) -> object:
     options = {"component": "code", "embedder": "hash", "offline": True, "repo_cache": str(cache)}
     options |= {"code_replay_commits": 3, **extra}
-    return run_benchmark(RetrievalBenchmark, options, RunOptions(suite="pr", out=out, command_line=["test"]))
+    opts = RunOptions(suite="pr", out=out, command_line=["test"], iterations=iterations)
+    return run_benchmark(RetrievalBenchmark, options, opts)
 
 
 def test_pr_suite_offline_deterministic_and_complete(repo_cache: Path, env: Path) -> None:
@@ -93,10 +94,17 @@ def test_pr_suite_offline_deterministic_and_complete(repo_cache: Path, env: Path
     assert not (env / "home" / "code_work" / "run1").exists()  # scratch removed at teardown
 
     # same numbers again, whatever the index went through before: a run of the four oldest queries only
-    second = _run(repo_cache, env / "run2", code_max_queries=4, code_replay_commits=2)
+    second = _run(repo_cache, env / "run2", iterations=2, code_max_queries=4, code_replay_commits=2)
     again = {c.case_id: c.metrics for c in second.scorecard.cases if c.category == "query"}  # type: ignore[attr-defined]
     assert len(again) == 4
     assert again == {c.case_id: c.metrics for c in sc.cases if c.case_id in again}
+    # every attempt's replay is compared with a fresh build of its own (not the last attempt's saved one)
+    replays = [
+        json.loads(line)["details"]
+        for line in (env / "run2" / "results.jsonl").read_text().splitlines()
+        if json.loads(line)["case_id"].startswith("replay:")
+    ]
+    assert len(replays) == 2 and all(d["fresh_chunks_embedded"] == d["chunks"] > 0 for d in replays)
 
 
 def test_offline_without_cache_is_a_clear_error(env: Path) -> None:

@@ -439,6 +439,8 @@ class CodeRetrievalBenchmark(Benchmark):
         commits = git(bare, "rev-list", "--first-parent", "-n", str(inp["n"]), inp["head"]).split()[::-1]
         slug = inp["repo"].replace("/", "__")
         worktree = self._work / "replay" / slug
+        for left in (self._work / "replay-index" / slug, self._work / "replay-fresh" / slug):
+            shutil.rmtree(left, ignore_errors=True)  # each attempt replays from nothing (the cache stays)
         inc = CodeIndex(
             worktree,
             self._embedder(),
@@ -494,6 +496,7 @@ class CodeRetrievalBenchmark(Benchmark):
             "commits": commits,
             "steps": steps,
             "fresh_s": round(fs.total_s, 3),
+            "fresh_chunks_embedded": fs.chunks_embedded,
             "chunks": len(fresh.chunks),
             "stale_chunks": len(stale),
             "missing_chunks": len(missing),
