@@ -140,7 +140,7 @@ def test_the_fusion_verdict_catches_a_fusion_below_its_better_channel(tmp_path: 
     assert broken.ok is False and broken.best == "bm25" and broken.margin < 0 and broken.worse > 0
     assert (
         "FUSION BELOW ITS BETTER CHANNEL" in broken.text()
-        and f"worse on {broken.worse} queries" in broken.text()
+        and f"worse on {broken.worse} quer" in broken.text()
     )
     assert quiet.ok is True and quiet.margin == 0 and quiet.worse == 0 and "BELOW" not in quiet.text()
     # a scale tier carrying a fusion below its better channel fails, naming it; a fast one above passes

@@ -64,8 +64,12 @@ class FusionVerdict:
             f"{self.best_value:.4f} ({self.margin:+.4f})"
         )
         if self.worse is not None and self.better is not None:
-            head += f"; hybrid worse on {self.worse} queries, better on {self.better}"
+            head += f"; hybrid worse on {_queries(self.worse)}, better on {self.better}"
         return head + ("" if self.ok else ": FUSION BELOW ITS BETTER CHANNEL")
+
+
+def _queries(n: int) -> str:
+    return f"{n} query" if n == 1 else f"{n} queries"
 
 
 def fusion_verdict(
