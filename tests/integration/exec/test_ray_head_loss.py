@@ -29,8 +29,13 @@ def _kill_head_when(run_dir: Path, finished: int, head: list[psutil.Process], ki
     deadline = time.monotonic() + 60
     while len(_journal(run_dir)) < finished and time.monotonic() < deadline:
         time.sleep(0.05)
-    head.extend(psutil.Process().children(recursive=True))
-    for proc in head:
+    for proc in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if proc.name() in ("gcs_server", "raylet"):  # the head, and what it started (its agents)
+                head.extend([proc, *proc.children(recursive=True)])
+            elif any("/ray/" in part for part in proc.cmdline()):  # Ray's own helpers (log monitor, ...)
+                head.append(proc)
+    for proc in head:  # never another child of this process (a shared model server of other tests)
         with contextlib.suppress(psutil.Error):
             if proc.name() in ("gcs_server", "raylet"):
                 proc.kill()
