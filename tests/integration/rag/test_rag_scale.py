@@ -172,3 +172,22 @@ def test_tiers_run_on_the_runs_beir_corpus_and_say_which(tmp_path: Path) -> None
     rules = {a.case_id: a.details["rule"] for a in read_journal(result.run_dir / "results.jsonl")
              if a.case_id.startswith("scale/")}  # fmt: skip
     assert set(rules) == {"scale/12", "scale/50"} and all("hybrid nDCG@10" in r for r in rules.values())
+
+
+def test_the_fusion_verdict_stays_quiet_on_one_query_and_catches_a_shortfall_over_many() -> None:
+    # 51 queries, the better channel (BM25) at 0.9 each: hybrid losing 0.35 on ONE query is query noise
+    # (the shortfall the 1,000-document hashing tier showed: 0.007), losing 0.05 on every query is not
+    bm25, dense = [0.9] * 51, [0.6] * 51
+    one_query = {"bm25": bm25, "dense": dense, "hybrid": [0.55] + [0.9] * 50}
+    everywhere = {"bm25": bm25, "dense": dense, "hybrid": [0.85] * 51}
+    quiet = fusion_verdict(mean_ndcg(one_query), one_query)
+    assert quiet.ok and quiet.margin == pytest.approx(-0.35 / 51) and quiet.worse == 1
+    assert 0 < -quiet.margin <= quiet.tolerance and "within the query noise" in quiet.text()
+    caught = fusion_verdict(mean_ndcg(everywhere), everywhere)
+    assert not caught.ok and caught.worse == 51 and "FUSION BELOW ITS BETTER CHANNEL" in caught.text()
+    # the tier re-reads the recorded tolerance: the same verdict from the metrics alone
+    base = {"scale@9/sdk_p95_ms": 3.0, "scale@9/query_embed_p50_ms": 1.0}
+    for per_query, verdict in ((one_query, quiet), (everywhere, caught)):
+        recorded = {f"scale@9/{m}_ndcg@10": x for m, x in mean_ndcg(per_query).items()}
+        recorded["scale@9/fusion_tolerance"] = verdict.tolerance
+        assert tier_verdict(9, {**base, **recorded})[0] is verdict.ok

@@ -2,7 +2,10 @@
 
 Hybrid fusion earns its place only if it is at least as good as the better of its two channels on the
 same corpus and queries. :func:`fusion_verdict` is the one place that rule is decided; the BEIR rows and
-the scale tiers both report it.
+the scale tiers both report it. Its tolerance is the gate's paired rule for per-item proportions
+(:func:`assay.stats._tolerance.paired_proportion_tolerance`, one-sided 5%) over the per-query nDCG@10 of
+hybrid and the better channel: a shortfall that one or two queries flipping could give is reported, never
+failed; every shortfall beyond it is.
 """
 
 from __future__ import annotations
@@ -13,8 +16,21 @@ from dataclasses import dataclass
 
 from assay.evals.retrieval._rag_score import ndcg_at_k
 from assay.rag import DocumentIndex
+from assay.stats._tolerance import paired_proportion_tolerance
 
-__all__ = ["RANKERS", "FusionVerdict", "doc_rankings", "fusion_verdict", "mean_ndcg", "ranker_ndcg"]
+__all__ = [
+    "FUSION_ALPHA",
+    "RANKERS",
+    "FusionVerdict",
+    "doc_rankings",
+    "fusion_tolerance",
+    "fusion_verdict",
+    "mean_ndcg",
+    "ranker_ndcg",
+]
+
+#: one-sided level of the fusion verdict's query-sampling tolerance
+FUSION_ALPHA = 0.05
 
 #: the rankers compared, in the order reports list them
 RANKERS = ("bm25", "dense", "hybrid")
@@ -45,7 +61,8 @@ def ranker_ndcg(
 
 @dataclass(frozen=True)
 class FusionVerdict:
-    """Whether hybrid reached the better channel; ``worse``/``better`` count queries against that channel."""
+    """Whether hybrid reached the better channel (within ``tolerance``, the query-sampling noise of the
+    per-query differences); ``worse``/``better`` count queries against that channel."""
 
     ok: bool
     hybrid: float
@@ -53,15 +70,18 @@ class FusionVerdict:
     best_value: float
     worse: int | None = None
     better: int | None = None
+    tolerance: float = 0.0
 
     @property
     def margin(self) -> float:
         return self.hybrid - self.best_value
 
     def text(self) -> str:
+        within = self.ok and self.margin < 0
         head = (
-            f"hybrid nDCG@10 {self.hybrid:.4f} {'>=' if self.ok else '<'} {self.best} alone "
-            f"{self.best_value:.4f} ({self.margin:+.4f})"
+            f"hybrid nDCG@10 {self.hybrid:.4f} {'>=' if self.margin >= 0 else '<'} {self.best} alone "
+            f"{self.best_value:.4f} ({self.margin:+.4f}"
+            + (f", within the query noise {self.tolerance:.4f})" if within else ")")
         )
         if self.worse is not None and self.better is not None:
             head += f"; hybrid worse on {_queries(self.worse)}, better on {self.better}"
@@ -72,13 +92,23 @@ def _queries(n: int) -> str:
     return f"{n} query" if n == 1 else f"{n} queries"
 
 
-def fusion_verdict(
-    ndcg: Mapping[str, float], per_query: Mapping[str, Sequence[float]] | None = None
-) -> FusionVerdict:
-    """Hybrid must not be below the better of BM25 and dense (means of nDCG@10 over the same queries).
+def fusion_tolerance(per_query: Mapping[str, Sequence[float]], best: str) -> float:
+    """How far below ``best`` hybrid's mean nDCG@10 may fall by query sampling alone (0 with no queries)."""
+    hybrid, channel = list(per_query["hybrid"]), list(per_query[best])
+    if not hybrid:
+        return 0.0
+    return paired_proportion_tolerance(channel, hybrid, FUSION_ALPHA)
 
-    No tolerance: the goal is "never below", so any shortfall is flagged and its size is stated.
-    ``per_query`` (ranker -> nDCG per query) adds how many queries hybrid lost and won.
+
+def fusion_verdict(
+    ndcg: Mapping[str, float],
+    per_query: Mapping[str, Sequence[float]] | None = None,
+    tolerance: float | None = None,
+) -> FusionVerdict:
+    """Hybrid must not be below the better of BM25 and dense (means of nDCG@10 over the same queries) by
+    more than the query-sampling tolerance (:func:`fusion_tolerance` of ``per_query``, or ``tolerance`` as
+    recorded from it; 0 when neither is known, so the rule is then strict). Any shortfall is stated.
+    ``per_query`` (ranker -> nDCG per query) also adds how many queries hybrid lost and won.
     """
     best = max(("bm25", "dense"), key=lambda m: (ndcg[m], m == "bm25"))
     worse = better = None
@@ -86,7 +116,10 @@ def fusion_verdict(
         pairs = list(zip(per_query["hybrid"], per_query[best], strict=True))
         worse = sum(1 for h, b in pairs if h < b)
         better = sum(1 for h, b in pairs if h > b)
-    return FusionVerdict(ndcg["hybrid"] >= ndcg[best], ndcg["hybrid"], best, ndcg[best], worse, better)
+        tolerance = fusion_tolerance(per_query, best)
+    tol = float(tolerance or 0.0)
+    ok = ndcg["hybrid"] >= ndcg[best] - tol - 1e-12
+    return FusionVerdict(ok, ndcg["hybrid"], best, ndcg[best], worse, better, tol)
 
 
 def mean_ndcg(per_query: Mapping[str, Sequence[float]]) -> dict[str, float]:

@@ -193,14 +193,17 @@ def tier_verdict(tier: int, metrics: dict[str, float]) -> tuple[bool, str]:
     """The pass rule of a scale tier: (passed, the rules with the measured figures).
 
     Search p95 beyond the query embedding within :data:`SEARCH_P95_LIMIT_MS`, and (where the tier
-    scored its rankers) hybrid nDCG@10 not below the better channel (:func:`fusion_verdict`).
+    scored its rankers) hybrid nDCG@10 not below the better channel beyond the query-sampling noise
+    (:func:`fusion_verdict`).
     """
     p = f"scale@{tier}/"
     beyond = metrics[p + "sdk_p95_ms"] - metrics[p + "query_embed_p50_ms"]
     ok = beyond <= SEARCH_P95_LIMIT_MS
     rule = f"search p95 beyond the query embedding <= {SEARCH_P95_LIMIT_MS:.0f} ms (measured {beyond:.1f} ms)"
     if all(f"{p}{m}_ndcg@10" in metrics for m in RANKERS):
-        fusion = fusion_verdict({m: metrics[f"{p}{m}_ndcg@10"] for m in RANKERS})
+        fusion = fusion_verdict(
+            {m: metrics[f"{p}{m}_ndcg@10"] for m in RANKERS}, tolerance=metrics.get(p + "fusion_tolerance")
+        )
         ok = ok and fusion.ok
         rule += "; " + fusion.text()
     return ok, rule
@@ -291,6 +294,9 @@ def measure_tier(
     }
     metrics[p + "wall_s"] = time.perf_counter() - t_wall
     fusion = fusion_verdict(ndcg, per_query)
+    metrics[p + "fusion_tolerance"] = (
+        fusion.tolerance
+    )  # the verdict's query-sampling noise, kept for re-reads
     generated = f" + {len(distractors):,} generated distractors" if distractors else ""
     own = len(files) + len(texts)
     source = (
@@ -349,11 +355,20 @@ def render_scale(metrics: dict[str, float | None], notes: dict[str, str]) -> lis
         p = f"scale@{t}/"
         got = {m: metrics.get(f"{p}{m}_ndcg@10") for m in RANKERS}
         scored = {m: x for m, x in got.items() if x is not None}
-        verdict = fusion_verdict(scored) if len(scored) == len(RANKERS) else None
+        tol = metrics.get(p + "fusion_tolerance")
+        verdict = fusion_verdict(scored, tolerance=tol) if len(scored) == len(RANKERS) else None
         flag = (
             "–"
             if verdict is None
-            else ("ok" if verdict.ok else f"**below {verdict.best}** ({verdict.margin:+.4f})")
+            else (
+                (
+                    "ok"
+                    if verdict.margin >= 0
+                    else f"ok ({verdict.margin:+.4f}, within {verdict.tolerance:.4f})"
+                )
+                if verdict.ok
+                else f"**below {verdict.best}** ({verdict.margin:+.4f})"
+            )
         )
         lines.append(
             f"| {t} | {v(t, 'queries', 0)} | {v(t, 'bm25_ndcg@10', 4)} | {v(t, 'dense_ndcg@10', 4)} | "
