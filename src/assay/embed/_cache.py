@@ -1,24 +1,26 @@
 """A caching wrapper for any embedder: a bounded in-memory LRU in front of an on-disk cache.
 
-On disk, vectors are keyed by (embedder id, sha256 of the text)::
+On disk, each embedder id owns one folder of entries in the checksummed format of
+:mod:`assay.embed._vector_store` (the same store, read checks and atomic writes as the code index's cache)::
 
     $ASSAY_HOME/cache/embeddings/<slug>-<sha256(id)[:16]>/
-        embedder.json               {"schema_version": 1, "id": ..., "name": ..., "dim": ...}
-        ab/abcdef....npy            one float32 vector per text, plain .npy (never pickled)
+        embedder.json               {"schema_version": 2, "id": ..., "name": ..., "dim": ...}
+        ab/abcdef....vec            one vector: header (key, payload sha256) + float32 values
 
-Each file is written to a temporary name and renamed into place, so a killed process leaves no half-written
-entry. An entry that fails to load (truncated, wrong shape or dtype, non-finite) is ignored, recomputed and
-rewritten; a directory whose ``embedder.json`` names another id is never read.
+An entry is served only if its size, key, dim, dtype and checksum match and its values are finite and of
+unit length (or zero); anything else (a flipped bit, a truncated or foreign entry) is counted as corrupt,
+recomputed and rewritten. A directory whose ``embedder.json`` names another id is never read. Entries
+written before the checksum (``ab/<sha256(text)>.npy``, schema 1) are never read: they count as absent,
+and the vector is recomputed and written as a ``.vec`` entry; the stale ``.npy`` files are left in place
+(nothing prunes the cache yet).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import re
-import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -28,11 +30,12 @@ from pathlib import Path
 import numpy as np
 
 from assay.embed._protocol import Embedder, check_texts
+from assay.embed._vector_store import CacheCounts, VectorCache, atomic_write, identity_of
 from assay.errors import ConfigError
 
 __all__ = ["CacheStats", "CachedEmbedder", "default_cache_dir", "text_key"]
 
-_SCHEMA_VERSION = 1
+_SCHEMA_VERSION = 2  # 1: unchecksummed .npy entries (never read now)
 
 
 def default_cache_dir() -> Path:
@@ -42,7 +45,7 @@ def default_cache_dir() -> Path:
 
 
 def text_key(text: str) -> str:
-    """sha256 hex digest of the UTF-8 text (surrogates escaped, so any ``str`` has a key)."""
+    """sha256 hex digest of the UTF-8 text (surrogates escaped, so any ``str`` has a key; the memory key)."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -90,6 +93,7 @@ class CachedEmbedder:
             self.cache_dir = Path(cache_dir)
         self._dir: Path | None = None
         self._dir_ready = False
+        self._store: VectorCache | None = None
         self._dim: int | None = None
 
     def _vector_dim(self) -> int:
@@ -145,63 +149,44 @@ class CachedEmbedder:
                 if isinstance(meta, dict) and meta.get("id") == want["id"]:
                     if isinstance(meta.get("dim"), int) and meta["dim"] > 0:
                         self._dim = meta["dim"]  # a server-backed embedder need not be asked
-                    self._dir_ready = True
-                    return True
+                    return self._open_store(d)
                 if isinstance(meta, dict) and "id" in meta and meta["id"] != want["id"]:
                     return False  # a hash collision of ids: never mix vectors of two embedders
             d.mkdir(parents=True, exist_ok=True)
             want["dim"] = self._vector_dim()
-            self._atomic_write(meta_path, json.dumps(want, indent=2).encode())
+            atomic_write(meta_path, json.dumps(want, indent=2).encode())
         except OSError:
             self.stats.write_errors += 1
             return False
+        return self._open_store(d)
+
+    def _open_store(self, folder: Path) -> bool:
+        self._store = VectorCache.in_folder(
+            folder, identity_of(self.inner.id, self._vector_dim()), self._vector_dim()
+        )
         self._dir_ready = True
         return True
 
-    def _path(self, key: str) -> Path:
-        assert self._dir is not None
-        return self._dir / key[:2] / f"{key}.npy"
+    def entry_path(self, text: str) -> Path | None:
+        """Where ``text``'s vector is (or would be) stored; None when the disk cache is off or unusable."""
+        with self._lock:
+            if not self._prepare_dir() or self._store is None:
+                return None
+            return self._store.path(self._store.key(text))
 
-    @staticmethod
-    def _atomic_write(path: Path, data: bytes) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-
-    def _read(self, key: str) -> np.ndarray | None:
-        path = self._path(key)
-        try:
-            vec = np.load(path, allow_pickle=False)
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError, EOFError):
-            self.stats.corrupt += 1
-            return None
-        if vec.dtype != np.float32 or vec.shape != (self._vector_dim(),) or not np.all(np.isfinite(vec)):
-            self.stats.corrupt += 1
-            return None
-        sq = float(np.dot(vec, vec))
-        if sq != 0.0 and abs(sq - 1.0) > 1e-3:  # every embedder returns unit vectors (or zero for "")
-            self.stats.corrupt += 1
-            return None
+    def _read(self, text: str) -> np.ndarray | None:
+        assert self._store is not None
+        key = self._store.key(text)
+        counts = CacheCounts()
+        vec = self._store.get_many([key], counts).get(key)
+        self.stats.corrupt += counts.damaged
         return vec
 
-    def _write(self, key: str, vec: np.ndarray) -> None:
-        import io
-
-        buf = io.BytesIO()
-        np.save(buf, np.ascontiguousarray(vec, dtype=np.float32), allow_pickle=False)
-        try:
-            self._atomic_write(self._path(key), buf.getvalue())
-        except OSError:
-            self.stats.write_errors += 1
+    def _write(self, text: str, vec: np.ndarray) -> None:
+        assert self._store is not None
+        counts = CacheCounts()
+        self._store.put_many({self._store.key(text): vec}, counts)
+        self.stats.write_errors += counts.write_errors
 
     # -- memory ---------------------------------------------------------------------------------------
     def _remember(self, key: str, vec: np.ndarray) -> None:
@@ -233,7 +218,7 @@ class CachedEmbedder:
                     self.stats.memory_hits += 1
                     found[key] = vec
                     continue
-                vec = self._read(key) if disk else None
+                vec = self._read(text) if disk else None
                 if vec is not None:
                     self.stats.disk_hits += 1
                     found[key] = vec
@@ -243,12 +228,12 @@ class CachedEmbedder:
         if todo:
             new = self.inner.embed(list(todo.values()))
             with self._lock:
-                for key, vec in zip(todo, new, strict=True):
+                for (key, text), vec in zip(todo.items(), new, strict=True):
                     vec = np.array(vec, dtype=np.float32)  # own the row, not a view of the batch
                     found[key] = vec
                     self._remember(key, vec)
                     if disk:
-                        self._write(key, vec)
+                        self._write(text, vec)
                 self.stats.misses += len(todo)
         out = np.zeros((len(texts), self._vector_dim()), dtype=np.float32)
         for i, key in enumerate(keys):

@@ -1,7 +1,8 @@
-"""CachedEmbedder: memory LRU, on-disk .npy cache keyed by (embedder id, text hash), corruption handling."""
+"""CachedEmbedder: memory LRU, on-disk checksummed entries (the shared vector store), corruption handling."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from assay.embed import CachedEmbedder, Embedder, HashEmbedder, default_cache_dir
 from assay.embed._cache import text_key
+from assay.embed._vector_store import VectorCache, identity_of
 
 
 class CountingEmbedder:
@@ -39,7 +41,7 @@ class CountingEmbedder:
 
 
 def _files(d: Path) -> list[Path]:
-    return sorted(p for p in d.rglob("*.npy"))
+    return sorted(p for p in d.rglob("*.vec"))
 
 
 def test_same_vectors_and_protocol(tmp_path: Path) -> None:
@@ -73,18 +75,53 @@ def test_memory_hits_then_disk_hits(tmp_path: Path) -> None:
     np.testing.assert_array_equal(out, inner2.inner.embed(["three", "one", "two"]))
 
 
-def test_disk_layout_is_plain_npy_and_json(tmp_path: Path) -> None:
+def test_disk_layout_is_the_shared_checksummed_store(tmp_path: Path) -> None:
     inner = CountingEmbedder()
     cached = CachedEmbedder(inner, cache_dir=tmp_path)
     cached.embed(["hello"])
     assert cached.directory is not None and cached.directory.parent == tmp_path
     meta = json.loads((cached.directory / "embedder.json").read_text())
-    assert meta == {"schema_version": 1, "id": inner.id, "name": "counting", "dim": 32}
-    key = text_key("hello")
-    path = cached.directory / key[:2] / f"{key}.npy"
+    assert meta == {"schema_version": 2, "id": inner.id, "name": "counting", "dim": 32}
+    store = VectorCache.in_folder(cached.directory, identity_of(inner.id, 32), 32)
+    key = store.key("hello")
+    assert key != text_key("hello")  # the entry key binds the embedder identity too
+    path = cached.entry_path("hello")
+    assert path == cached.directory / key[:2] / f"{key}.vec"
     assert _files(tmp_path) == [path]
-    vec = np.load(path, allow_pickle=False)
-    np.testing.assert_array_equal(vec, inner.inner.embed(["hello"])[0])
+    want = inner.inner.embed(["hello"])[0]
+    assert path.read_bytes() == store.encode(key, want)  # byte for byte the code index's format
+
+
+def _flip_bit(p: Path, offset: int, bit: int = 0) -> None:
+    blob = bytearray(p.read_bytes())
+    blob[offset] ^= 1 << bit
+    p.write_bytes(bytes(blob))
+
+
+def _flip_mantissa_lsb(p: Path) -> None:
+    """Flip the lowest mantissa bit of the first non-zero value (the old .npy checks would serve the result)."""
+    header = 76  # magic, version, dtype, dim, key, payload sha256
+    values = np.frombuffer(p.read_bytes()[header:], dtype="<f4")
+    i = int(np.flatnonzero(values)[0])
+    _flip_bit(p, header + 4 * i, 0)
+    damaged = np.frombuffer(p.read_bytes()[header:], dtype="<f4")
+    assert damaged[i] != values[i] and np.all(np.isfinite(damaged))
+    assert abs(float(np.dot(damaged, damaged)) - 1.0) < 1e-3
+
+
+def _as_npy(p: Path) -> None:
+    with p.open("wb") as fh:
+        np.save(fh, np.ones(32, dtype=np.float32) / np.sqrt(32), allow_pickle=False)
+
+
+def _rewrite(p: Path, vec: np.ndarray) -> None:
+    """A well-formed entry (right key, valid checksum) holding ``vec``: only the value checks can refuse it."""
+    store = VectorCache.in_folder(p.parent.parent, identity_of("counting:" + HashEmbedder(dim=32).id, 32), 32)
+    blob = store.encode(p.stem, np.zeros(32, dtype=np.float32))
+    payload = np.ascontiguousarray(vec, dtype="<f4").tobytes()
+    header = bytearray(blob[: len(blob) - 128])
+    header[-32:] = hashlib.sha256(payload).digest()
+    p.write_bytes(bytes(header) + payload)
 
 
 @pytest.mark.parametrize(
@@ -92,20 +129,34 @@ def test_disk_layout_is_plain_npy_and_json(tmp_path: Path) -> None:
     [
         lambda p: p.write_bytes(b""),
         lambda p: p.write_bytes(p.read_bytes()[:-40]),
-        lambda p: p.write_bytes(b"\x93NUMPY garbage that is not a header"),
-        lambda p: np.save(p, np.ones(7, dtype=np.float32)),
-        lambda p: np.save(p, np.ones(32, dtype=np.float64) / np.sqrt(32)),
-        lambda p: np.save(p, np.full(32, np.nan, dtype=np.float32)),
-        lambda p: np.save(p, np.ones(32, dtype=np.float32)),  # right shape, not unit length
-        lambda p: np.save(p, np.array([{"x": 1}], dtype=object), allow_pickle=True),
+        lambda p: p.write_bytes(b"AVEC garbage that is not a header"),
+        _flip_mantissa_lsb,  # still finite and unit length: only the checksum catches it
+        lambda p: _flip_bit(p, 76 + 4 * 5 + 3, 6),  # an exponent bit of the sixth value
+        lambda p: _flip_bit(p, 12, 0),  # one bit of the stored key
+        lambda p: _rewrite(p, np.full(32, np.nan, dtype=np.float32)),
+        lambda p: _rewrite(p, np.ones(32, dtype=np.float32)),  # valid checksum, not unit length
+        _as_npy,  # a plain .npy (the old format) in its place
     ],
-    ids=["empty", "truncated", "bad-header", "wrong-shape", "wrong-dtype", "nan", "not-unit", "pickle"],
+    ids=[
+        "empty",
+        "truncated",
+        "bad-header",
+        "flip-mantissa-bit",
+        "flip-value-bit",
+        "flip-key-bit",
+        "nan",
+        "not-unit",
+        "npy",
+    ],
 )
 def test_corrupt_entries_are_recomputed_and_rewritten(tmp_path: Path, damage) -> None:
-    CachedEmbedder(CountingEmbedder(), cache_dir=tmp_path).embed(["kept", "damaged"])
-    key = text_key("damaged")
-    (path,) = [p for p in _files(tmp_path) if p.stem == key]
+    first = CachedEmbedder(CountingEmbedder(), cache_dir=tmp_path)
+    first.embed(["kept", "damaged"])
+    path = first.entry_path("damaged")
+    assert path is not None and path in _files(tmp_path)
+    sound = path.read_bytes()
     damage(path)
+    assert path.read_bytes() != sound
 
     inner = CountingEmbedder()
     cached = CachedEmbedder(inner, cache_dir=tmp_path)
@@ -114,9 +165,27 @@ def test_corrupt_entries_are_recomputed_and_rewritten(tmp_path: Path, damage) ->
     assert cached.stats.corrupt == 1 and cached.stats.disk_hits == 1
     np.testing.assert_array_equal(out, inner.inner.embed(["kept", "damaged"]))
     # and the entry was repaired on disk
+    assert path.read_bytes() == sound
     fresh = CountingEmbedder()
     CachedEmbedder(fresh, cache_dir=tmp_path).embed(["damaged"])
     assert fresh.calls == []
+
+
+def test_old_unchecksummed_npy_entries_are_absent_and_rewritten(tmp_path: Path) -> None:
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, cache_dir=tmp_path)
+    assert cached.directory is not None
+    # The schema-1 layout: embedder.json naming this id, ab/<sha256(text)>.npy, no checksum.
+    cached.directory.mkdir(parents=True)
+    meta = {"schema_version": 1, "id": inner.id, "name": "counting", "dim": 32}
+    (cached.directory / "embedder.json").write_text(json.dumps(meta))
+    key = text_key("old")
+    (cached.directory / key[:2]).mkdir()
+    np.save(cached.directory / key[:2] / f"{key}.npy", np.ones(32, dtype=np.float32) / np.sqrt(32))
+    out = cached.embed(["old"])
+    assert inner.embedded == ["old"] and cached.stats.misses == 1 and cached.stats.disk_hits == 0
+    np.testing.assert_array_equal(out[0], inner.inner.embed(["old"])[0])
+    assert _files(tmp_path) == [cached.entry_path("old")]
 
 
 def test_other_embedders_never_share_vectors(tmp_path: Path) -> None:
