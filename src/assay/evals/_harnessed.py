@@ -3,6 +3,9 @@ test, the model it runs on, the judge's model and the caps of one agent run, rea
 
 from __future__ import annotations
 
+import asyncio
+import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.agents import Limits
@@ -38,6 +41,48 @@ class HarnessedOptions:
     @property
     def judge_model(self) -> str:
         return str(self.options.get("judge_model") or self.model)
+
+    # what the three benchmarks hold while a run is set up: the gateway and a work root of their own
+    _gateway: Any = None
+    _own_work_root: tempfile.TemporaryDirectory[str] | None = None
+
+    def _harness_options(self) -> dict[str, Any]:
+        return {}
+
+    async def refuse_unknown_harness(self) -> None:
+        """An unknown ``--harness`` is refused in setup, before any case runs."""
+        from assay.agents import get_harness
+
+        if self.harness_name != self.default_harness:
+            await get_harness(self.harness_name, **self._harness_options()).close()
+
+    def open_work_root(self, prefix: str) -> Path:
+        """``--work-root`` (made if missing), or a temporary folder of this run removed by :meth:`close_run`."""
+        given = self.options.get("work_root")
+        if given:
+            root = Path(given)
+            root.mkdir(parents=True, exist_ok=True)
+            return root
+        self._own_work_root = tempfile.TemporaryDirectory(prefix=prefix)
+        return Path(self._own_work_root.name)
+
+    async def start_gateway(self, model: str) -> Any:
+        """The model gateway every harness of the run goes through, on ``model``, started."""
+        from assay.agents import Gateway
+        from assay.evals.tasks._run import model_options
+
+        self._gateway = Gateway(model, model_options=model_options(model))
+        await asyncio.to_thread(self._gateway.start)
+        return self._gateway
+
+    async def close_run(self) -> None:
+        """Stop the gateway and remove the run's own work root (teardown)."""
+        if self._gateway is not None:
+            await asyncio.to_thread(self._gateway.stop)
+            self._gateway = None
+        if self._own_work_root is not None:
+            self._own_work_root.cleanup()
+            self._own_work_root = None
 
     def limits(self) -> Limits:
         o = self.options

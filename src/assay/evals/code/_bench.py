@@ -150,33 +150,19 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
 
     # ------------------------------------------------------------------ lifecycle
     async def setup(self, run_dir: str) -> None:
-        given = self.options.get("work_root")
-        if given:
-            self._work_root = Path(given)
-            self._work_root.mkdir(parents=True, exist_ok=True)
-        else:
-            self._own_work_root = tempfile.TemporaryDirectory(prefix="assay-code-")
-            self._work_root = Path(self._own_work_root.name)
+        self._work_root = self.open_work_root("assay-code-")
         # every project fails before the agent, for the right reason, or the run does not start
         await asyncio.gather(*(asyncio.to_thread(check_fails_before, p) for p in self._projects.values()))
         if self._suite == "full":
-            from assay.agents import Gateway, get_harness
-            from assay.evals.tasks._run import cached_toolchain, model_options
+            from assay.evals.tasks._run import cached_toolchain
 
-            if self.harness_name != DEFAULT_HARNESS:  # an unknown harness is refused before any project
-                await get_harness(self.harness_name, **self._harness_options()).close()
+            await self.refuse_unknown_harness()
             venv_bin = await asyncio.to_thread(cached_toolchain, self._work_root)
             self._toolchain, self._python = [venv_bin], str(venv_bin / "python")
-            self._gateway = Gateway(self._model(), model_options=model_options(self._model()))
-            await asyncio.to_thread(self._gateway.start)
+            await self.start_gateway(self._model())
 
     async def teardown(self) -> None:
-        if self._gateway is not None:
-            await asyncio.to_thread(self._gateway.stop)
-            self._gateway = None
-        if self._own_work_root is not None:
-            self._own_work_root.cleanup()
-            self._own_work_root = None
+        await self.close_run()
 
     def _harness_options(self) -> dict[str, Any]:
         if self.harness_name == DEFAULT_HARNESS:

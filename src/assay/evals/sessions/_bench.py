@@ -152,7 +152,6 @@ class SessionsBenchmark(HarnessedOptions, Benchmark):
 
     # ------------------------------------------------------------------ lifecycle
     async def setup(self, run_dir: str) -> None:
-        from assay.agents import Gateway, get_harness
         from assay.evals.sessions._dataset import write_dataset
         from assay.evals.sessions._judge import SessionsJudge
         from assay.evals.tasks._run import model_options
@@ -162,16 +161,9 @@ class SessionsBenchmark(HarnessedOptions, Benchmark):
         self._run_dir = Path(run_dir)
         assert self._dataset is not None
         await asyncio.to_thread(write_dataset, self._dataset, self._run_dir)
-        if self.harness_name != DEFAULT_HARNESS:  # an unknown harness is refused before any case
-            await get_harness(self.harness_name, **self._harness_options()).close()
-        given = self.options.get("work_root")
-        if given:
-            self._work_root = Path(given)
-        else:
-            self._own_work_root = tempfile.TemporaryDirectory(prefix="assay-sessions-")
-            self._work_root = Path(self._own_work_root.name)
-        self._gateway = Gateway(self.model, model_options=model_options(self.model))
-        await asyncio.to_thread(self._gateway.start)
+        await self.refuse_unknown_harness()
+        self._work_root = self.open_work_root("assay-sessions-")
+        await self.start_gateway(self.model)
         judge_model = (
             self._gateway.upstream
             if self.judge_model == self.model
@@ -181,12 +173,7 @@ class SessionsBenchmark(HarnessedOptions, Benchmark):
         self._judge = SessionsJudge(judge_model, constrained=constrained)
 
     async def teardown(self) -> None:
-        if self._gateway is not None:
-            await asyncio.to_thread(self._gateway.stop)
-            self._gateway = None
-        if self._own_work_root is not None:
-            self._own_work_root.cleanup()
-            self._own_work_root = None
+        await self.close_run()
 
     def _harness_options(self) -> dict[str, Any]:
         if self.harness_name == DEFAULT_HARNESS:

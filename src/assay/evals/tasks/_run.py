@@ -226,21 +226,13 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
             await check()
 
     async def setup(self, run_dir: str) -> None:
-        from assay.agents import Gateway, get_harness
         from assay.agents._gh import install_gh
         from assay.evals.tasks._judge_run import load_judgement
 
         self.judgement = load_judgement(Path(run_dir))  # a resumed run keeps the grades it has (per attempt)
 
-        if self.harness_name != DEFAULT_HARNESS:  # an unknown harness is refused before any task
-            await get_harness(self.harness_name, **self._harness_options()).close()
-        given = self.options.get("work_root")
-        if given:
-            self._work_root = Path(given)
-            self._work_root.mkdir(parents=True, exist_ok=True)
-        else:
-            self._own_work_root = tempfile.TemporaryDirectory(prefix="assay-tasks-")
-            self._work_root = Path(self._own_work_root.name)
+        await self.refuse_unknown_harness()
+        self._work_root = self.open_work_root("assay-tasks-")
         tools = Path(tempfile.mkdtemp(prefix="toolchain-", dir=self._work_root))
         venv_bin = await asyncio.to_thread(cached_toolchain, self._work_root)
         fixtures = self._tasks_dir / "gh"
@@ -251,23 +243,17 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
         gh = install_gh(tools / "gh-bin", fixtures, Path(run_dir) / "gh-calls.jsonl")
         self._toolchain = [venv_bin, gh.bin_dir]
         self._python = str(venv_bin / "python")
-        self._gateway = Gateway(self.model, model_options=model_options(self.model))
-        await asyncio.to_thread(self._gateway.start)
+        await self.start_gateway(self.model)
         if self.kind is not None:
             await self.kind.setup(Path(run_dir))
 
     async def teardown(self) -> None:
         if self.kind is not None:
             await self.kind.teardown()
-        if self._gateway is not None:
-            await asyncio.to_thread(self._gateway.stop)
-            self._gateway = None
-        if self._run_tools is not None:
+        if self._run_tools is not None:  # inside the work root: removed before it
             shutil.rmtree(self._run_tools, ignore_errors=True)
             self._run_tools = None
-        if self._own_work_root is not None:
-            self._own_work_root.cleanup()
-            self._own_work_root = None
+        await self.close_run()
 
     def _harness_options(self) -> dict[str, Any]:
         if self.harness_name == DEFAULT_HARNESS:
