@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._registry import available, get_benchmark, register
+from assay.exec._options import BenchmarkOptions, Flag
 
 __all__ = [
     "AttemptContext",
     "Benchmark",
+    "BenchmarkOptions",
     "Case",
+    "Flag",
     "Outcome",
     "Suite",
     "available",

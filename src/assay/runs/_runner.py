@@ -82,10 +82,6 @@ def resume_command(benchmark: str, run_dir: Path) -> str:
     return f"assay eval {command} --resume {run_dir}"
 
 
-def _jsonable(options: dict[str, Any]) -> dict[str, Any]:
-    return json.loads(json.dumps(options, default=str))
-
-
 def _benchmark_class(benchmark: str | type[Benchmark]) -> type[Benchmark]:
     return get_benchmark(benchmark) if isinstance(benchmark, str) else benchmark
 
@@ -276,7 +272,9 @@ def _prepare(benchmark: str | type[Benchmark] | None, options: dict[str, Any], o
         command_line=list(opts.command_line),
         config=bench.subject_config(),
         options={
-            "benchmark": _jsonable(options),
+            "benchmark": bench.options.model_dump(mode="json")
+            if not isinstance(bench.options, dict)
+            else json.loads(json.dumps(bench.options, default=str)),
             "run": opts.recorded(),
             "benchmark_class": f"{cls.__module__}:{cls.__qualname__}",
         },
@@ -290,6 +288,20 @@ def _prepare(benchmark: str | type[Benchmark] | None, options: dict[str, Any], o
     return run
 
 
+def _recorded_options(cls: type[Benchmark], meta_path: Path, recorded: Any) -> Any:
+    """The run's recorded benchmark options, validated again; a bad one is a ResumeError naming meta.json."""
+    from pydantic import ValidationError
+
+    from assay.exec._options import BenchmarkOptions, options_error
+
+    if cls.Options is BenchmarkOptions:  # transitional: a benchmark still on cli_options
+        return dict(recorded)
+    try:
+        return cls.Options.model_validate(recorded)
+    except ValidationError as exc:
+        raise ResumeError(f"{meta_path}: options.benchmark: {options_error(exc, cls.Options)}") from None
+
+
 def _prepare_resume(opts: RunOptions) -> _Run:
     run_dir = Path(opts.resume)  # type: ignore[arg-type]
     meta = load_meta(run_dir)
@@ -301,7 +313,7 @@ def _prepare_resume(opts: RunOptions) -> _Run:
     except (ImportError, AttributeError) as exc:
         raise ResumeError(f"{run_dir / META}: cannot load benchmark {cls_spec!r}: {exc}") from None
     _check_executor(cls, opts)
-    bench = cls(dict(meta.options.get("benchmark", {})))
+    bench = cls(_recorded_options(cls, run_dir / META, meta.options.get("benchmark", {})))
     suite = bench.load_suite(meta.suite)
     if suite.case_ids() != meta.case_ids:
         added = sorted(set(suite.case_ids()) - set(meta.case_ids))
