@@ -34,6 +34,8 @@ class SleepBenchmark(Benchmark):
         crash_always: Annotated[str, Flag("--crash-always")] = ""
         outage: Annotated[str, Flag("--outage")] = ""
         cases_env: Annotated[str, Flag("--cases-env")] = ""
+        #: as a fenced benchmark's option: each attempt asks for a ``sandbox``
+        fence: bool = False
 
     def load_suite(self, suite: str) -> Suite:
         n = int(self.options.cases)
