@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal
 from assay.codeindex._lexical import LexicalIndex, code_tokens
 from assay.codeindex._query import WeightedQuery, parse_query
 from assay.errors import ConfigError
-from assay.rag._lexical import rrf
+from assay.ranking import rrf
 
 if TYPE_CHECKING:
     from assay.codeindex._index import CodeIndex, SearchHit

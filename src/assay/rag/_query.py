@@ -17,7 +17,8 @@ from typing import Any
 from assay.errors import ConfigError
 from assay.models import ChatModel, Message, Tool, Usage
 from assay.rag._index import DocumentIndex, SearchHit
-from assay.rag._lexical import keywords, rrf
+from assay.rag._lexical import keywords
+from assay.ranking import rrf
 
 __all__ = [
     "Answer",
