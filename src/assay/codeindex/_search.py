@@ -25,7 +25,7 @@ from assay.codeindex._hit import Level, SearchableIndex, SearchHit
 from assay.codeindex._lexical import LexicalIndex, code_tokens
 from assay.codeindex._query import WeightedQuery, parse_query
 from assay.errors import ConfigError
-from assay.rag._lexical import rrf
+from assay.ranking import rrf
 
 if TYPE_CHECKING:
     from assay.codeindex._store import ChunkRecord

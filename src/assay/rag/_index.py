@@ -18,10 +18,11 @@ from assay.embed import Embedder
 from assay.errors import ConfigError, DocumentError, IndexCorruptError, MissingDependencyError
 from assay.rag._chunk import Chunk, ChunkConfig, chunk_document
 from assay.rag._extract import SUFFIXES, ExtractedDocument, extract_bytes, kind_of
-from assay.rag._lexical import Bm25, rrf
+from assay.rag._lexical import Bm25
 from assay.rag._query import answer
 from assay.rag._records import DocumentInfo, IndexResult, SearchHit, SearchMode, embedding_text
 from assay.rag._signing import assay_home, install_key, read_signed, write_signed
+from assay.ranking import rrf
 from assay.runs._progress import phase
 
 __all__ = [

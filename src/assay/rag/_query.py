@@ -16,8 +16,9 @@ from typing import Any
 
 from assay.errors import ConfigError
 from assay.models import ChatModel, Message, Tool, Usage
-from assay.rag._lexical import keywords, rrf
+from assay.rag._lexical import keywords
 from assay.rag._records import RankedIndex, SearchHit
+from assay.ranking import rrf
 
 __all__ = [
     "Answer",
