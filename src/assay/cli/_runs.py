@@ -10,7 +10,7 @@ from rich.table import Table
 
 from assay.errors import ResumeError
 from assay.runs._rundir import META, load_meta, load_scorecard
-from assay.runs._runner import RunResult
+from assay.exec import RunResult
 
 
 @click.group(name="runs")

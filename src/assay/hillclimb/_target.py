@@ -13,7 +13,8 @@ from typing import Any, Protocol
 
 from assay.errors import ConfigError
 from assay.hillclimb._noise_pick import NoiseFit
-from assay.runs import Attempt, RunOptions
+from assay.runs import Attempt
+from assay.exec import RunOptions
 
 __all__ = ["AgentTarget", "Forbidden", "Target", "get_target"]
 

@@ -14,7 +14,8 @@ import pytest
 from assay.evals import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.models import LlamaServer, Message, embedded_gguf_path, get_model
 from assay.models._local import shared_server
-from assay.runs import RunOptions, Status, SubjectConfig, read_journal, run_benchmark
+from assay.runs import Status, SubjectConfig, read_journal
+from assay.exec import RunOptions, run_benchmark
 
 pytestmark = pytest.mark.local_model
 

@@ -20,7 +20,7 @@ import click
 
 from assay.agents import Limits
 from assay.errors import ConfigError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
 from assay.evals.agent._attempt import AttemptPlan, run_scenario
 from assay.evals.agent._report import agent_summary, failure_reason, render_section, score_plot

@@ -22,7 +22,7 @@ import click
 
 from assay.agents import RunSpec
 from assay.errors import ConfigError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._harnessed import HarnessedOptions, run_agent_once
 from assay.evals._suite_id import suite_version
 from assay.evals.code._outcome import OUTCOMES, classify

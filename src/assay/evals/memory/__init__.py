@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import click
 
 from assay.errors import ConfigError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
 from assay.evals.memory._longmemeval import LMEQuestion, answer_question, cases, load_longmemeval
 from assay.evals.memory._report import failure_reason, scenario_plot

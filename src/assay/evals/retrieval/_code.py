@@ -26,7 +26,7 @@ import click
 import numpy as np
 
 from assay.errors import ConfigError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals.retrieval._code_data import (
     DATA_DIR,
     SDIST_SUITES,

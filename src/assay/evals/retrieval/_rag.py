@@ -17,7 +17,7 @@ import click
 
 from assay.embed import Embedder, get_embedder
 from assay.errors import ConfigError, DocumentError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
 from assay.evals.retrieval._options import shared_retrieval_options
 from assay.evals.retrieval._rag_answers import grade_answer

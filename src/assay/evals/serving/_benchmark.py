@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import click
 
 from assay.errors import ConfigError, InfraError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
 from assay.evals.serving._client import StreamClient
 from assay.evals.serving._levels import (

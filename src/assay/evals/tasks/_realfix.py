@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from assay.errors import ConfigError
-from assay.evals._base import Case, Outcome, Suite
+from assay.exec import Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
 from assay.evals.tasks._isolate import (
     AgentVenv,
@@ -42,7 +42,7 @@ from assay.evals.tasks._suites import JudgeInputs, TasksSuiteKind
 from assay.runs._records import Status
 
 if TYPE_CHECKING:
-    from assay.evals._base import AttemptContext
+    from assay.exec import AttemptContext
     from assay.evals.tasks._judge import TaskGrade, TaskView
     from assay.runs._records import Attempt, Scorecard
 

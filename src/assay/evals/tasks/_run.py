@@ -20,7 +20,7 @@ import click
 
 from assay.agents import RunSpec
 from assay.errors import ConfigError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._harnessed import HarnessedOptions, agent_broke, run_agent_once
 from assay.evals._suite_id import suite_version
 from assay.evals.tasks._isolate import AgentVenv

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.agents import RunSpec
 from assay.errors import ConfigError
-from assay.evals._base import AttemptContext, Case, Outcome, Suite
+from assay.exec import AttemptContext, Case, Outcome, Suite
 from assay.evals._harnessed import run_agent_once
 from assay.evals._suite_id import suite_version
 from assay.evals.tasks._suites import JudgeInputs, TasksSuiteKind
@@ -408,7 +408,8 @@ def _refold(run_dir: Path, grader: str, graded: list[tuple[Verdict, str]]) -> No
     config take the grader, and its scorecard and reports are folded again."""
     from assay.runs._journal import Journal, latest_attempts, read_journal
     from assay.runs._rundir import JOURNAL, META, load_meta, write_model
-    from assay.runs._runner import RunOptions, _prepare_resume, finish_run
+    from assay.exec import RunOptions
+    from assay.exec._runner import _prepare_resume, finish_run
 
     meta = load_meta(run_dir)
     options = {
