@@ -15,8 +15,8 @@ from assay.cli._commands import EVAL_EXTRA_COMMANDS, EVAL_SHORT_HELP, EVAL_SUBCO
 from assay.cli._main import format_commands_from_table, load_command
 from assay.errors import ConfigError, ExitCode, ResumeError
 from assay.evals._registry import available, get_benchmark
-from assay.runs._records import Scorecard
 from assay.exec import Benchmark, RunOptions, RunResult, load_benchmark_class, resume_command, run_benchmark
+from assay.runs._records import Scorecard
 
 _P = click.Path(path_type=Path)
 

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError, InfraError
+from assay.exec import RunOptions
 from assay.hillclimb._history import SplitScore, Verdict
 from assay.hillclimb._target import Target
 from assay.runs import Scorecard
-from assay.exec import RunOptions
 
 __all__ = ["Outage", "decide", "measure", "score_of"]
 

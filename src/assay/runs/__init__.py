@@ -53,4 +53,3 @@ __all__ = [
     "run_process",
     "ticking",
 ]
-

@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from assay.ci._verify import find_runs, verify
+from assay.evals import get_benchmark
 from assay.evals.agent._tiers import load_tiers
 from assay.exec import RunOptions, run_benchmark
-from assay.evals import get_benchmark
 
 SHIPPED = Path(__file__).parents[3] / "eval" / "ci_tiers.json"
 

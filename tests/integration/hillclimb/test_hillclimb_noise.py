@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from assay.cli import main
-from assay.gate import noise
-from assay.exec import RunOptions, run_benchmark
 from assay.evals.agent import AgentBenchmark
+from assay.exec import RunOptions, run_benchmark
+from assay.gate import noise
 
 if TYPE_CHECKING:
     from conftest import Climb

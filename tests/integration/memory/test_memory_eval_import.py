@@ -7,8 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from assay.exec import RunOptions, run_benchmark
 from assay.evals.memory import MemoryBenchmark
+from assay.exec import RunOptions, run_benchmark
 
 
 def _session(*pairs: tuple[str, str]) -> list[dict[str, str]]:
@@ -75,7 +75,9 @@ def _lme_file(tmp_path: Path) -> Path:
 def test_longmemeval_without_a_model_grades_what_is_shown(tmp_path: Path) -> None:
     data = _lme_file(tmp_path)
     res = run_benchmark(
-        MemoryBenchmark, {"dataset": f"longmemeval:{data}"}, RunOptions(out=tmp_path / "run", command_line=["t"])
+        MemoryBenchmark,
+        {"dataset": f"longmemeval:{data}"},
+        RunOptions(out=tmp_path / "run", command_line=["t"]),
     )
     rows = {
         r["case_id"]: r for r in map(json.loads, (res.run_dir / "results.jsonl").read_text().splitlines())

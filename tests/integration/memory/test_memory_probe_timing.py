@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from assay.exec import RunOptions, run_benchmark
 from assay.evals.memory import MemoryBenchmark
+from assay.exec import RunOptions, run_benchmark
 
 
 def test_waiting_for_the_shared_simulation_is_not_a_probe_s_time(

@@ -12,10 +12,10 @@ from typing import Any, ClassVar
 import pytest
 
 from assay.evals import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.exec import RunOptions, run_benchmark
 from assay.models import LlamaServer, Message, embedded_gguf_path, get_model
 from assay.models._local import shared_server
 from assay.runs import Status, SubjectConfig, read_journal
-from assay.exec import RunOptions, run_benchmark
 
 pytestmark = pytest.mark.local_model
 

@@ -9,12 +9,12 @@ import pytest
 
 from assay.embed import get_embedder
 from assay.errors import ConfigError
+from assay.evals.retrieval import RetrievalBenchmark
 from assay.evals.retrieval._rag import default_eval_dir
 from assay.evals.retrieval._rag_data import load_beir
 from assay.evals.retrieval._rag_score import mrr_at_k, ndcg_at_k, recall_at_k
-from assay.rag import DocumentIndex
 from assay.exec import RunOptions, run_benchmark
-from assay.evals.retrieval import RetrievalBenchmark
+from assay.rag import DocumentIndex
 
 MINI = default_eval_dir() / "beir-mini"
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError
+from assay.evals.retrieval import RetrievalBenchmark
 from assay.evals.retrieval._rag import default_eval_dir
 from assay.evals.retrieval._rag_scale import tier_verdict
-from assay.runs import Status, read_journal
 from assay.exec import RunOptions, run_benchmark
-from assay.evals.retrieval import RetrievalBenchmark
+from assay.runs import Status, read_journal
 
 EVAL = default_eval_dir()
 #: figures that measure time or memory and so differ between two runs
@@ -28,7 +28,9 @@ def _env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _run(tmp_path: Path, name: str, **options: object):
     return run_benchmark(
-        RetrievalBenchmark, {"component": "rag", **options}, RunOptions(out=tmp_path / name, command_line=["test"])
+        RetrievalBenchmark,
+        {"component": "rag", **options},
+        RunOptions(out=tmp_path / name, command_line=["test"]),
     )
 
 

@@ -15,9 +15,9 @@ import click
 import pytest
 
 from assay.errors import ConfigError
+from assay.evals.retrieval import RetrievalBenchmark
 from assay.evals.retrieval._rag import default_eval_dir
 from assay.exec import RunOptions, run_benchmark
-from assay.evals.retrieval import RetrievalBenchmark
 
 EVAL = default_eval_dir()
 

@@ -9,6 +9,7 @@ import pytest
 
 from assay.embed import get_embedder
 from assay.errors import ConfigError
+from assay.evals.retrieval import RetrievalBenchmark
 from assay.evals.retrieval._rag import RagRetrievalBenchmark, default_eval_dir
 from assay.evals.retrieval._rag_data import load_beir, load_dataset, verify_labels
 from assay.evals.retrieval._rag_fusion import RANKERS, fusion_verdict, mean_ndcg, ranker_ndcg
@@ -21,10 +22,9 @@ from assay.evals.retrieval._rag_scale import (
     render_scale,
     tier_verdict,
 )
+from assay.exec import RunOptions, run_benchmark
 from assay.rag import DocumentIndex
 from assay.runs import read_journal
-from assay.exec import RunOptions, run_benchmark
-from assay.evals.retrieval import RetrievalBenchmark
 
 EVAL = default_eval_dir()
 

@@ -9,9 +9,9 @@ import pytest
 
 from assay.cli._main import main
 from assay.errors import ConfigError
-from assay.exec import RunOptions, run_benchmark
 from assay.evals.memory import MemoryBenchmark
 from assay.evals.retrieval import RetrievalBenchmark
+from assay.exec import RunOptions, run_benchmark
 
 
 def _assay(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -55,5 +55,7 @@ def test_timeout_is_refused_where_it_cannot_interrupt_the_work(tmp_path: Path) -
         )
     with pytest.raises(ConfigError, match="--timeout: the retrieval-rag benchmark"):
         run_benchmark(
-            RetrievalBenchmark, {"component": "rag"}, RunOptions(timeout_s=5, out=tmp_path / "r", command_line=["t"])
+            RetrievalBenchmark,
+            {"component": "rag"},
+            RunOptions(timeout_s=5, out=tmp_path / "r", command_line=["t"]),
         )
