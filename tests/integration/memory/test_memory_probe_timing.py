@@ -19,7 +19,7 @@ def test_waiting_for_the_shared_simulation_is_not_a_probe_s_time(
 ) -> None:
     monkeypatch.setenv("ASSAY_NO_LOCK", "1")
     monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "home"))
-    from assay.evals import memory
+    from assay.evals.memory import _benchmark as memory
 
     simulate = memory.simulate
 

@@ -26,6 +26,7 @@ import click
 import numpy as np
 
 from assay.errors import ConfigError
+from assay.evals._swebench_dataset import ensure_swebench_verified
 from assay.evals.retrieval._code_data import (
     DATA_DIR,
     SDIST_SUITES,
@@ -34,7 +35,6 @@ from assay.evals.retrieval._code_data import (
     checkout,
     ensure_pr_repo,
     ensure_repo,
-    ensure_swebench_verified,
     file_at,
     git,
     load_queries,
