@@ -10,7 +10,6 @@ import click
 
 from assay.agents import Limits
 from assay.errors import ConfigError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
 from assay.evals.agent._attempt import AttemptPlan, run_scenario
 from assay.evals.agent._defaults import (
@@ -27,6 +26,7 @@ from assay.evals.agent._defaults import (
 from assay.evals.agent._report import agent_summary, failure_reason, render_section, score_plot
 from assay.evals.agent._scenario import Scenario
 from assay.evals.agent._select import Selection, named_drafts, select
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.runs._records import Attempt, MetricSpec, Scorecard, SubjectConfig
 
 if TYPE_CHECKING:

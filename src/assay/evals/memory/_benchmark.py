@@ -9,14 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.errors import ConfigError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
 from assay.evals.memory._longmemeval import LMEQuestion, answer_question, cases, load_longmemeval
 from assay.evals.memory._options import FULL_EMBEDDER, FULL_MODEL, MemoryOptions
 from assay.evals.memory._report import failure_reason, scenario_plot
 from assay.evals.memory._scenario import Scenario, load_scenarios
 from assay.evals.memory._simulate import ScenarioRun, simulate
-from assay.exec._options import validate_options
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, validate_options
 from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from assay.exec._options import BenchmarkOptions, Flag
+from assay.exec import BenchmarkOptions, Flag
 
 FULL_MODEL = "local/smollm2"
 FULL_EMBEDDER = "local"

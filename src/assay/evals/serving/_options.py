@@ -7,7 +7,7 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import Field
 
-from assay.exec._options import BenchmarkOptions, Flag
+from assay.exec import BenchmarkOptions, Flag
 
 #: the workloads a --suite or --workload names
 WorkloadName = Literal["email-triage", "synthetic", "dataset"]
