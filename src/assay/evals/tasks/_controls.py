@@ -60,7 +60,7 @@ def plant_controls(tasks_dir: Path, python: str, work_root: Path) -> Planted:
     from assay.evals.tasks._checks import check_task
     from assay.evals.tasks._judge_run import read_project
     from assay.evals.tasks._project import prepare_task
-    from assay.evals.tasks._run_adapter import agent_diff, checks_details
+    from assay.evals.tasks._run_adapter import checks_details, task_diff
     from assay.evals.tasks._tasks_load import TOYBOX_DIR, load_tasks
 
     task = load_tasks(tasks_dir / "tasks.json").task(CONTROL_TASK)
@@ -86,7 +86,7 @@ def plant_controls(tasks_dir: Path, python: str, work_root: Path) -> Planted:
             raise ConfigError(
                 f"the controls' planted fix does not pass the suite: {summary}", path=str(target)
             )
-        diff, _ = agent_diff(prepared)
+        diff, _ = task_diff(prepared)
         edit = f"edit_file({FIXED_FILE}) -> ok edited {FIXED_FILE}"
         answer = (
             "Fixed: parse_timestamp accepted only an uppercase Z; it now accepts Z or z "
@@ -231,7 +231,7 @@ TOOLCHAIN_CACHE = Path(tempfile.gettempdir()) / "assay-tasks-toolchains"
 
 def planted_in_temp(tasks_dir: Path) -> Planted:
     """:func:`plant_controls` on a copy in a temporary folder, with the cached toolchain's Python."""
-    from assay.evals.tasks._run import cached_toolchain
+    from assay.evals._workspace import cached_toolchain
 
     python = str(cached_toolchain(TOOLCHAIN_CACHE) / "python")
     with tempfile.TemporaryDirectory(prefix="assay-tasks-controls-") as tmp:
