@@ -24,7 +24,7 @@ from assay.errors import ConfigError, InfraError, SubjectError, UsageError
 
 if TYPE_CHECKING:
     from assay.agents import AgentResult, Harness, RunSpec
-    from assay.evals._base import AttemptContext, Outcome
+    from assay.exec import AttemptContext, Outcome
     from assay.models import Usage
 
 __all__ = [
@@ -197,7 +197,7 @@ def broken(
     """The outcome of a run in which the harness or the agent broke: ERROR, measured against the subject like a
     failure, ``broken_by`` saying which, ``reason`` in the details and the error. The one rule of the four agent
     benchmarks; what broke behind the agent (the model backend) never reaches here (INFRA_ERROR)."""
-    from assay.evals._base import Outcome
+    from assay.exec import Outcome
     from assay.runs._records import ErrorInfo, Status
 
     details["reason"] = reason

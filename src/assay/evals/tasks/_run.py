@@ -20,7 +20,6 @@ import click
 
 from assay.agents import RunSpec
 from assay.errors import ConfigError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._harnessed import (
     LOCAL_CTX_SIZE,
     HarnessBroke,
@@ -33,6 +32,7 @@ from assay.evals._suite_id import suite_version
 from assay.evals._workspace import TOOLCHAIN_DISTRIBUTIONS, cached_toolchain, toolchain_venv
 from assay.evals.tasks._run_adapter import checks_details, task_diff
 from assay.evals.tasks._suites import SUITE_KINDS, TasksSuiteKind, suite_kind
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:

@@ -17,9 +17,9 @@ from assay.errors import ConfigError
 
 if TYPE_CHECKING:
     from assay.agents import Limits
-    from assay.evals._base import AttemptContext, Case, Outcome, Suite
     from assay.evals.tasks._judge import TaskGrade, TasksJudgement, TaskView
     from assay.evals.tasks._task import Task
+    from assay.exec import AttemptContext, Case, Outcome, Suite
     from assay.runs._records import Attempt, Scorecard
 
 __all__ = ["KIND_OPTIONS", "SUITE_KINDS", "JudgeInputs", "TasksBench", "TasksSuiteKind", "suite_kind"]
