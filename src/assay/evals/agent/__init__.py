@@ -3,7 +3,7 @@
 Each scenario (``eval/scenarios/<category>/<id>.yaml``) is one case. An attempt plays the scenario's turns
 between a simulator (the user) and the agent under test (any harness; the reference agent by default), runs
 the code checks (tools, ground-truth facts and numbers, abstention, canaries, secrets), asks the judge to
-grade what needs judgment, and re-derives the verdict in code (``assay.judge.derive``).
+grade what needs judgment, and re-derives the verdict in code (``assay.evals.agent._verdict.derive``).
 
 ``pr`` plays every role from the scenario's ``script`` (offline, deterministic: only the model text is
 scripted; prompts, parsing, checks and verdicts run for real). ``full`` runs real models: ``--model`` for the
@@ -23,7 +23,11 @@ from assay.errors import ConfigError
 from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
 from assay.evals.agent._attempt import AttemptPlan, run_scenario
+from assay.evals.agent._controls_lane import controls_due, controls_lane
+from assay.evals.agent._controls_load import Control, default_controls_dir, load_controls
+from assay.evals.agent._controls_report import calibrate, weak_judge_note
 from assay.evals.agent._report import agent_summary, failure_reason, render_section, score_plot
+from assay.evals.agent._rubric import MIN_CORE
 from assay.evals.agent._scenario import Scenario
 from assay.evals.agent._select import Selection, named_drafts, select
 from assay.runs._records import Attempt, MetricSpec, Scorecard, SubjectConfig
@@ -32,7 +36,18 @@ if TYPE_CHECKING:
     from assay.models import ChatModel
     from assay.report import Plot
 
-__all__ = ["AgentBenchmark", "describe_scenarios"]
+__all__ = [
+    "MIN_CORE",
+    "AgentBenchmark",
+    "Control",
+    "calibrate",
+    "controls_due",
+    "controls_lane",
+    "default_controls_dir",
+    "describe_scenarios",
+    "load_controls",
+    "weak_judge_note",
+]
 
 #: the agent, simulator and judge model of ``full`` unless told otherwise (the embedded model: weak)
 FULL_MODEL = "local/smollm2"
@@ -481,9 +496,9 @@ class AgentBenchmark(Benchmark):
         """Whether the judge passed ``assay eval agent controls`` on this rubric, judge prompt and control set
         (its newest record in the results folder this run is in, read by the controls lane's rule); a scripted
         judge is not calibrated, it is the script."""
-        from assay.judge import RUBRIC_VERSION
-        from assay.judge._controls_lane import controls_due
-        from assay.judge._controls_load import default_controls_dir, load_controls
+        from assay.evals.agent._controls_lane import controls_due
+        from assay.evals.agent._controls_load import default_controls_dir, load_controls
+        from assay.evals.agent._rubric import RUBRIC_VERSION
 
         judge = self._role_specs()[2]
         out: dict[str, Any] = {"judge_model": judge, "rubric_version": RUBRIC_VERSION}
