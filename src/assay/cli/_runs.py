@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from assay.errors import ResumeError
+from assay.exec import RunResult
 from assay.runs._rundir import META, load_meta, load_scorecard
-from assay.runs._runner import RunResult
 
 
 @click.group(name="runs")

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from assay.gate import apply_run_options
+from assay.gate._simulate import scorecard_from_outcomes as card
 from assay.runs._scrub import MARKER
-from assay.stats._simulate import scorecard_from_outcomes as card
 
 SECRET = "planted-secret-value-0123456789"
 

@@ -170,7 +170,7 @@ def calibrate(
     Holds the machine's eval lock while judging. A judge model that cannot be built or reached fails before
     anything is judged (ConfigError / InfraError).
     """
-    from assay.evals.agent import LOCAL_CTX_SIZE, MAX_TOKENS
+    from assay.evals.agent._defaults import LOCAL_CTX_SIZE, MAX_TOKENS
     from assay.judge import holds_to_schema
     from assay.models import get_model, preflight
     from assay.runs import EvalLock, phase
