@@ -196,26 +196,12 @@ def tasks_controls_command(
     """Plant a correct fix with the suite really run, the same fix with an invented test run, and no work
     claiming done; judge them REPEATS times; report the rate at which the judge scores them apart (exit 2
     below 0.90)."""
-    from assay.evals.tasks._controls import controls_table, planted_in_temp, run_controls, write_controls
-    from assay.evals.tasks._judge_run import judge_budget, judge_model_for
-    from assay.evals.tasks._tasks_load import default_tasks_dir
-    from assay.judge import holds_to_schema
+    from assay.evals.tasks import calibrate_tasks_judge, controls_table
 
     spec = _require(judge_model, "--judge-model", "ASSAY_JUDGE_MODEL", "the judge to check")
-    tasks_dir = tasks_file.parent if tasks_file is not None else default_tasks_dir()
-    planted = planted_in_temp(tasks_dir)
-    model = judge_model_for(spec)
-    result = asyncio.run(
-        run_controls(
-            model,
-            spec,
-            planted,
-            repeats,
-            constrained=holds_to_schema(spec, judge_schema),
-            budget_chars=judge_budget(spec),
-        )
+    result, out = calibrate_tasks_judge(
+        spec, repeats=repeats, judge_schema=judge_schema, tasks_file=tasks_file, results_dir=results_dir
     )
-    out = write_controls(result, results_dir)
     console = _console()
     console.print(controls_table(result), highlight=False, markup=False)
     console.print(f"wrote {out / 'controls.json'}", highlight=False)
