@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from assay.exec._options import BenchmarkOptions, validate_options
 from assay.models._usage import Usage
@@ -66,6 +66,8 @@ class Outcome:
     usage: Usage | None = None
     error: ErrorInfo | None = None
     skip_reason: str | None = None
+    #: an ERROR run: what broke, the harness or the agent (``evals._harnessed.broken``)
+    broken_by: Literal["harness", "agent"] | None = None
 
     @classmethod
     def skipped(cls, reason: str, **details: Any) -> Outcome:

@@ -204,6 +204,7 @@ class _Run:
             usage=outcome.usage,
             error=outcome.error,
             skip_reason=outcome.skip_reason,
+            broken_by=outcome.broken_by,
         )
 
     def _error(
