@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import click
-
 from assay.errors import ConfigError
-from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals.retrieval._options import RetrievalOptions
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, option_specs
 from assay.runs._records import Attempt, MetricValue, Scorecard, SubjectConfig
 
 if TYPE_CHECKING:
@@ -34,45 +34,28 @@ class RetrievalBenchmark(Benchmark):
     name = "retrieval"
     help = "Retrieval quality: --component rag (documents) or code (code search)."
 
-    def __init__(self, options: dict[str, Any]) -> None:
+    Options = RetrievalOptions
+    options: RetrievalOptions
+
+    def __init__(self, options: RetrievalOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
-        component = options.get("component") or "rag"
+        component = self.options.component
         cls = component_class(component)
-        own = {o.name for o in cls.cli_options()}
+        own = set(cls.Options.model_fields)
         for other in COMPONENTS:
             if other == component:
                 continue
-            for opt in component_class(other).cli_options():
-                value = options.get(opt.name or "")
-                if opt.name not in own and value not in (None, False, opt.default, ()):
-                    flag = max(opt.opts, key=len)
+            for spec in option_specs(component_class(other).Options):
+                value = getattr(self.options, spec.name)
+                if spec.name not in own and value not in (None, False, spec.default, ()):
+                    flag = max((s for s, _ in spec.spellings()), key=len)
                     raise ConfigError(f"{flag} applies to --component {other}, not {component}")
-        self.inner = cls({k: v for k, v in options.items() if k in own or k == "component"})
+        self.inner = cls(self.options.model_dump(include=own))
         self.name = self.inner.name  # type: ignore[misc]
         self.metric_specs = self.inner.metric_specs  # type: ignore[misc]
         self.suites = self.inner.suites  # type: ignore[misc]
         self.pass_fail = self.inner.pass_fail  # type: ignore[misc]
         self.interruptible = self.inner.interruptible  # type: ignore[misc]
-
-    @classmethod
-    def cli_options(cls) -> list[click.Option]:
-        merged: dict[str, click.Option] = {
-            "component": click.Option(
-                ["--component"],
-                type=click.Choice(list(COMPONENTS)),
-                default="rag",
-                show_default=True,
-                help="What to evaluate: documents (rag) or code.",
-            )
-        }
-        for component in COMPONENTS:
-            try:
-                options = component_class(component).cli_options()
-            except ImportError:
-                continue
-            for opt in options:
-                merged.setdefault(opt.name or "", opt)
-        return list(merged.values())
 
     def subject_config(self) -> SubjectConfig:
         return self.inner.subject_config()
