@@ -23,6 +23,7 @@ from assay.models._usage import Usage
 from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
+    from assay.gate import MoveAdvisor
     from assay.report._plots import Plot
 
 
@@ -137,6 +138,11 @@ class Benchmark(ABC):
     def cli_options(cls) -> list[click.Option]:
         """Benchmark-specific CLI options (the shared ones are added by the eval group)."""
         return []
+
+    @classmethod
+    def move_advisor(cls) -> MoveAdvisor | None:
+        """The benchmark's CI tiers for ``assay health``'s move suggestions (None: it has none)."""
+        return None
 
     def attempt_resources(self) -> AttemptResources:
         """What each attempt asks of a Ray worker: one CPU, and a ``sandbox`` when the agent runs fenced."""
