@@ -20,6 +20,8 @@ from assay.exec._runner import (
     RunResult,
     arun_benchmark,
     load_benchmark_class,
+    rebuild,
+    refold,
     resume_command,
     run_benchmark,
 )
@@ -39,6 +41,8 @@ __all__ = [
     "arun_benchmark",
     "attempt_error_text",
     "load_benchmark_class",
+    "rebuild",
+    "refold",
     "resume_command",
     "run_benchmark",
     "run_local",

@@ -163,6 +163,12 @@ class Benchmark(ABC):
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
         """Attempt one case. Raise InfraError for an outage; other exceptions are recorded as ERROR."""
 
+    def regrade(self, attempts: list[Attempt]) -> list[Attempt]:
+        """The recorded attempts (the latest of each case and iteration) graded again before a re-fold
+        (``assay.exec.refold``): a judge step or a later grader returns new records in place of the ones it
+        re-grades, the same object for the others. By default nothing changes."""
+        return attempts
+
     def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
         """Run-level metrics beyond the per-case means the shared fold computes (e.g. throughput)."""
         return {}
