@@ -38,54 +38,25 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from assay.errors import ConfigError, NotComparableError
-from assay.runs._records import SCHEMA_VERSION, MetricKind, Scorecard
+from assay.runs._records import SCHEMA_VERSION, Scorecard
 
+from ._health_cases import (
+    FLAGS,
+    CaseHealth,
+    CategoryHealth,
+    Flag,
+    MetricFlag,
+    MetricHealth,
+    ModelCase,
+)
 from ._health_moves import MoveSuggestion, find_tiers, moves_markdown, suggest_moves
 from ._load import LoadedRun, load_run
 from ._metrics import compare_metric, metric_alpha
 
-Flag = Literal["saturated", "always-fail", "inverted", "flaky", "skipped", "not-measured"]
-FLAGS: tuple[Flag, ...] = ("saturated", "always-fail", "inverted", "flaky", "skipped", "not-measured")
-MetricFlag = Literal["saturated", "inverted"]
 SCORE_MARGIN = 0.1
 #: benchmarks whose headroom is the judged pass rate (their PASS and FAIL attempts are the judged ones)
 JUDGED_BENCHMARKS = frozenset({"agent"})
 _EPS = 1e-9
-
-
-class ModelCase(BaseModel):
-    measured: int = 0
-    passed: int = 0
-    #: attempts that reached a verdict (PASS or FAIL): the judged ones, for a judged benchmark
-    judged: int = 0
-    skipped: int = 0
-    pass_rate: float | None = None
-    score_mean: float | None = None
-
-
-class CaseHealth(BaseModel):
-    case_id: str
-    category: str
-    flags: list[Flag]
-    by_model: dict[str, ModelCase]
-
-
-class MetricHealth(BaseModel):
-    name: str
-    kind: MetricKind | None
-    direction: Literal["higher", "lower"]
-    #: the metric's value on each model's first run
-    by_model: dict[str, float | None]
-    flags: list[MetricFlag]
-
-
-class CategoryHealth(BaseModel):
-    category: str
-    cases: int
-    strongest_pass_rate: float | None
-    headroom: float | None
-    #: what the pass rate is over: judged attempts (the agent benchmark) or all measured ones
-    rate_over: Literal["judged", "measured"] = "measured"
 
 
 class HealthReport(BaseModel):

@@ -31,7 +31,7 @@ from ._load import LoadedRun
 if TYPE_CHECKING:
     from assay.evals.agent._tiers import Tiers
 
-    from ._health import CaseHealth
+    from ._health_cases import CaseHealth
 
 TIERED_BENCHMARK = "agent"
 SMOKE, FULL, BACKLOG, EXCLUDED = "smoke", "full", "backlog", "excluded"

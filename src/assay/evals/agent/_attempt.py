@@ -114,9 +114,11 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
     """Attempt ``plan.scenario`` once; raises InfraError on an outage of any role (the run stops)."""
     from assay.evals.agent._checks import run_checks
     from assay.evals.agent._conversation import RunningCost, converse
+    from assay.evals.agent._judge_view import JudgeView, judge_view
     from assay.evals.agent._setup import prepare
     from assay.evals.agent._simulator import Simulator
-    from assay.judge import Judge, JudgeView, derive
+    from assay.evals.agent._verdict import derive
+    from assay.judge import Judge
 
     scenario = plan.scenario
     running = RunningCost()
@@ -194,9 +196,8 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
                 )
             keep_partial(True)
             judging = True
-            judged = await Judge(
-                plan.judge_model, options=plan.judge_options, constrained=plan.judge_constrained
-            ).judge(JudgeView.of(scenario, turns, checks))
+            judge = Judge(plan.judge_model, options=plan.judge_options, constrained=plan.judge_constrained)
+            judged = await judge_view(judge, JudgeView.of(scenario, turns, checks))
             judging = False
             judge_cost = RoleCost(calls=judged.calls, usage=judged.usage)
             cost["judge"] = record.cost["judge"] = judge_cost
@@ -223,10 +224,8 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
     metrics = _metrics(checks, turns, cost)
     usage = _roles_usage(cost)
     if judged.answer is None:
-        record.reason = (
-            f"the judge's answer stayed unparseable after {judged.calls} call(s): {judged.parse_error}"
-        )
-        record.judgement = {"raw": judged.raw, "parse_error": judged.parse_error}
+        record.reason = f"the judge's answer stayed unparseable after {judged.calls} call(s): {judged.error}"
+        record.judgement = {"raw": judged.raw, "parse_error": judged.error}
         return Outcome(
             status=Status.ERROR,
             error=ErrorInfo(type="JudgeParseError", message=record.reason[:2000]),

@@ -463,9 +463,9 @@ class AgentBenchmark(Benchmark):
         """Whether the judge passed ``assay eval agent controls`` on this rubric, judge prompt and control set
         (its newest record in the results folder this run is in, read by the controls lane's rule); a scripted
         judge is not calibrated, it is the script."""
-        from assay.judge import RUBRIC_VERSION
-        from assay.judge._controls_lane import controls_due
-        from assay.judge._controls_load import default_controls_dir, load_controls
+        from assay.evals.agent._controls_lane import controls_due
+        from assay.evals.agent._controls_load import default_controls_dir, load_controls
+        from assay.evals.agent._rubric import RUBRIC_VERSION
 
         judge = self._role_specs()[2]
         out: dict[str, Any] = {"judge_model": judge, "rubric_version": RUBRIC_VERSION}

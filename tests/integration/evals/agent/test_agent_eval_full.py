@@ -172,8 +172,7 @@ def test_the_report_says_when_a_role_runs_the_weak_embedded_model(tmp_path: Path
 
 def test_the_scorecard_says_whether_its_judge_passed_its_controls(tmp_path: Path) -> None:
     """A judge that always writes one PASS turn fails `controls` for real; the run judged by it says so."""
-    from assay.judge._controls_load import default_controls_dir
-    from assay.judge._controls_report import calibrate
+    from assay.evals.agent import calibrate, default_controls_dir
 
     models = _scripts(tmp_path)
     results = tmp_path / "results"
