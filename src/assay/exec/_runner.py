@@ -204,6 +204,7 @@ class _Run:
             usage=outcome.usage,
             error=outcome.error,
             skip_reason=outcome.skip_reason,
+            broken_by=outcome.broken_by,
         )
 
     def _error(
@@ -299,7 +300,9 @@ def _prepare(benchmark: type[Benchmark] | None, options: dict[str, Any], opts: R
         command_line=list(opts.command_line),
         config=bench.subject_config(),
         options={
-            "benchmark": _jsonable(options),
+            "benchmark": bench.options.model_dump(mode="json")
+            if not isinstance(bench.options, dict)
+            else _jsonable(bench.options),
             "run": opts.recorded(),
             "benchmark_class": f"{cls.__module__}:{cls.__qualname__}",
         },
@@ -317,8 +320,23 @@ def rebuild(run_dir: Path) -> tuple[Benchmark, Suite, RunMeta]:
     """A run's benchmark rebuilt from its ``meta.json`` (its recorded class and options), with its suite loaded
     again and checked to hold the run's cases; and the meta."""
     meta = load_meta(run_dir)
-    bench = load_benchmark_class(meta, run_dir / META)(dict(meta.options.get("benchmark", {})))
+    cls = load_benchmark_class(meta, run_dir / META)
+    bench = cls(_recorded_options(cls, run_dir / META, meta.options.get("benchmark", {})))
     return bench, _load_suite(run_dir, meta, bench), meta
+
+
+def _recorded_options(cls: type[Benchmark], meta_path: Path, recorded: Any) -> Any:
+    """The run's recorded benchmark options, validated again; a bad one is a ResumeError naming meta.json."""
+    from pydantic import ValidationError
+
+    from assay.exec._options import BenchmarkOptions, options_error
+
+    if cls.Options is BenchmarkOptions:  # transitional: a benchmark still on cli_options
+        return dict(recorded)
+    try:
+        return cls.Options.model_validate(recorded)
+    except ValidationError as exc:
+        raise ResumeError(f"{meta_path}: options.benchmark: {options_error(exc, cls.Options)}") from None
 
 
 def _load_suite(run_dir: Path, meta: RunMeta, bench: Benchmark) -> Suite:
@@ -340,7 +358,7 @@ def _prepare_resume(opts: RunOptions, benchmark: type[Benchmark] | None = None) 
     recorded = meta.options.get("run", {})
     cls = load_benchmark_class(meta, run_dir / META, benchmark)
     _check_executor(cls, opts)
-    bench = cls(dict(meta.options.get("benchmark", {})))
+    bench = cls(_recorded_options(cls, run_dir / META, meta.options.get("benchmark", {})))
     suite = _load_suite(run_dir, meta, bench)
     want = opts.resume_iterations
     extend = want is not None and want != meta.iterations

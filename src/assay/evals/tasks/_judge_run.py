@@ -27,7 +27,7 @@ from assay.evals.tasks._judge import (
 from assay.runs._records import Attempt, Scorecard, Status
 
 if TYPE_CHECKING:
-    from assay.evals.tasks._run import TasksBenchmark
+    from assay.evals.tasks._suites import TasksBench
     from assay.evals.tasks._task import Task
     from assay.models import ChatModel
 
@@ -129,7 +129,7 @@ def views_of(attempts: list[Attempt], tasks: Mapping[str, Task]) -> dict[int, li
 
 def judge_model_for(spec: str) -> ChatModel:
     """The judge's chat model for ``spec`` (the embedded model with its 8192-token context)."""
-    from assay.evals.tasks._run import model_options
+    from assay.evals._harnessed import model_options
     from assay.models import get_model
 
     return get_model(spec, **model_options(spec))
@@ -177,7 +177,7 @@ async def judge_run(
 
     run_dir = Path(run_dir)
     rebuilt, suite, _ = rebuild(run_dir)
-    bench: TasksBenchmark = rebuilt  # type: ignore[assignment]
+    bench: TasksBench = rebuilt  # type: ignore[assignment]
     if bench.name != "tasks":
         raise ConfigError(f"a {bench.name} run, not an eval tasks run", path=str(run_dir))
     spec = bench.judge_model

@@ -22,6 +22,7 @@ from assay.agents import RunSpec
 from assay.errors import ConfigError
 from assay.evals._harnessed import run_agent_once
 from assay.evals._suite_id import suite_version
+from assay.evals._workspace import DIFF_KEEP
 from assay.evals.tasks._suites import JudgeInputs, TasksSuiteKind
 from assay.exec import AttemptContext, Case, Outcome, Suite
 from assay.runs._records import Status
@@ -42,8 +43,6 @@ RULES = (
     "cannot be run here (its dependencies are not installed), so reason from the code. Leave your change in "
     "the working tree; do not commit it."
 )
-#: characters of the agent's diff kept in the journal (the refold finds an attempt's prediction by them)
-DIFF_KEEP = 20000
 _NOT_GRADED = "not graded (--no-evaluate): `assay eval tasks swebench RUN_DIR` grades it"
 
 
@@ -167,9 +166,10 @@ class SwebenchSuite(TasksSuiteKind):
         return get_harness(self.bench.harness_name, **options)
 
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
-        from assay.evals._harnessed import agent_broke
+        from assay.evals._harnessed import HarnessBroke, agent_broke
+        from assay.evals._workspace import AgentVenv, agent_patch, bare_venv
         from assay.evals.tasks._compliance import web_use
-        from assay.evals.tasks._isolate import AgentVenv, agent_patch, bare_venv, isolated_checkout
+        from assay.evals.tasks._isolate import isolated_checkout
         from assay.evals.tasks._swebench_data import prediction_line
         from assay.evals.tasks._swebench_grade import repo_source
 
@@ -197,7 +197,12 @@ class SwebenchSuite(TasksSuiteKind):
                 toolchain=[venv.bin],
             )
             harness = self._harness(venv.python)
-            result = await run_agent_once(harness, prompt, spec, ctx, details, f"instance {inst.instance_id}")
+            try:
+                result = await run_agent_once(
+                    harness, prompt, spec, ctx, details, f"instance {inst.instance_id}"
+                )
+            except HarnessBroke as exc:
+                return agent_broke(exc, details, usage=ctx.spent)
             metrics = {"steps": float(result.steps)}
             details["venv_installed"] = venv.installed()  # what the agent installed (the venv goes with it)
             # web use is a compliance finding (the prompt forbids it); the tests still decide the pass
