@@ -300,7 +300,9 @@ def _prepare(benchmark: type[Benchmark] | None, options: dict[str, Any], opts: R
         command_line=list(opts.command_line),
         config=bench.subject_config(),
         options={
-            "benchmark": _jsonable(options),
+            "benchmark": bench.options.model_dump(mode="json")
+            if not isinstance(bench.options, dict)
+            else _jsonable(bench.options),
             "run": opts.recorded(),
             "benchmark_class": f"{cls.__module__}:{cls.__qualname__}",
         },
@@ -314,13 +316,27 @@ def _prepare(benchmark: type[Benchmark] | None, options: dict[str, Any], opts: R
     return run
 
 
+def _recorded_options(cls: type[Benchmark], meta_path: Path, recorded: Any) -> Any:
+    """The run's recorded benchmark options, validated again; a bad one is a ResumeError naming meta.json."""
+    from pydantic import ValidationError
+
+    from assay.exec._options import BenchmarkOptions, options_error
+
+    if cls.Options is BenchmarkOptions:  # transitional: a benchmark still on cli_options
+        return dict(recorded)
+    try:
+        return cls.Options.model_validate(recorded)
+    except ValidationError as exc:
+        raise ResumeError(f"{meta_path}: options.benchmark: {options_error(exc, cls.Options)}") from None
+
+
 def _prepare_resume(opts: RunOptions, benchmark: type[Benchmark] | None = None) -> _Run:
     run_dir = Path(opts.resume)  # type: ignore[arg-type]
     meta = load_meta(run_dir)
     recorded = meta.options.get("run", {})
     cls = load_benchmark_class(meta, run_dir / META, benchmark)
     _check_executor(cls, opts)
-    bench = cls(dict(meta.options.get("benchmark", {})))
+    bench = cls(_recorded_options(cls, run_dir / META, meta.options.get("benchmark", {})))
     suite = bench.load_suite(meta.suite)
     if suite.case_ids() != meta.case_ids:
         added = sorted(set(suite.case_ids()) - set(meta.case_ids))
