@@ -17,6 +17,7 @@ from typing import Any
 
 from assay.agents import Harness, Limits, Route, RunSpec
 from assay.errors import InfraError, UsageError
+from assay.evals._harnessed import broken
 from assay.evals.agent._record import CheckResult, ConversationTurn, RoleCost, ScenarioRecord
 from assay.evals.agent._scenario import Scenario
 from assay.exec import AttemptContext, Outcome
@@ -187,13 +188,9 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
                 record.failed_turn = broke.index
                 record.reason = f"the agent broke on turn {broke.index}: {broke.agent_error}"
                 keep_partial(False)
-                return Outcome(
-                    status=Status.ERROR,
-                    error=ErrorInfo(type="AgentError", message=record.reason[:2000]),
-                    details=record.model_dump(mode="json"),
-                    usage=_roles_usage(cost),
-                    metrics=_metrics(checks, turns, cost),
-                )
+                details = record.model_dump(mode="json")
+                metrics = _metrics(checks, turns, cost)
+                return broken("agent", record.reason, details, usage=_roles_usage(cost), metrics=metrics)
             keep_partial(True)
             judging = True
             judge = Judge(plan.judge_model, options=plan.judge_options, constrained=plan.judge_constrained)
@@ -212,6 +209,9 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
             role = "judge" if judging else running.in_flight or "setup"
             message = f"the {role} failed: {type(exc).__name__}: {exc}"[:2000]
             details = {**ctx.partial_details, "reason": message, "failed_role": role}
+            if role == "agent":  # the harness itself raised: the one rule of a harness that breaks
+                message = f"the harness broke: {type(exc).__name__}: {exc}"[:2000]
+                return broken("harness", message, details, usage=ctx.spent)
             return Outcome(
                 status=Status.ERROR,
                 error=ErrorInfo(type=type(exc).__name__, message=message),

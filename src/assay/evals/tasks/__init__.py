@@ -11,6 +11,8 @@ after_answer), and a judge grades every task of a pass in one batched call (qual
 
 from __future__ import annotations
 
+from assay.evals.tasks._controls import calibrate_tasks_judge, controls_table
+from assay.evals.tasks._judge import TasksJudgement
 from assay.evals.tasks._run import TasksBenchmark
 
-__all__ = ["TasksBenchmark"]
+__all__ = ["TasksBenchmark", "TasksJudgement", "calibrate_tasks_judge", "controls_table"]
