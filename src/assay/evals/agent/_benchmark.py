@@ -23,6 +23,7 @@ from assay.evals.agent._defaults import (
     PR_EMBEDDER,
     PR_MODEL,
 )
+from assay.evals.agent._health_moves import TierMoves
 from assay.evals.agent._report import agent_summary, failure_reason, render_section, score_plot
 from assay.evals.agent._scenario import Scenario
 from assay.evals.agent._select import Selection, named_drafts, select
@@ -176,6 +177,10 @@ class AgentBenchmark(Benchmark):
                 "openai-compat/ backends, which llama.cpp, vLLM and Ollama serve).",
             ),
         ]
+
+    @classmethod
+    def move_advisor(cls) -> TierMoves:
+        return TierMoves()
 
     @classmethod
     def describe(cls, options: dict[str, Any]) -> str:
