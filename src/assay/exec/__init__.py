@@ -28,6 +28,8 @@ from assay.exec._runner import (
     RunResult,
     arun_benchmark,
     load_benchmark_class,
+    rebuild,
+    refold,
     resume_command,
     run_benchmark,
 )
@@ -52,6 +54,8 @@ __all__ = [
     "option_specs",
     "options_error",
     "parse_args",
+    "rebuild",
+    "refold",
     "resume_command",
     "run_benchmark",
     "run_local",

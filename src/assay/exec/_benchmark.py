@@ -22,6 +22,7 @@ from assay.models._usage import Usage
 from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
+    from assay.gate import MoveAdvisor
     from assay.report._plots import Plot
 
 
@@ -147,6 +148,11 @@ class Benchmark(ABC):
         """Transitional: click options of a benchmark that declares no ``Options`` yet."""
         return []
 
+    @classmethod
+    def move_advisor(cls) -> MoveAdvisor | None:
+        """The benchmark's CI tiers for ``assay health``'s move suggestions (None: it has none)."""
+        return None
+
     def attempt_resources(self) -> AttemptResources:
         """What each attempt asks of a Ray worker: one CPU, and a ``sandbox`` when the agent runs fenced."""
         return AttemptResources(custom={"sandbox": 1.0} if getattr(self.options, "fence", False) else {})
@@ -171,6 +177,12 @@ class Benchmark(ABC):
     @abstractmethod
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
         """Attempt one case. Raise InfraError for an outage; other exceptions are recorded as ERROR."""
+
+    def regrade(self, attempts: list[Attempt]) -> list[Attempt]:
+        """The recorded attempts (the latest of each case and iteration) graded again before a re-fold
+        (``assay.exec.refold``): a judge step or a later grader returns new records in place of the ones it
+        re-grades, the same object for the others. By default nothing changes."""
+        return attempts
 
     def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
         """Run-level metrics beyond the per-case means the shared fold computes (e.g. throughput)."""

@@ -83,6 +83,9 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
         self._python: str | None = None
         #: the suite's own kind (realfix, ...); None for a toybox suite
         self.kind: TasksSuiteKind | None = None
+        #: attempts graded again after the run (the judge step, a later swebench grading), by (case id,
+        #: iteration): :meth:`regrade` puts them in place of the recorded ones when ``assay.exec.refold`` folds
+        self.regraded: dict[tuple[str, int], Attempt] = {}
         #: set by the judge step before the run is re-folded
         self.judgement: TasksJudgement | None = None
 
@@ -279,6 +282,9 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
 
         iterations = max((a.iteration for a in attempts), default=0) + 1
         return summarize(attempts, self.judgement, iterations)
+
+    def regrade(self, attempts: list[Attempt]) -> list[Attempt]:
+        return [self.regraded.get((a.case_id, a.iteration), a) for a in attempts]
 
     def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
         from assay.evals.tasks._report import summary_metrics

@@ -411,9 +411,8 @@ def _check_refold(run_dir: Path, grader: str) -> bool:
 def _refold(run_dir: Path, grader: str, graded: list[tuple[Verdict, str]]) -> None:
     """The run's ungraded attempts take the verdicts (the same rule as at run time), its suite version and
     config take the grader, and its scorecard and reports are folded again."""
-    from assay.exec import RunOptions
-    from assay.exec._runner import _prepare_resume, finish_run
-    from assay.runs._journal import Journal, latest_attempts, read_journal
+    from assay.exec import rebuild, refold
+    from assay.runs import Scrubber, latest_attempts, read_journal
     from assay.runs._rundir import JOURNAL, META, load_meta, write_model
 
     meta = load_meta(run_dir)
@@ -422,15 +421,15 @@ def _refold(run_dir: Path, grader: str, graded: list[tuple[Verdict, str]]) -> No
         "benchmark": {**meta.options.get("benchmark", {}), "no_evaluate": False, "grader": grader},
     }
     write_model(run_dir / META, meta.model_copy(update={"options": options}), None)
-    run = _prepare_resume(RunOptions(resume=run_dir))  # the suite loads again, now with its grader
-    extra = {**run.meta.config.extra, "grader": grader}
-    run.meta = run.meta.model_copy(
+    bench, suite, meta = rebuild(run_dir)  # the suite loads again, now with its grader
+    extra = {**meta.config.extra, "grader": grader}
+    meta = meta.model_copy(
         update={
-            "suite_version": run.suite.version,
-            "config": run.meta.config.model_copy(update={"extra": extra}),
+            "suite_version": suite.version,
+            "config": meta.config.model_copy(update={"extra": extra}),
         }
     )
-    write_model(run_dir / META, run.meta, run.scrubber)
+    write_model(run_dir / META, meta, Scrubber(extra_values=bench.secret_values()))
     by_patch = {(v.instance_id, patch[:DIFF_KEEP]): v for v, patch in graded if patch.strip()}
     updated = []
     for att in latest_attempts(read_journal(run_dir / JOURNAL)).values():
@@ -446,8 +445,5 @@ def _refold(run_dir: Path, grader: str, graded: list[tuple[Verdict, str]]) -> No
                 update={"status": out.status, "skip_reason": out.skip_reason, "details": out.details}
             )
         )
-    if updated:
-        with Journal(run_dir / JOURNAL, run.scrubber) as journal:
-            for att in updated:
-                journal.append(att)
-    finish_run(run.run_dir, run.bench, run.suite, run.meta, run.scrubber)
+    bench.regraded = {(att.case_id, att.iteration): att for att in updated}  # type: ignore[attr-defined]
+    refold(run_dir, bench, suite=suite)
