@@ -42,9 +42,8 @@ def benchmark_hooks() -> tuple[str, ...]:
 
 
 def benchmark_attributes() -> tuple[str, ...]:
-    """The class attributes of the benchmark contract (``name``, ``suites``, ``metric_specs``, ...); not
-    ``Options``: the wrapper validates its own (both components' options)."""
-    return tuple(n for n in Benchmark.__annotations__ if n != "Options")
+    """The class attributes of the benchmark contract (``name``, ``suites``, ``metric_specs``, ...)."""
+    return tuple(Benchmark.__annotations__)
 
 
 def _forward(name: str) -> Callable[..., Any]:
