@@ -209,7 +209,7 @@ class CodeRetrievalBenchmark(Benchmark):
         opt = self.options.get("repo_cache")
         if opt:
             return Path(opt)
-        from assay.runs._paths import assay_home
+        from assay._util import assay_home
 
         return assay_home() / "repos"
 
@@ -302,7 +302,7 @@ class CodeRetrievalBenchmark(Benchmark):
 
     # ------------------------------------------------------------------------------------------ running
     async def setup(self, run_dir: str) -> None:
-        from assay.runs._paths import assay_home
+        from assay._util import assay_home
 
         self._run_dir = Path(run_dir)
         # worktrees and indexes are scratch: kept out of the run directory, removed at teardown
