@@ -15,7 +15,7 @@ import click
 from rich.console import Console
 
 from assay.errors import ConfigError, ExitCode, InfraError
-from assay.evals.tasks._options import benchmark_options
+from assay.evals.tasks import benchmark_options
 
 _P = click.Path(path_type=Path)
 _OUTAGE_HINT = "the judge's backend was unreachable: nothing was graded; judge it later with"
@@ -46,7 +46,7 @@ def _console() -> Console:
 
 
 def _judge(run_dir: Path, judge_schema: str, console: Console) -> int:
-    from assay.evals.tasks._judge_run import judge_run
+    from assay.evals.tasks import judge_run
 
     try:
         done = asyncio.run(judge_run(run_dir, judge_schema=judge_schema))
@@ -67,7 +67,7 @@ def _judge(run_dir: Path, judge_schema: str, console: Console) -> int:
 
 def _run_callback(**kw: Any) -> None:
     from assay.cli._eval import print_summary
-    from assay.evals.tasks._run import TasksBenchmark
+    from assay.evals.tasks import TasksBenchmark
     from assay.exec import RunOptions, run_benchmark
 
     ctx = click.get_current_context()
@@ -140,7 +140,7 @@ def tasks_gate_command(
     ctx: click.Context, run_dir: Path, expect: Path | None, enforce: bool, propose_out: Path | None
 ) -> None:
     """Check RUN_DIR against its model and suite's expectations (none yet: "not gated yet", exit 0)."""
-    from assay.evals.tasks._expect import gate_tasks
+    from assay.evals.tasks import gate_tasks
     from assay.gate import print_gate
 
     console = _console()
@@ -159,7 +159,7 @@ def tasks_gate_command(
 def tasks_propose_command(run_dirs: tuple[Path, ...], out: Path | None) -> None:
     """Write limits every RUN_DIR met (the worst run, plus headroom: one task may flip, one more change
     unverified, quality -0.5, tokens and steps +35%, wall time +50%)."""
-    from assay.evals.tasks._expect import propose_tasks
+    from assay.evals.tasks import propose_tasks
 
     _require(run_dirs, "RUN_DIR", "(no variable: give the runs as arguments)", "the runs to propose from")
     path = propose_tasks(list(run_dirs), _require(out, "--out", "ASSAY_PROPOSE_OUT", "the file to write"))
@@ -171,7 +171,7 @@ def tasks_propose_command(run_dirs: tuple[Path, ...], out: Path | None) -> None:
 @click.option("--out", envvar="ASSAY_REPORT_OUT", type=_P, default=None, help="Folder for tasks.md, tasks.html and tasks.png (required) [ASSAY_REPORT_OUT].")  # fmt: skip
 def tasks_report_command(run_dirs: tuple[Path, ...], out: Path | None) -> None:
     """The harness x model table of RUN_DIRs as markdown, HTML and a PNG (headless Chromium)."""
-    from assay.evals.tasks._report import write_report
+    from assay.evals.tasks import write_report
 
     _require(run_dirs, "RUN_DIR", "(no variable: give the runs as arguments)", "the runs to tabulate")
     paths = write_report(list(run_dirs), _require(out, "--out", "ASSAY_REPORT_OUT", "where to write"))

@@ -10,14 +10,13 @@ import click
 from rich.console import Console
 
 from assay.errors import ExitCode
-from assay.evals.tasks._options import swebench_options
+from assay.evals.tasks import swebench_options
 
 _SKIP = ("no_evaluate",)  # grading is what this command does
 
 
 def _callback(run_dir: Path | None, validate: bool, work_root: Path | None, **kw: Any) -> None:
-    from assay.evals.tasks._swebench import grade_run_dir
-    from assay.evals.tasks._swebench_grade import validation_problems
+    from assay.evals.tasks import grade_run_dir, validation_problems
 
     ctx = click.get_current_context()
     grader, verdicts, out = grade_run_dir(run_dir, {**kw, "validate": validate, "work_root": work_root})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from assay.evals._health import health, move_advisor
 from assay.evals._registry import available, get_benchmark, register
 from assay.exec import (
     AttemptContext,
@@ -27,5 +28,7 @@ __all__ = [
     "attempt_error_text",
     "available",
     "get_benchmark",
+    "health",
+    "move_advisor",
     "register",
 ]

@@ -22,6 +22,7 @@ from assay.runs import Usage
 from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
+    from assay.gate import MoveAdvisor
     from assay.report._plots import Plot
 
 
@@ -146,6 +147,11 @@ class Benchmark(ABC):
     def cli_options(cls) -> list[Any]:
         """Transitional: click options of a benchmark that declares no ``Options`` yet."""
         return []
+
+    @classmethod
+    def move_advisor(cls) -> MoveAdvisor | None:
+        """The benchmark's CI tiers for ``assay health``'s move suggestions (None: it has none)."""
+        return None
 
     def attempt_resources(self) -> AttemptResources:
         """What each attempt asks of a Ray worker: one CPU, and a ``sandbox`` when the agent runs fenced."""

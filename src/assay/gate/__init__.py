@@ -31,6 +31,7 @@ from assay.gate._expect import (
     propose,
 )
 from assay.gate._health import CaseHealth, CategoryHealth, HealthReport, MetricHealth, health, health_markdown
+from assay.gate._health_moves import MoveAdvice, MoveAdvisor, MoveSuggestion
 from assay.gate._hook import apply_run_options
 from assay.gate._load import LoadedRun, load_run
 from assay.gate._noise import noise, run_noise_command
@@ -39,6 +40,7 @@ from assay.gate._render import comparison_markdown, print_comparison, print_gate
 __all__ = [
     "BUCKETS", "Bucket", "CaseComparison", "CaseHealth", "CategoryHealth", "Check", "Comparison",
     "Expectations", "GateResult", "HealthReport", "LoadedRun", "MetricComparison", "MetricHealth",
+    "MoveAdvice", "MoveAdvisor", "MoveSuggestion",
     "apply_run_options", "compare", "comparison_markdown", "find_expectations", "gate", "health",
     "health_markdown", "load_comparison", "load_expectations", "load_run", "measure", "noise",
     "not_comparable_reasons", "print_comparison", "print_gate", "propose", "run_noise_command",

@@ -170,7 +170,8 @@ def calibrate(
     anything is judged (ConfigError / InfraError).
     """
     from assay._util import phase
-    from assay.evals.agent._defaults import LOCAL_CTX_SIZE, MAX_TOKENS
+    from assay.evals._harnessed import model_options
+    from assay.evals.agent._defaults import MAX_TOKENS
     from assay.judge import holds_to_schema
     from assay.models import get_model, preflight
     from assay.runs import EvalLock
@@ -189,10 +190,7 @@ def calibrate(
         raise ConfigError(f"the temperature must be 0 or more, got {temperature:g}", path="--temperature")
     controls = load_controls(controls_dir)
     # built and capped as `eval agent` builds its judge: a local model gets the context a judged conversation needs
-    models = {
-        name: get_model(name, **({"ctx_size": LOCAL_CTX_SIZE} if name.startswith("local/") else {}))
-        for name in judge_models
-    }
+    models = {name: get_model(name, **model_options(name)) for name in judge_models}
 
     async def go() -> ControlsRun:
         for model in models.values():
