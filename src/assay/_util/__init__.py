@@ -13,7 +13,7 @@ from assay._util._cancel import (
 )
 from assay._util._paths import assay_home
 from assay._util._progress import Phase, phase, reporting, ticking
-from assay._util._scrub import MARKER, Anonymizer, Scrubber, write_scrubbed
+from assay._util._scrub import MARKER, Anonymizer, Scrubber, looks_like_secret_name, write_scrubbed
 
 __all__ = [
     "GRACE_S",
@@ -25,6 +25,7 @@ __all__ = [
     "assay_home",
     "cancel_requested",
     "check_cancelled",
+    "looks_like_secret_name",
     "phase",
     "reporting",
     "run_interruptible",

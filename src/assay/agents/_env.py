@@ -18,7 +18,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from assay._util._scrub import _SECRET_ENV_NAME
+from assay._util import looks_like_secret_name
 from assay.agents._harness import Route, RunSpec
 from assay.errors import ConfigError
 
@@ -59,7 +59,7 @@ def is_secret_env_name(name: str) -> bool:
     """True for a variable an agent must never see: a secret by the scrubber's rule, or a provider's setting."""
     upper = name.upper()
     return bool(
-        _SECRET_ENV_NAME.search(name) or _CREDENTIALISH.search(name) or upper.startswith(PROVIDER_PREFIXES)
+        looks_like_secret_name(name) or _CREDENTIALISH.search(name) or upper.startswith(PROVIDER_PREFIXES)
     )
 
 

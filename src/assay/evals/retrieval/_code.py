@@ -50,8 +50,7 @@ from assay.evals.retrieval._code_report import (
     report_lines,
 )
 from assay.evals.retrieval._options import shared_retrieval_options
-from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
-from assay.exec._stop import check_stop, run_stoppable
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, check_stop, run_stoppable
 from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
