@@ -50,8 +50,7 @@ from assay.evals.retrieval._code_report import (
     report_lines,
 )
 from assay.evals.retrieval._options import CodeOptions
-from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
-from assay.exec._stop import check_stop, run_stoppable
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, check_stop, run_stoppable
 from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
@@ -183,7 +182,7 @@ class CodeRetrievalBenchmark(Benchmark):
         opt = self.options.repo_cache
         if opt:
             return Path(opt)
-        from assay.runs._paths import assay_home
+        from assay._util import assay_home
 
         return assay_home() / "repos"
 
@@ -272,7 +271,7 @@ class CodeRetrievalBenchmark(Benchmark):
 
     # ------------------------------------------------------------------------------------------ running
     async def setup(self, run_dir: str) -> None:
-        from assay.runs._paths import assay_home
+        from assay._util import assay_home
 
         self._run_dir = Path(run_dir)
         # worktrees and indexes are scratch: kept out of the run directory, removed at teardown

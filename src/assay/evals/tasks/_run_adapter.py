@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 __all__ = ["checks_details", "task_diff"]
 
-#: the big log a setup plants is named in the diff's stat, never pasted
+#: the big log a setup plants is left out of the diff (never pasted into the journal or the judge's prompt)
 DIFF_EXCLUDE = ("logs/*.log",)
 
 
