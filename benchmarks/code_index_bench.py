@@ -156,7 +156,7 @@ def _search_latency(idx: CodeIndex, n: int) -> dict[str, float]:
 def _suite_run(embedder_spec: str, repo_cache: Path, tmp: Path, label: str, cache: str) -> dict[str, Any]:
     """One whole ``pr`` suite run in its own ASSAY_HOME with ASSAY_VECTOR_CACHE=``cache``."""
     from assay.evals.retrieval import RetrievalBenchmark
-    from assay.runs import RunOptions, run_benchmark
+    from assay.exec import RunOptions, run_benchmark
 
     saved = {k: os.environ.get(k) for k in ("ASSAY_HOME", "ASSAY_VECTOR_CACHE", "ASSAY_NO_LOCK")}
     os.environ.update(ASSAY_HOME=str(tmp / f"home-{label}"), ASSAY_VECTOR_CACHE=cache, ASSAY_NO_LOCK="1")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from assay.agents import _builtins  # noqa: F401  (registers the built-in harnesses)
+from assay.agents._claude_session import final_chain, is_claude_session_file
 from assay.agents._harness import Harness, Route, RunSpec, get_harness, harness_names, register_harness
 from assay.agents._record import (
     AGENT_SCHEMA_VERSION,
@@ -28,8 +29,10 @@ __all__ = [
     "ToolCallRecord",
     "TranscriptEntry",
     "fetch_usage",
+    "final_chain",
     "get_harness",
     "harness_names",
+    "is_claude_session_file",
     "register_harness",
 ]
 

@@ -14,11 +14,10 @@ from assay.ci._outputs import JUNIT_OPTION, SUMMARY_OPTION
 from assay.cli._commands import EVAL_EXTRA_COMMANDS, EVAL_SHORT_HELP, EVAL_SUBCOMMANDS
 from assay.cli._main import format_commands_from_table, load_command
 from assay.errors import ConfigError, ResumeError
-from assay.evals._base import Benchmark
 from assay.evals._registry import available, get_benchmark
+from assay.exec import Benchmark, RunOptions, RunResult, load_benchmark_class, resume_command, run_benchmark
 from assay.gate import GateOptions, check_options, print_verdict
 from assay.runs._records import Scorecard
-from assay.runs._runner import RunOptions, RunResult, resume_command, run_benchmark
 
 _P = click.Path(path_type=Path)
 
@@ -203,12 +202,17 @@ def _check_resume_benchmark(name: str, run_dir: Path) -> None:
     """`assay eval X --resume DIR` must name the benchmark DIR was run with, not silently resume another."""
     from assay.runs._rundir import load_meta
 
-    recorded = load_meta(Path(run_dir)).benchmark
+    meta = load_meta(Path(run_dir))
+    recorded = meta.benchmark
     # a command may run several named benchmarks (`retrieval` runs retrieval-rag and retrieval-code)
     if recorded != name and not recorded.startswith(f"{name}-"):
+        try:
+            owner: type[Benchmark] | str = load_benchmark_class(meta, Path(run_dir))
+        except ResumeError:  # a class that no longer loads: the name it recorded
+            owner = recorded
         raise ResumeError(
             f"--resume {run_dir}: a {recorded} run, not {name}; resume it with "
-            f"`{resume_command(recorded, run_dir)}`"
+            f"`{resume_command(owner, run_dir)}`"
         )
 
 

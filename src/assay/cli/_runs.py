@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from assay.errors import ResumeError
+from assay.exec import RunResult
 from assay.runs._rundir import META, load_meta, load_scorecard
-from assay.runs._runner import RunResult
 
 
 @click.group(name="runs")
@@ -105,7 +105,6 @@ def _duration(seconds: float) -> str:
 def show_run(run_dir: Path) -> None:
     """The scorecard summary of RUN_DIR."""
     from assay.cli._eval import print_summary
-
     from assay.gate import GateOptions, verdict_of
 
     card = load_scorecard(run_dir)

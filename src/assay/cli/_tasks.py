@@ -95,7 +95,7 @@ def _judge(run_dir: Path, judge_schema: str, console: Console) -> int:
 def _run_callback(**kw: Any) -> None:
     from assay.cli._eval import print_summary
     from assay.evals.tasks._run import TasksBenchmark
-    from assay.runs._runner import RunOptions, run_benchmark
+    from assay.exec import RunOptions, run_benchmark
 
     ctx = click.get_current_context()
     run_keys = (

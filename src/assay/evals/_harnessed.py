@@ -13,7 +13,7 @@ from assay.errors import ConfigError, InfraError
 
 if TYPE_CHECKING:
     from assay.agents import AgentResult, Harness, RunSpec
-    from assay.evals._base import AttemptContext, Outcome
+    from assay.exec import AttemptContext, Outcome
 
 __all__ = ["HarnessedOptions", "agent_broke", "run_agent_once"]
 
@@ -128,7 +128,7 @@ def agent_broke(
     """
     if not result.error:
         return None
-    from assay.evals._base import Outcome
+    from assay.exec import Outcome
     from assay.runs._records import ErrorInfo, Status
 
     details["reason"] = f"the agent broke: {result.error}"

@@ -1,7 +1,45 @@
-"""Where attempts run: a local asyncio pool by default."""
+"""The engine: run a benchmark (a local asyncio pool or Ray), journal its attempts, resume, fold and report.
+
+It also holds the contract a benchmark keeps to be driven (``Benchmark``, ``Case``, ``Suite``, ``Outcome``).
+"""
 
 from __future__ import annotations
 
+from assay.exec._benchmark import (
+    AttemptContext,
+    AttemptResources,
+    Benchmark,
+    Case,
+    Outcome,
+    Suite,
+    attempt_error_text,
+)
 from assay.exec._local import AttemptSpec, ExecutionReport, RunStopped, run_local
+from assay.exec._runner import (
+    RunOptions,
+    RunResult,
+    arun_benchmark,
+    load_benchmark_class,
+    resume_command,
+    run_benchmark,
+)
 
-__all__ = ["AttemptSpec", "ExecutionReport", "RunStopped", "run_local"]
+__all__ = [
+    "AttemptContext",
+    "AttemptResources",
+    "AttemptSpec",
+    "Benchmark",
+    "Case",
+    "ExecutionReport",
+    "Outcome",
+    "RunOptions",
+    "RunResult",
+    "RunStopped",
+    "Suite",
+    "arun_benchmark",
+    "attempt_error_text",
+    "load_benchmark_class",
+    "resume_command",
+    "run_benchmark",
+    "run_local",
+]

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from assay.errors import ConfigError
+from assay.exec import RunOptions
 from assay.hillclimb._noise_pick import NoiseFit
-from assay.runs import Attempt, RunOptions
+from assay.runs import Attempt
 
 __all__ = ["AgentTarget", "Forbidden", "Target", "get_target"]
 

@@ -16,7 +16,7 @@ from assay.runs._rundir import JOURNAL, REPORT_HTML, REPORT_MD
 from assay.runs._scrub import Scrubber, write_scrubbed
 
 if TYPE_CHECKING:
-    from assay.evals._base import Benchmark
+    from assay.exec import Benchmark
     from assay.gate import Verdict
 
 __all__ = ["Failures", "Plot", "markdown_to_html", "render_html", "render_markdown", "write_reports"]

@@ -1,8 +1,6 @@
-"""Run directories, the attempt journal, resume, the eval lock, secret scrubbing, progress and Ctrl-C."""
+"""Run records, directories, the attempt journal, the eval lock, provenance, secret scrubbing, progress and Ctrl-C."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from assay.runs._cancel import Cancelled, check_cancelled, run_process
 from assay.runs._journal import Journal, latest_attempts, read_journal
@@ -39,14 +37,11 @@ __all__ = [
     "MetricValue",
     "Phase",
     "RunMeta",
-    "RunOptions",
-    "RunResult",
     "Scorecard",
     "Scrubber",
     "Status",
     "SubjectConfig",
     "Summary",
-    "arun_benchmark",
     "assay_home",
     "check_cancelled",
     "latest_attempts",
@@ -55,19 +50,6 @@ __all__ = [
     "phase",
     "read_journal",
     "reporting",
-    "run_benchmark",
     "run_process",
     "ticking",
 ]
-
-
-_RUNNER = {"RunOptions", "RunResult", "arun_benchmark", "run_benchmark"}
-
-
-def __getattr__(name: str) -> Any:
-    # the runner imports the benchmark base class, which imports these records: load it on first use
-    if name in _RUNNER:
-        from assay.runs import _runner
-
-        return getattr(_runner, name)
-    raise AttributeError(name)

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 import click
 
 from assay.errors import InfraError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.models._usage import Usage
 from assay.runs._records import ErrorInfo, MetricSpec, Status
 

@@ -12,9 +12,10 @@ from typing import Any, ClassVar
 import pytest
 
 from assay.evals import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.exec import RunOptions, run_benchmark
 from assay.models import LlamaServer, Message, embedded_gguf_path, get_model
 from assay.models._local import shared_server
-from assay.runs import RunOptions, Status, SubjectConfig, read_journal, run_benchmark
+from assay.runs import Status, SubjectConfig, read_journal
 
 pytestmark = pytest.mark.local_model
 

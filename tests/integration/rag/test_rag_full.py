@@ -15,8 +15,9 @@ import click
 import pytest
 
 from assay.errors import ConfigError
+from assay.evals.retrieval import RetrievalBenchmark
 from assay.evals.retrieval._rag import default_eval_dir
-from assay.runs import RunOptions, run_benchmark
+from assay.exec import RunOptions, run_benchmark
 
 EVAL = default_eval_dir()
 
@@ -67,7 +68,7 @@ def full_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 def _run(tmp_path: Path, name: str, **options: object):
     return run_benchmark(
-        "retrieval",
+        RetrievalBenchmark,
         {"component": "rag", "embedder": "hash", **options},
         RunOptions(suite="full", out=tmp_path / name, command_line=["test"]),
     )

@@ -13,9 +13,9 @@ from rich.console import Console
 
 from assay.errors import ConfigError, UsageError
 from assay.gate import GateOptions, hold, print_verdict
+from assay.gate._simulate import scorecard_from_outcomes as card
 from assay.report import render_markdown
 from assay.runs._records import Scorecard
-from assay.stats._simulate import scorecard_from_outcomes as card
 
 
 def finished_run(root: Path, name: str, sc: Scorecard) -> Path:

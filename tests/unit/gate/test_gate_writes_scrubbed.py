@@ -9,10 +9,10 @@ import yaml
 from click.testing import CliRunner
 
 from assay.gate import GateOptions, hold
+from assay.gate._simulate import scorecard_from_outcomes as card
 from assay.report import render_markdown
 from assay.runs._rundir import write_artifact
 from assay.runs._scrub import MARKER
-from assay.stats._simulate import scorecard_from_outcomes as card
 
 SECRET = "planted-secret-value-0123456789"
 

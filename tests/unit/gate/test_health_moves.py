@@ -9,9 +9,9 @@ import pytest
 
 from assay.errors import ConfigError
 from assay.gate import health, health_markdown
+from assay.gate._simulate import scorecard_from_outcomes as card
+from assay.gate._simulate import simulated_meta
 from assay.runs._records import SubjectConfig
-from assay.stats._simulate import scorecard_from_outcomes as card
-from assay.stats._simulate import simulated_meta
 
 CATS = {"easy": "qa", "hard": "qa", "wob": "qa", "old": "qa", "gone": "qa"}
 TIERS = {

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from assay.evals._base import Benchmark
+from assay.evals import Benchmark
 from assay.evals.memory import MemoryBenchmark
 from assay.evals.retrieval._code import CodeRetrievalBenchmark
 from assay.evals.retrieval._rag import RagRetrievalBenchmark

@@ -17,9 +17,9 @@ from typing import Any
 
 from assay.agents import Harness, Limits, Route, RunSpec
 from assay.errors import InfraError, UsageError
-from assay.evals._base import AttemptContext, Outcome
 from assay.evals.agent._record import CheckResult, ConversationTurn, RoleCost, ScenarioRecord
 from assay.evals.agent._scenario import Scenario
+from assay.exec import AttemptContext, Outcome
 from assay.models import ChatModel, Usage
 from assay.runs._records import ErrorInfo, Status
 

@@ -22,11 +22,11 @@ import click
 
 from assay.agents import RunSpec
 from assay.errors import ConfigError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._harnessed import HarnessedOptions, run_agent_once
 from assay.evals._suite_id import suite_version
 from assay.evals.code._outcome import OUTCOMES, classify
 from assay.evals.code._project import CodeProject, check_fails_before, default_code_dir, load_projects
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.runs._records import Attempt, ErrorInfo, MetricSpec, Scorecard, Status, SubjectConfig
 
 __all__ = ["PR_MODEL", "CodeBenchmark"]

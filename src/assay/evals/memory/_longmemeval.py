@@ -17,7 +17,7 @@ from typing import Any
 
 from assay.embed._protocol import Embedder
 from assay.errors import ConfigError
-from assay.evals._base import Case
+from assay.exec import Case
 from assay.memory import ManualClock, MemoryConfig, init_memory
 from assay.models._types import ChatModel, Message
 from assay.models._usage import Usage

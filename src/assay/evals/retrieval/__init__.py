@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from assay.errors import ConfigError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.runs._records import Attempt, MetricValue, Scorecard, SubjectConfig
 
 if TYPE_CHECKING:

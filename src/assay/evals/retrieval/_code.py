@@ -26,7 +26,7 @@ import click
 import numpy as np
 
 from assay.errors import ConfigError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals._swebench_dataset import ensure_swebench_verified
 from assay.evals.retrieval._code_data import (
     DATA_DIR,
     SDIST_SUITES,
@@ -35,7 +35,6 @@ from assay.evals.retrieval._code_data import (
     checkout,
     ensure_pr_repo,
     ensure_repo,
-    ensure_swebench_verified,
     file_at,
     git,
     load_queries,
@@ -51,6 +50,7 @@ from assay.evals.retrieval._code_report import (
     report_lines,
 )
 from assay.evals.retrieval._options import shared_retrieval_options
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.exec._stop import check_stop, run_stoppable
 from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 

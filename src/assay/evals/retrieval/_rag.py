@@ -17,7 +17,6 @@ import click
 
 from assay.embed import Embedder, get_embedder
 from assay.errors import ConfigError, DocumentError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
 from assay.evals.retrieval._options import shared_retrieval_options
 from assay.evals.retrieval._rag_answers import grade_answer
@@ -41,6 +40,7 @@ from assay.evals.retrieval._rag_scale import (
     tier_verdict,
 )
 from assay.evals.retrieval._rag_score import first_hit_rank, mrr_at_k, ndcg_at_k, rank_metrics, recall_at_k
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.models import ChatModel
 from assay.rag import DocumentIndex, answer, query_documents
 from assay.runs._records import (

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import click
 
 from assay.errors import ConfigError, InfraError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
 from assay.evals.serving._client import StreamClient
 from assay.evals.serving._levels import (
@@ -49,6 +48,7 @@ from assay.evals.serving._workloads import (
     Workload,
     per_category_accuracy,
 )
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.models._usage import Usage
 from assay.runs._progress import phase
 from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig

@@ -23,10 +23,10 @@ import click
 
 from assay.agents import RunSpec
 from assay.errors import ConfigError, InfraError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._harnessed import HarnessedOptions
 from assay.evals._suite_id import suite_version
 from assay.evals.sessions._dataset import Dataset, SessionCase
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.runs._records import Attempt, ErrorInfo, MetricSpec, Scorecard, Status, SubjectConfig
 
 __all__ = ["SessionsBenchmark"]

@@ -170,10 +170,11 @@ async def judge_run(
 ) -> JudgeRunResult:
     """Judge ``run_dir`` with its recorded judge model (or ``model``, e.g. a scripted one in tests)."""
     from assay.evals.tasks._tasks_load import TOYBOX_DIR
+    from assay.exec import RunOptions
+    from assay.exec._runner import _prepare_resume, finish_run
     from assay.judge import holds_to_schema
     from assay.runs._journal import Journal, latest_attempts, read_journal
     from assay.runs._rundir import JOURNAL, write_model
-    from assay.runs._runner import RunOptions, _prepare_resume, finish_run
 
     run = _prepare_resume(RunOptions(resume=Path(run_dir)))
     bench: TasksBenchmark = run.bench  # type: ignore[assignment]

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from assay.errors import ConfigError
-from assay.evals._base import Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
 from assay.evals.tasks._isolate import (
     AgentVenv,
@@ -39,11 +38,12 @@ from assay.evals.tasks._isolate import (
 )
 from assay.evals.tasks._report_kinds import patch_stat
 from assay.evals.tasks._suites import JudgeInputs, TasksSuiteKind
+from assay.exec import Case, Outcome, Suite
 from assay.runs._records import Status
 
 if TYPE_CHECKING:
-    from assay.evals._base import AttemptContext
     from assay.evals.tasks._judge import TaskGrade, TaskView
+    from assay.exec import AttemptContext
     from assay.runs._records import Attempt, Scorecard
 
 __all__ = ["RealfixPin", "RealfixSuite", "load_pins", "realfix_prompt", "reference_diff"]

@@ -20,12 +20,12 @@ import click
 
 from assay.agents import RunSpec
 from assay.errors import ConfigError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._harnessed import HarnessedOptions, agent_broke, run_agent_once
 from assay.evals._suite_id import suite_version
 from assay.evals.tasks._isolate import AgentVenv
 from assay.evals.tasks._run_adapter import agent_diff, checks_details
 from assay.evals.tasks._suites import SUITE_KINDS, TasksSuiteKind, suite_kind
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:

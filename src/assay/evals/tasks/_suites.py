@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 from assay.errors import ConfigError
 
 if TYPE_CHECKING:
-    from assay.evals._base import AttemptContext, Case, Outcome, Suite
     from assay.evals.tasks._judge import TaskGrade, TaskView
     from assay.evals.tasks._run import TasksBenchmark
+    from assay.exec import AttemptContext, Case, Outcome, Suite
     from assay.runs._records import Attempt, Scorecard
 
 __all__ = ["KIND_OPTIONS", "SUITE_KINDS", "JudgeInputs", "TasksSuiteKind", "suite_kind"]

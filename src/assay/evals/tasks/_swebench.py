@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from assay.agents import RunSpec
 from assay.errors import ConfigError
-from assay.evals._base import AttemptContext, Case, Outcome, Suite
 from assay.evals._harnessed import run_agent_once
 from assay.evals._suite_id import suite_version
 from assay.evals.tasks._suites import JudgeInputs, TasksSuiteKind
+from assay.exec import AttemptContext, Case, Outcome, Suite
 from assay.runs._records import Status
 
 if TYPE_CHECKING:
@@ -406,9 +406,10 @@ def _check_refold(run_dir: Path, grader: str) -> bool:
 def _refold(run_dir: Path, grader: str, graded: list[tuple[Verdict, str]]) -> None:
     """The run's ungraded attempts take the verdicts (the same rule as at run time), its suite version and
     config take the grader, and its scorecard and reports are folded again."""
+    from assay.exec import RunOptions
+    from assay.exec._runner import _prepare_resume, finish_run
     from assay.runs._journal import Journal, latest_attempts, read_journal
     from assay.runs._rundir import JOURNAL, META, load_meta, write_model
-    from assay.runs._runner import RunOptions, _prepare_resume, finish_run
 
     meta = load_meta(run_dir)
     options = {

@@ -17,9 +17,9 @@ import pytest
 from assay.cli import main
 from assay.evals.agent import AgentBenchmark
 from assay.evals.agent._scenario import Scenario
+from assay.exec import RunOptions, run_benchmark
 from assay.models import ChatModel
 from assay.models._scripted import ScriptedModel
-from assay.runs import RunOptions, run_benchmark
 from assay.runs._records import FINAL_STATUSES, Status
 
 FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "agent_scenarios" / "scenarios"

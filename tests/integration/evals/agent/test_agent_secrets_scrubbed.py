@@ -13,7 +13,7 @@ import pytest
 
 from assay.evals.agent import AgentBenchmark
 from assay.evals.agent._scenario_load import load_scenarios
-from assay.runs import RunOptions, run_benchmark
+from assay.exec import RunOptions, run_benchmark
 from assay.runs._scrub import MARKER
 
 SCENARIOS = Path(__file__).resolve().parents[4] / "eval" / "scenarios"

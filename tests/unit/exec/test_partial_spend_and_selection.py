@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 
 from assay.errors import InfraError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.exec import RunOptions, run_benchmark
 from assay.gate import compare
 from assay.models import Usage
 from assay.models._errors import classify_http_error, parse_reset_time
-from assay.runs import MetricSpec, RunOptions, Status, run_benchmark
+from assay.runs import MetricSpec, Status
 from assay.runs._journal import read_journal
 
 

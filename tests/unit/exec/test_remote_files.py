@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from assay.errors import InfraError
-from assay.runs._remote import _write_files
+from assay.exec._remote import _write_files
 
 
 def test_worker_files_are_written_under_the_run_directory(

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals.retrieval._code import CodeRetrievalBenchmark
+from assay.exec import RunOptions, run_benchmark
 from assay.exec._stop import check_stop, run_stoppable
-from assay.runs import RunOptions, Status, run_benchmark
+from assay.runs import Status
 
 
 class _TakesTurns(Benchmark):

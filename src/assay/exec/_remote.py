@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 from assay import __version__
 from assay.errors import AssayError, ConfigError, ExitCode, InfraError
-from assay.exec import AttemptSpec, RunStopped
+from assay.exec._local import AttemptSpec, RunStopped
 from assay.runs._records import Attempt, ErrorInfo, RunMeta, Status
 
 if TYPE_CHECKING:
-    from assay.runs._runner import _Run
+    from assay.exec._runner import _Run
 
 #: the most file bytes one reply carries back; larger outputs stay on the worker (and are named)
 MAX_REPLY_BYTES = 64 * 1024 * 1024
@@ -71,7 +71,7 @@ class _WorkerRun:
     """One run's benchmark, set up in this worker process, with its scratch run directory."""
 
     def __init__(self, job: RemoteJob) -> None:
-        from assay.runs._runner import RunOptions, _Run
+        from assay.exec._runner import RunOptions, _Run
 
         meta = RunMeta.model_validate(job.meta)
         if meta.assay_version != __version__:

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
+from assay.gate._compare import compare
 from assay.runs._records import Attempt, MetricSpec, MetricValue, RunMeta, Scorecard, Status, SubjectConfig
 from assay.stats._fold import fold
 from assay.stats._noise import noise_from_scorecards
@@ -212,7 +213,6 @@ def power_pass_fail(iterations: int, trials: int, rng: np.random.Generator, nois
     False alarms: a case drawn from :func:`reliable_or_not`, unchanged. Detection: a stable-pass case
     (probability 1.0 or 0.95-1.0) whose pass probability falls to q; detected when it is ``regressed``.
     """
-    from assay.gate._compare import compare
 
     drops_to = (0.7, 0.5, 0.3, 0.0)
     alarms = 0
@@ -264,7 +264,6 @@ def power_recall(n_queries: int, trials: int, rng: np.random.Generator) -> Power
     A drop of d turns round(d * n) always-found queries into never-found ones; detected when the gated
     metric regresses.
     """
-    from assay.gate._compare import compare
 
     drops = (0.05, 0.10, 0.20)
     alarms = 0
@@ -316,7 +315,6 @@ def power_latency(n_requests: int, trials: int, rng: np.random.Generator, noise_
     """p50 latency over ``n_requests`` fixed-length requests: lognormal (sigma 0.2, a CV of about 20%)
     around a run median that moves 3% from run to run (machine state); compared with a noise file of
     ``noise_runs`` runs (the first is the baseline). A change is detected when the run exits 2."""
-    from assay.gate._compare import compare
 
     rises = (0.10, 0.25, 0.50, 1.00)
 
@@ -347,7 +345,6 @@ def power_latency(n_requests: int, trials: int, rng: np.random.Generator, noise_
 def power_throughput(iterations: int, trials: int, rng: np.random.Generator, noise_runs: int = 5) -> PowerRow:
     """Request throughput, one value per iteration (5% apart) on a run level that moves 3% from run to
     run; compared with a noise file of ``noise_runs`` runs (the first is the baseline)."""
-    from assay.gate._compare import compare
 
     drops = (0.05, 0.10, 0.20, 0.30)
 
@@ -379,7 +376,6 @@ def power_suite(
     """A whole suite of :func:`reliable_or_not` cases, noise file of 5 runs (the first is the baseline):
     false alarm when an unchanged run exits 2; detected when ``broken`` cases that used to pass at least
     sometimes (p >= 0.3) now always fail, the run exits 2 and a broken case is ``regressed``."""
-    from assay.gate._compare import compare
 
     alarms = detected = 0
     for t in range(trials):

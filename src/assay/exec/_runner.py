@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import shutil
 import sys
@@ -14,9 +15,8 @@ from typing import Any
 
 from assay import __version__
 from assay.errors import ConfigError, ExitCode, InfraError, MissingDependencyError, ResumeError
-from assay.evals._base import AttemptContext, Benchmark, Case, Suite
-from assay.evals._registry import available, get_benchmark
-from assay.exec import AttemptSpec, RunStopped, run_local
+from assay.exec._benchmark import AttemptContext, Benchmark, Case, Suite
+from assay.exec._local import AttemptSpec, RunStopped, run_local
 from assay.gate import GateOptions, Verdict, hold
 from assay.runs._cancel import run_interruptible
 from assay.runs._journal import Journal, latest_attempts, read_journal
@@ -83,23 +83,42 @@ class RunResult:
 
     @property
     def resume_command(self) -> str:
-        return resume_command(self.scorecard.benchmark, self.run_dir)
+        return resume_command(self.benchmark or self.scorecard.benchmark, self.run_dir)
 
 
-def resume_command(benchmark: str, run_dir: Path) -> str:
-    """The command that resumes a run: the registered benchmark it belongs to (`retrieval-rag` runs belong to
-    `assay eval retrieval`; a plugin named `ray-sleep` is its own command)."""
-    names = [n for n in available() if benchmark == n or benchmark.startswith(f"{n}-")]
-    command = max(names, key=len) if names else benchmark
+def resume_command(benchmark: Benchmark | type[Benchmark] | str, run_dir: Path) -> str:
+    """The command that resumes a run: that of the benchmark class it ran (`retrieval-rag` runs belong to
+    `assay eval retrieval`, the registered name of their class; a plugin named `ray-sleep` is its own command).
+
+    A name (a run whose class cannot be loaded) is used as it is.
+    """
+    if isinstance(benchmark, str):
+        command = benchmark
+    else:
+        command = (benchmark if isinstance(benchmark, type) else type(benchmark)).name
     return f"assay eval {command} --resume {run_dir}"
+
+
+def load_benchmark_class(meta: RunMeta, where: Path, given: type[Benchmark] | None = None) -> type[Benchmark]:
+    """The benchmark class a run recorded (``meta.options['benchmark_class']``, ``module:Class``); ``given``
+    (the caller's class) serves a run that recorded none."""
+    spec = str(meta.options.get("benchmark_class") or "")
+    if not spec and given is not None:
+        return given
+    module, _, attr = spec.partition(":")
+    try:
+        if not attr:
+            raise ImportError("the run recorded no benchmark class (module:Class)")
+        cls = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ResumeError(f"{where}: cannot load benchmark {spec or meta.benchmark!r}: {exc}") from None
+    if not (isinstance(cls, type) and issubclass(cls, Benchmark)):
+        raise ResumeError(f"{where}: {spec} is not an assay Benchmark subclass")
+    return cls
 
 
 def _jsonable(options: dict[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(options, default=str))
-
-
-def _benchmark_class(benchmark: str | type[Benchmark]) -> type[Benchmark]:
-    return get_benchmark(benchmark) if isinstance(benchmark, str) else benchmark
 
 
 class _Run:
@@ -250,12 +269,16 @@ def _check_executor(cls: type[Benchmark], opts: RunOptions) -> None:
         check_address(opts.ray_address)
 
 
-def _prepare(benchmark: str | type[Benchmark] | None, options: dict[str, Any], opts: RunOptions) -> _Run:
+def _prepare(benchmark: type[Benchmark] | None, options: dict[str, Any], opts: RunOptions) -> _Run:
     if opts.resume is not None:
-        return _prepare_resume(opts)
+        return _prepare_resume(opts, benchmark)
     if benchmark is None:
         raise ConfigError("no benchmark given")
-    cls = _benchmark_class(benchmark)
+    if not (isinstance(benchmark, type) and issubclass(benchmark, Benchmark)):
+        raise ConfigError(
+            f"benchmark {benchmark!r}: pass the Benchmark class (assay.evals.get_benchmark(name) finds it by name)"
+        )
+    cls = benchmark
     _check_executor(cls, opts)
     bench = cls(options)
     if opts.timeout_s is not None and not bench.interruptible:
@@ -302,16 +325,11 @@ def _prepare(benchmark: str | type[Benchmark] | None, options: dict[str, Any], o
     return run
 
 
-def _prepare_resume(opts: RunOptions) -> _Run:
+def _prepare_resume(opts: RunOptions, benchmark: type[Benchmark] | None = None) -> _Run:
     run_dir = Path(opts.resume)  # type: ignore[arg-type]
     meta = load_meta(run_dir)
     recorded = meta.options.get("run", {})
-    cls_spec = meta.options.get("benchmark_class", meta.benchmark)
-    try:
-        module, _, attr = cls_spec.partition(":")
-        cls = getattr(__import__(module, fromlist=[attr]), attr) if attr else get_benchmark(cls_spec)
-    except (ImportError, AttributeError) as exc:
-        raise ResumeError(f"{run_dir / META}: cannot load benchmark {cls_spec!r}: {exc}") from None
+    cls = load_benchmark_class(meta, run_dir / META, benchmark)
     _check_executor(cls, opts)
     bench = cls(dict(meta.options.get("benchmark", {})))
     suite = bench.load_suite(meta.suite)
@@ -342,7 +360,7 @@ def _prepare_resume(opts: RunOptions) -> _Run:
 
 
 async def arun_benchmark(
-    benchmark: str | type[Benchmark] | None,
+    benchmark: type[Benchmark] | None,
     options: dict[str, Any] | None = None,
     opts: RunOptions | None = None,
 ) -> RunResult:
@@ -371,7 +389,7 @@ async def arun_benchmark(
                     with phase(f"{run.meta.run_id}: checking the backend"):
                         await run.bench.preflight()
                         if opts.executor == "ray" and specs:  # an unreachable head is an outage too
-                            from assay.runs._remote import ray_attempts
+                            from assay.exec._remote import ray_attempts
 
                             attempt_fn, close_executor = ray_attempts(run, opts.ray_address)
                 except InfraError as exc:
@@ -422,7 +440,7 @@ async def arun_benchmark(
                 stopped_code=ExitCode.INTERRUPTED,
             )
             print(
-                f"interrupted; resume with: {resume_command(run.meta.benchmark, run.run_dir)}",
+                f"interrupted; resume with: {resume_command(run.bench, run.run_dir)}",
                 file=sys.stderr,
             )
             raise
@@ -521,7 +539,7 @@ def finish(
             stopped_code=stopped_code,
             scrubber=scrubber,
         )
-    except BaseException:  # a baseline or expectations file gone since the run began: still report the run
+    except Exception:  # a baseline or expectations file gone since the run began: still report the run
         write_reports(run_dir, scorecard, bench, scrubber, attempts=final)
         raise
     write_reports(run_dir, scorecard, bench, scrubber, verdict=verdict, attempts=final)
@@ -541,11 +559,11 @@ def finish_run(
 
 
 def run_benchmark(
-    benchmark: str | type[Benchmark] | None,
+    benchmark: type[Benchmark] | None,
     options: dict[str, Any] | None = None,
     opts: RunOptions | None = None,
 ) -> RunResult:
-    """Run a benchmark by name or class, or resume ``opts.resume``; returns the run directory and scorecard.
+    """Run a benchmark class, or resume ``opts.resume``; returns the run directory and scorecard.
 
     Exit code 3 means the run stopped on an infrastructure outage (the rest is NOT_RUN; resume it later).
     """
