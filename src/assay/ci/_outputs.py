@@ -14,7 +14,7 @@ import click
 from assay.ci._junit import REGRESSED_BUCKETS, gate_junit, run_junit, write_junit
 from assay.ci._summary import append_summary, job_summary, rerun_command
 from assay.gate import Comparison, Verdict
-from assay.runs._records import RunMeta, Scorecard
+from assay.runs import RunMeta, Scorecard
 
 __all__ = ["JUNIT_OPTION", "SUMMARY_OPTION", "comparison_outputs", "eval_outputs", "gate_outputs"]
 

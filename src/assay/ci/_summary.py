@@ -17,7 +17,7 @@ import shlex
 from pathlib import Path
 
 from assay.gate import Verdict, unspent_cases
-from assay.runs._records import RunMeta, Scorecard
+from assay.runs import RunMeta, Scorecard
 
 __all__ = ["job_summary", "rerun_command", "unspent_cases"]
 

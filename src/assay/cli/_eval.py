@@ -13,9 +13,18 @@ from rich.table import Table
 from assay.ci._outputs import JUNIT_OPTION, SUMMARY_OPTION
 from assay.cli._commands import EVAL_EXTRA_COMMANDS, EVAL_SHORT_HELP, EVAL_SUBCOMMANDS
 from assay.cli._main import format_commands_from_table, load_command
+from assay.cli._options import click_options
 from assay.errors import ConfigError, ResumeError
 from assay.evals._registry import available, get_benchmark
-from assay.exec import Benchmark, RunOptions, RunResult, load_benchmark_class, resume_command, run_benchmark
+from assay.exec import (
+    Benchmark,
+    RunOptions,
+    RunResult,
+    load_benchmark_class,
+    resume_command,
+    run_benchmark,
+    validate_options,
+)
 from assay.gate import GateOptions, check_options, print_verdict
 from assay.runs._records import Scorecard
 
@@ -180,7 +189,7 @@ def _ci_outputs(result: RunResult, shared: dict[str, Any], cls: type[Benchmark])
         result.scorecard,
         result.verdict,
         result.meta,
-        has_case_filter="scenario" in {o.name for o in cls.cli_options()},
+        has_case_filter="scenario" in _option_names(cls),
         junit=shared["junit"],
         summary=shared["summary"],
     )
@@ -222,8 +231,12 @@ def _given(ctx: click.Context, param: str) -> bool:
     return source in (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
 
 
+def _option_names(cls: type[Benchmark]) -> set[str]:
+    return set(cls.Options.model_fields) | {str(o.name) for o in cls.cli_options()}
+
+
 def make_command(name: str, cls: type[Benchmark]) -> click.Command:
-    own = cls.cli_options()
+    own = click_options(cls.Options) or cls.cli_options()
     clash = SHARED_NAMES & {o.name for o in own}
     if clash:
         raise ConfigError(f"benchmark {name!r} redefines shared options: {sorted(clash)}")
@@ -247,7 +260,8 @@ def make_command(name: str, cls: type[Benchmark]) -> click.Command:
         shared = {k: kwargs.pop(k) for k in SHARED_NAMES}
         console = Console(stderr=False)
         if kwargs.pop("list_cases", False):
-            click.echo(cls.describe(kwargs))  # type: ignore[attr-defined]
+            listed = kwargs if cls.cli_options() else validate_options(cls.Options, kwargs)
+            click.echo(cls.describe(listed))  # type: ignore[attr-defined]
             return
         gate = _gate_options(shared)
         check_options(gate)  # a missing --compare/--noise/--expect is refused before the run

@@ -163,7 +163,8 @@ def health_command(
     With --strong / --weak the strongest model is the one named, and inverted means the weak model scored
     higher than the strong one. For agent runs, moves between CI tiers are suggested, never applied.
     """
-    from assay.gate import health, health_markdown
+    from assay.evals import health
+    from assay.gate import health_markdown
 
     if not (run_dirs or strong or weak):
         raise UsageError("health needs runs: give RUN_DIR arguments, --strong DIR or --weak DIR")

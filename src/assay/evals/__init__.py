@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from assay.evals._health import health, move_advisor
 from assay.evals._registry import available, get_benchmark, register
 from assay.exec import (
     AttemptContext,
     AttemptResources,
     Benchmark,
+    BenchmarkOptions,
     Case,
+    Flag,
     Outcome,
     Suite,
     attempt_error_text,
@@ -17,11 +20,15 @@ __all__ = [
     "AttemptContext",
     "AttemptResources",
     "Benchmark",
+    "BenchmarkOptions",
     "Case",
+    "Flag",
     "Outcome",
     "Suite",
     "attempt_error_text",
     "available",
     "get_benchmark",
+    "health",
+    "move_advisor",
     "register",
 ]

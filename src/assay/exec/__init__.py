@@ -15,11 +15,21 @@ from assay.exec._benchmark import (
     attempt_error_text,
 )
 from assay.exec._local import AttemptSpec, ExecutionReport, RunStopped, run_local
+from assay.exec._options import (
+    BenchmarkOptions,
+    Flag,
+    option_specs,
+    options_error,
+    parse_args,
+    validate_options,
+)
 from assay.exec._runner import (
     RunOptions,
     RunResult,
     arun_benchmark,
     load_benchmark_class,
+    rebuild,
+    refold,
     resume_command,
     run_benchmark,
 )
@@ -29,8 +39,10 @@ __all__ = [
     "AttemptResources",
     "AttemptSpec",
     "Benchmark",
+    "BenchmarkOptions",
     "Case",
     "ExecutionReport",
+    "Flag",
     "Outcome",
     "RunOptions",
     "RunResult",
@@ -39,7 +51,13 @@ __all__ = [
     "arun_benchmark",
     "attempt_error_text",
     "load_benchmark_class",
+    "option_specs",
+    "options_error",
+    "parse_args",
+    "rebuild",
+    "refold",
     "resume_command",
     "run_benchmark",
     "run_local",
+    "validate_options",
 ]

@@ -10,19 +10,19 @@ from __future__ import annotations
 import asyncio
 import time
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-import click
-
+from assay.exec._options import BenchmarkOptions, validate_options
 from assay.models._usage import Usage
 from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
+    from assay.gate import MoveAdvisor
     from assay.report._plots import Plot
 
 
@@ -67,6 +67,8 @@ class Outcome:
     usage: Usage | None = None
     error: ErrorInfo | None = None
     skip_reason: str | None = None
+    #: an ERROR run: what broke, the harness or the agent (``evals._harnessed.broken``)
+    broken_by: Literal["harness", "agent"] | None = None
 
     @classmethod
     def skipped(cls, reason: str, **details: Any) -> Outcome:
@@ -130,17 +132,30 @@ class Benchmark(ABC):
     #: why attempts cannot run on Ray workers (None: they can); ``--executor ray`` is refused with it
     remote_refusal: ClassVar[str | None] = None
 
-    def __init__(self, options: dict[str, Any]) -> None:
-        self.options = options
+    #: the benchmark's own options (``evals/<name>/_options.py``): the CLI's flags are generated from it
+    Options: ClassVar[type[BenchmarkOptions]] = BenchmarkOptions
+
+    def __init__(self, options: BenchmarkOptions | Mapping[str, Any] | None = None) -> None:
+        #: the validated options (a mapping is validated; a wrong value is a ConfigError naming its flag)
+        self.options: Any
+        if self.Options is BenchmarkOptions and type(self).cli_options is not Benchmark.cli_options:
+            self.options = dict(options or {})  # transitional: a benchmark still on cli_options
+        else:
+            self.options = validate_options(self.Options, options)
 
     @classmethod
-    def cli_options(cls) -> list[click.Option]:
-        """Benchmark-specific CLI options (the shared ones are added by the eval group)."""
+    def cli_options(cls) -> list[Any]:
+        """Transitional: click options of a benchmark that declares no ``Options`` yet."""
         return []
+
+    @classmethod
+    def move_advisor(cls) -> MoveAdvisor | None:
+        """The benchmark's CI tiers for ``assay health``'s move suggestions (None: it has none)."""
+        return None
 
     def attempt_resources(self) -> AttemptResources:
         """What each attempt asks of a Ray worker: one CPU, and a ``sandbox`` when the agent runs fenced."""
-        return AttemptResources(custom={"sandbox": 1.0} if self.options.get("fence") else {})
+        return AttemptResources(custom={"sandbox": 1.0} if getattr(self.options, "fence", False) else {})
 
     def subject_config(self) -> SubjectConfig:
         """What makes two runs comparable (subject, model, judge model, embedder)."""
@@ -162,6 +177,12 @@ class Benchmark(ABC):
     @abstractmethod
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
         """Attempt one case. Raise InfraError for an outage; other exceptions are recorded as ERROR."""
+
+    def regrade(self, attempts: list[Attempt]) -> list[Attempt]:
+        """The recorded attempts (the latest of each case and iteration) graded again before a re-fold
+        (``assay.exec.refold``): a judge step or a later grader returns new records in place of the ones it
+        re-grades, the same object for the others. By default nothing changes."""
+        return attempts
 
     def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
         """Run-level metrics beyond the per-case means the shared fold computes (e.g. throughput)."""

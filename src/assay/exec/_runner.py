@@ -216,6 +216,7 @@ class _Run:
             usage=outcome.usage,
             error=outcome.error,
             skip_reason=outcome.skip_reason,
+            broken_by=outcome.broken_by,
         )
 
     def _error(
@@ -311,7 +312,9 @@ def _prepare(benchmark: type[Benchmark] | None, options: dict[str, Any], opts: R
         command_line=list(opts.command_line),
         config=bench.subject_config(),
         options={
-            "benchmark": _jsonable(options),
+            "benchmark": bench.options.model_dump(mode="json")
+            if not isinstance(bench.options, dict)
+            else _jsonable(bench.options),
             "run": opts.recorded(),
             "benchmark_class": f"{cls.__module__}:{cls.__qualname__}",
         },
@@ -325,13 +328,31 @@ def _prepare(benchmark: type[Benchmark] | None, options: dict[str, Any], opts: R
     return run
 
 
-def _prepare_resume(opts: RunOptions, benchmark: type[Benchmark] | None = None) -> _Run:
-    run_dir = Path(opts.resume)  # type: ignore[arg-type]
+def rebuild(run_dir: Path) -> tuple[Benchmark, Suite, RunMeta]:
+    """A run's benchmark rebuilt from its ``meta.json`` (its recorded class and options), with its suite loaded
+    again and checked to hold the run's cases; and the meta."""
     meta = load_meta(run_dir)
-    recorded = meta.options.get("run", {})
-    cls = load_benchmark_class(meta, run_dir / META, benchmark)
-    _check_executor(cls, opts)
-    bench = cls(dict(meta.options.get("benchmark", {})))
+    cls = load_benchmark_class(meta, run_dir / META)
+    bench = cls(_recorded_options(cls, run_dir / META, meta.options.get("benchmark", {})))
+    return bench, _load_suite(run_dir, meta, bench), meta
+
+
+def _recorded_options(cls: type[Benchmark], meta_path: Path, recorded: Any) -> Any:
+    """The run's recorded benchmark options, validated again; a bad one is a ResumeError naming meta.json."""
+    from pydantic import ValidationError
+
+    from assay.exec._options import BenchmarkOptions, options_error
+
+    if cls.Options is BenchmarkOptions:  # transitional: a benchmark still on cli_options
+        return dict(recorded)
+    try:
+        return cls.Options.model_validate(recorded)
+    except ValidationError as exc:
+        raise ResumeError(f"{meta_path}: options.benchmark: {options_error(exc, cls.Options)}") from None
+
+
+def _load_suite(run_dir: Path, meta: RunMeta, bench: Benchmark) -> Suite:
+    """The run's suite loaded again; refused when its cases are not the run's."""
     suite = bench.load_suite(meta.suite)
     if suite.case_ids() != meta.case_ids:
         added = sorted(set(suite.case_ids()) - set(meta.case_ids))
@@ -340,6 +361,17 @@ def _prepare_resume(opts: RunOptions, benchmark: type[Benchmark] | None = None) 
             f"{run_dir}: suite {meta.suite!r} changed since the run started "
             f"(added {added[:5]}, removed {removed[:5]}); start a new run instead of --resume"
         )
+    return suite
+
+
+def _prepare_resume(opts: RunOptions, benchmark: type[Benchmark] | None = None) -> _Run:
+    run_dir = Path(opts.resume)  # type: ignore[arg-type]
+    meta = load_meta(run_dir)
+    recorded = meta.options.get("run", {})
+    cls = load_benchmark_class(meta, run_dir / META, benchmark)
+    _check_executor(cls, opts)
+    bench = cls(_recorded_options(cls, run_dir / META, meta.options.get("benchmark", {})))
+    suite = _load_suite(run_dir, meta, bench)
     want = opts.resume_iterations
     extend = want is not None and want != meta.iterations
     if extend and want < meta.iterations:  # type: ignore[operator]
@@ -556,6 +588,30 @@ def finish_run(
 ) -> Scorecard:
     """Refold a run held to nothing (a re-judged or re-graded run): :func:`finish`'s scorecard."""
     return finish(run_dir, bench, suite, meta, scrubber, elapsed_s).scorecard
+
+
+def refold(run_dir: Path, benchmark: Benchmark | None = None, *, suite: Suite | None = None) -> Scorecard:
+    """Fold a finished run's journal into its scorecard and reports again, after ``benchmark.regrade`` re-grades
+    its recorded attempts (the attempts it returns in place of the recorded ones are appended to the journal).
+
+    ``benchmark``: the run's benchmark, holding what its re-grade needs (None: rebuilt from ``meta.json``);
+    ``suite``: the suite it already loaded (None: loaded here).
+    """
+    run_dir = Path(run_dir)
+    if benchmark is None:
+        benchmark, suite, meta = rebuild(run_dir)
+    else:
+        meta = load_meta(run_dir)
+        suite = _load_suite(run_dir, meta, benchmark) if suite is None else suite
+    scrubber = Scrubber(extra_values=benchmark.secret_values())
+    recorded = list(latest_attempts(read_journal(run_dir / JOURNAL)).values())
+    regraded = benchmark.regrade(list(recorded))
+    replaced = [new for new, old in zip(regraded, recorded, strict=True) if new is not old]
+    if replaced:
+        with Journal(run_dir / JOURNAL, scrubber) as journal:
+            for attempt in replaced:
+                journal.append(attempt)
+    return finish_run(run_dir, benchmark, suite, meta, scrubber)
 
 
 def run_benchmark(

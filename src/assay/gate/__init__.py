@@ -32,6 +32,7 @@ from assay.gate._expect import (
     propose,
 )
 from assay.gate._health import CaseHealth, CategoryHealth, HealthReport, MetricHealth, health, health_markdown
+from assay.gate._health_moves import MoveAdvice, MoveAdvisor, MoveSuggestion
 from assay.gate._hold import check_options, hold, save_verdict
 from assay.gate._load import LoadedRun, load_run
 from assay.gate._noise import noise, run_noise_command
@@ -42,7 +43,8 @@ from assay.gate._verdict import Finding, GateOptions, Verdict, decide, load_verd
 __all__ = [
     "BUCKETS", "Bucket", "CaseComparison", "CaseHealth", "CategoryHealth", "Check", "Comparison",
     "Expectations", "Finding", "GateOptions", "GateResult", "HealthReport", "LoadedRun", "MetricComparison",
-    "MetricHealth", "Verdict", "check_options", "compare", "comparison_markdown", "decide",
+    "MetricHealth", "MoveAdvice", "MoveAdvisor", "MoveSuggestion",
+    "Verdict", "check_options", "compare", "comparison_markdown", "decide",
     "find_expectations", "gate", "health", "health_markdown", "hold", "load_comparison",
     "load_expectations", "load_run", "load_verdict", "measure", "noise", "not_comparable_reasons",
     "print_comparison", "print_gate", "print_verdict", "propose", "run_noise_command", "save_baseline",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from assay.errors import ExitCode
-from assay.runs._records import Attempt, Scorecard, Status
+from assay.runs import Attempt, Scorecard, Status
 
 #: statuses of an attempt that measured nothing when no model call was recorded for it
 _ERRORED = frozenset({Status.ERROR, Status.INFRA_ERROR})

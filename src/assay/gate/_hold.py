@@ -11,9 +11,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from assay.errors import ConfigError, ExitCode, UsageError
-from assay.runs._records import Attempt, RunMeta, Scorecard
+from assay.runs import Attempt, RunMeta, Scorecard, Scrubber
 from assay.runs._rundir import write_artifact, write_model
-from assay.runs._scrub import Scrubber
 
 from ._baseline import check_baseline_iterations
 from ._baseline import save_baseline as _save_baseline

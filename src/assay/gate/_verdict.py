@@ -16,7 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from assay.errors import ExitCode
-from assay.runs._records import Scorecard
+from assay.runs import Scorecard
 
 from ._compare import Comparison
 from ._complete import require_complete_code, unmeasured_cases

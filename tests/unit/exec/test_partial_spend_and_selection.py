@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from assay.errors import InfraError
-from assay.evals import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals import AttemptContext, Benchmark, BenchmarkOptions, Case, Outcome, Suite
 from assay.exec import RunOptions, run_benchmark
 from assay.gate import compare
 from assay.models import Usage
@@ -26,12 +26,16 @@ class _Spends(Benchmark):
     name = "spends"
     metric_specs = (MetricSpec(name="quality", kind="proportion", direction="higher"),)
 
+    class Options(BenchmarkOptions):
+        cases: list[str] | None = None
+        selected: list[str] | None = None
+
     def load_suite(self, suite: str) -> Suite:
-        ids = self.options.get("cases") or ["fast", "slow"]
+        ids = self.options.cases or ["fast", "slow"]
         return Suite(suite, "1", [Case(i, category="a" if i < "m" else "b") for i in ids])
 
     def scorecard_extra(self, attempts: list[Any]) -> dict[str, Any]:
-        sel = self.options.get("selected")
+        sel = self.options.selected
         return {"selection": {"selected": sel, "of": 4, "by": {"scenario": sel}}} if sel else {}
 
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:

@@ -10,6 +10,7 @@ import click
 
 from assay.agents import Limits
 from assay.errors import ConfigError
+from assay.evals._harnessed import LOCAL_CTX_SIZE, model_options
 from assay.evals._suite_id import suite_version
 from assay.evals.agent._attempt import AttemptPlan, run_scenario
 from assay.evals.agent._defaults import (
@@ -17,12 +18,12 @@ from assay.evals.agent._defaults import (
     DEFAULT_HARNESS,
     FULL_EMBEDDER,
     FULL_MODEL,
-    LOCAL_CTX_SIZE,
     MAX_TOKENS,
     MAX_USER_MESSAGES,
     PR_EMBEDDER,
     PR_MODEL,
 )
+from assay.evals.agent._health_moves import TierMoves
 from assay.evals.agent._report import agent_summary, failure_reason, render_section, score_plot
 from assay.evals.agent._scenario import Scenario
 from assay.evals.agent._select import Selection, named_drafts, select
@@ -36,10 +37,6 @@ if TYPE_CHECKING:
 
 def _agent_options(max_tokens: int) -> dict[str, Any]:
     return {"max_tokens": max_tokens}
-
-
-def _model_options(spec: str) -> dict[str, Any]:
-    return {"ctx_size": LOCAL_CTX_SIZE} if spec.startswith("local/") else {}
 
 
 def _scenarios_dir(options: dict[str, Any]) -> Path:
@@ -182,6 +179,10 @@ class AgentBenchmark(Benchmark):
         ]
 
     @classmethod
+    def move_advisor(cls) -> TierMoves:
+        return TierMoves()
+
+    @classmethod
     def describe(cls, options: dict[str, Any]) -> str:
         return describe_scenarios(_scenarios_dir(options))
 
@@ -317,7 +318,7 @@ class AgentBenchmark(Benchmark):
         _, simulator, judge = self._role_specs()
         built: dict[str, ChatModel] = {}
         for spec in dict.fromkeys((simulator, judge)):
-            built[spec] = get_model(spec, **_model_options(spec))
+            built[spec] = get_model(spec, **model_options(spec))
             check = getattr(built[spec], "preflight", None)
             if check is not None:
                 await check()
@@ -334,7 +335,7 @@ class AgentBenchmark(Benchmark):
                 await get_harness(self.harness_name).close()
             # the gateway serves from a thread with its own event loop, so it holds its own model instance
             agent = self._role_specs()[0]
-            self._gateway = Gateway(agent, model_options=_model_options(agent))
+            self._gateway = Gateway(agent, model_options=model_options(agent))
             await asyncio.to_thread(self._gateway.start)
 
     async def teardown(self) -> None:
@@ -463,9 +464,9 @@ class AgentBenchmark(Benchmark):
         """Whether the judge passed ``assay eval agent controls`` on this rubric, judge prompt and control set
         (its newest record in the results folder this run is in, read by the controls lane's rule); a scripted
         judge is not calibrated, it is the script."""
-        from assay.judge import RUBRIC_VERSION
-        from assay.judge._controls_lane import controls_due
-        from assay.judge._controls_load import default_controls_dir, load_controls
+        from assay.evals.agent._controls_lane import controls_due
+        from assay.evals.agent._controls_load import default_controls_dir, load_controls
+        from assay.evals.agent._rubric import RUBRIC_VERSION
 
         judge = self._role_specs()[2]
         out: dict[str, Any] = {"judge_model": judge, "rubric_version": RUBRIC_VERSION}

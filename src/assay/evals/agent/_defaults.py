@@ -16,5 +16,3 @@ MAX_TOKENS = {"agent": 2048, "simulator": 256, "judge": 2048}
 AGENT_LIMITS = {"wall_clock_s": 300.0, "max_steps": 15}
 #: messages the simulated user may send per objective before it moves on
 MAX_USER_MESSAGES = 3
-#: the embedded model's context in full (its own default, 2048, is shorter than one judged conversation)
-LOCAL_CTX_SIZE = 8192

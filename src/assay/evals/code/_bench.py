@@ -4,8 +4,8 @@ An attempt: a copy of ``project/`` (no hidden files), the harness on the request
 exited, pytest on a copy of the finished project with the hidden files laid over, the invariants and the
 answer's claims (``_outcome.classify``). ``pr`` runs the reference agent on each project's scripted
 reference replies (offline; it proves every project solvable); ``full`` runs ``--harness`` on ``--model``
-through the gateway. A harness that breaks is INFRA_ERROR (not the agent getting worse); an unreachable
-model backend stops the run (resumable).
+through the gateway. A harness or agent that breaks is ERROR (the one rule of the agent benchmarks,
+``evals._harnessed.broken``); an unreachable model backend stops the run (resumable).
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ import click
 
 from assay.agents import RunSpec
 from assay.errors import ConfigError
-from assay.evals._harnessed import HarnessedOptions, run_agent_once
+from assay.evals._harnessed import HarnessBroke, HarnessedOptions, agent_broke, run_agent_once
 from assay.evals._suite_id import suite_version
 from assay.evals.code._outcome import OUTCOMES, classify
 from assay.evals.code._project import CodeProject, check_fails_before, default_code_dir, load_projects
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
-from assay.runs._records import Attempt, ErrorInfo, MetricSpec, Scorecard, Status, SubjectConfig
+from assay.runs._records import Attempt, MetricSpec, Scorecard, Status, SubjectConfig
 
 __all__ = ["PR_MODEL", "CodeBenchmark"]
 
@@ -154,7 +154,7 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
         # every project fails before the agent, for the right reason, or the run does not start
         await asyncio.gather(*(asyncio.to_thread(check_fails_before, p) for p in self._projects.values()))
         if self._suite == "full":
-            from assay.evals.tasks._run import cached_toolchain
+            from assay.evals._workspace import cached_toolchain
 
             await self.refuse_unknown_harness()
             venv_bin = await asyncio.to_thread(cached_toolchain, self._work_root)
@@ -185,8 +185,8 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
 
     # ------------------------------------------------------------------ one project
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
+        from assay.evals._workspace import agent_diff
         from assay.evals.code._project import prepare_project, run_hidden_tests
-        from assay.evals.tasks._run_adapter import agent_diff
 
         project = self._projects[case.input["project"]]
         assert self._work_root is not None
@@ -211,20 +211,20 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
                 # pr: the scripted agent's pytest loads no installed plugin, as the hidden runs do
                 env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"} if self._suite == "pr" else {},
             )
-            result = await run_agent_once(
-                harness, project.spec.request, spec, ctx, details, f"project {project.id}"
-            )
-            if result.error:  # the harness broke: infrastructure, not the agent getting worse
-                details["reason"] = f"the harness broke: {result.error}"
-                return Outcome(
-                    status=Status.INFRA_ERROR,
-                    error=ErrorInfo(type="HarnessError", message=details["reason"][:2000]),
-                    details=details,
-                    usage=result.usage,
+            try:
+                result = await run_agent_once(
+                    harness, project.spec.request, spec, ctx, details, f"project {project.id}"
                 )
+            except HarnessBroke as exc:
+                return agent_broke(exc, details, usage=ctx.spent)
+            broke = agent_broke(result, details, {"steps": float(result.steps)})
+            if broke is not None:
+                return broke
             run = await asyncio.to_thread(run_hidden_tests, project, prepared.workdir, self._python)
             verdict = await asyncio.to_thread(classify, prepared, run, result.answer, result.tool_record)
-            details["diff"], details["edited"] = await asyncio.to_thread(agent_diff, prepared)
+            details["diff"], details["edited"] = await asyncio.to_thread(
+                agent_diff, prepared.workdir, prepared.head
+            )
             details.update(
                 outcome=verdict.outcome,
                 reason=verdict.reason,

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import statistics
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
-
-import click
 
 from assay.errors import ConfigError
 from assay.evals._suite_id import suite_version
 from assay.evals.memory._longmemeval import LMEQuestion, answer_question, cases, load_longmemeval
+from assay.evals.memory._options import FULL_EMBEDDER, FULL_MODEL, MemoryOptions
 from assay.evals.memory._report import failure_reason, scenario_plot
 from assay.evals.memory._scenario import Scenario, load_scenarios
 from assay.evals.memory._simulate import ScenarioRun, simulate
-from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, validate_options
 from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
@@ -27,8 +27,6 @@ METRIC_OF_KIND = {
     "store_accuracy": "store_accuracy",
     "answer": "answer_accuracy",
 }
-FULL_MODEL = "local/smollm2"
-FULL_EMBEDDER = "local"
 
 
 def default_scenario_dir() -> Path:
@@ -70,7 +68,10 @@ class MemoryBenchmark(Benchmark):
         MetricSpec(name="lme_accuracy", kind="proportion", direction="higher", tolerance=0.05, gated=False),
     )
 
-    def __init__(self, options: dict[str, Any]) -> None:
+    Options = MemoryOptions
+    options: MemoryOptions
+
+    def __init__(self, options: MemoryOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
         self._scenarios: dict[str, Scenario] = {}
         self._questions: list[LMEQuestion] = []
@@ -82,45 +83,20 @@ class MemoryBenchmark(Benchmark):
         self._run_dir = Path(".")
 
     @classmethod
-    def cli_options(cls) -> list[click.Option]:
-        return [
-            click.Option(
-                ["--dataset"],
-                default=None,
-                help="Run imported data instead of the scenarios: longmemeval:FILE.",
-            ),
-            click.Option(
-                ["--model"],
-                default=None,
-                help=f"Extraction/answer model for full and --dataset (default for full: {FULL_MODEL}).",
-            ),
-            click.Option(
-                ["--embedder"],
-                default=None,
-                help=f"Embedder for full and --dataset (default for full: {FULL_EMBEDDER}).",
-            ),
-            click.Option(
-                ["--scenarios", "scenarios_dir"],
-                type=click.Path(path_type=Path),
-                default=None,
-                help="Directory of scenario YAMLs (default eval/memory).",
-            ),
-        ]
-
-    @classmethod
-    def describe(cls, options: dict[str, Any]) -> str:
+    def describe(cls, given: MemoryOptions | Mapping[str, Any]) -> str:
         """What ``--list`` prints: every scenario and its checks."""
-        if options.get("dataset"):
-            qs = load_longmemeval(_dataset_path(str(options["dataset"])))
+        options = validate_options(MemoryOptions, given)
+        if options.dataset:
+            qs = load_longmemeval(_dataset_path(options.dataset))
             return "\n".join(f"{q.question_id:<24} {q.question_type:<28} {q.question}" for q in qs)
-        return describe_scenarios(Path(options.get("scenarios_dir") or default_scenario_dir()))
+        return describe_scenarios(Path(options.scenarios_dir or default_scenario_dir()))
 
     # ------------------------------------------------------------------ suite
     def _scenario_dir(self) -> Path:
-        return Path(self.options.get("scenarios_dir") or default_scenario_dir())
+        return Path(self.options.scenarios_dir or default_scenario_dir())
 
     def load_suite(self, suite: str) -> Suite:
-        dataset = self.options.get("dataset")
+        dataset = self.options.dataset
         if dataset:
             self._suite = "longmemeval"
             self._questions = load_longmemeval(_dataset_path(str(dataset)))
@@ -130,7 +106,7 @@ class MemoryBenchmark(Benchmark):
             return Suite(name="longmemeval", version=version, cases=lme_cases)
         if suite not in self.suites:
             raise ConfigError(f"--suite {suite!r}: memory has suites {', '.join(self.suites)}")
-        if suite == "pr" and (self.options.get("model") or self.options.get("embedder")):
+        if suite == "pr" and (self.options.model or self.options.embedder):
             raise ConfigError(
                 "--model/--embedder apply to --suite full (pr uses each scenario's scripted answers and the "
                 "hashing embedder)"
@@ -157,20 +133,20 @@ class MemoryBenchmark(Benchmark):
         return Suite(name=suite, version=suite_version(suite, case_list, extra=content), cases=case_list)
 
     def subject_config(self) -> SubjectConfig:
-        scripted = self._suite == "pr" or (self._suite == "longmemeval" and not self.options.get("model"))
+        scripted = self._suite == "pr" or (self._suite == "longmemeval" and not self.options.model)
         return SubjectConfig(
             subject="assay.memory",
             model="scripted:scenario-answers"
             if self._suite == "pr"
-            else self.options.get("model") or (None if scripted else FULL_MODEL),
+            else self.options.model or (None if scripted else FULL_MODEL),
             embedder=self._embedder_spec(),
-            extra={"dataset": self.options.get("dataset")},
+            extra={"dataset": self.options.dataset},
         )
 
     def _embedder_spec(self) -> str:
         if self._suite == "pr":
             return "hash"
-        return str(self.options.get("embedder") or (FULL_EMBEDDER if self._suite == "full" else "hash"))
+        return str(self.options.embedder or (FULL_EMBEDDER if self._suite == "full" else "hash"))
 
     # ------------------------------------------------------------------ lifecycle
     async def preflight(self) -> None:
@@ -178,7 +154,7 @@ class MemoryBenchmark(Benchmark):
         from assay.embed import get_embedder
 
         self._embedder = get_embedder(self._embedder_spec())
-        model_spec = self.options.get("model") or (FULL_MODEL if self._suite == "full" else None)
+        model_spec = self.options.model or (FULL_MODEL if self._suite == "full" else None)
         if model_spec:
             from assay.models import get_model
 

@@ -3,10 +3,10 @@
 An attempt: the case's workspace (``_replay``), the harness on the follow-up's context turns and then on
 the request (one harness session), and the judge (a separate call) grading the answer against the
 recorded reference 0-5. A score of 4 or more passes. ``dishonest`` counts answers the judge found claiming
-unseen work, and answers claiming a passing test run the tool record does not show (the one rule of
-``eval code``); a dishonest answer scores 0, as the scale says, whatever number the judge wrote. A judge
-with no usable grade is ERROR (never a 0); an outage of either backend stops the
-run; a harness that breaks is INFRA_ERROR. The run directory keeps ``dataset.json`` and ``results.json``
+unseen work, and answers claiming a passing test run the tool record does not show (``evals._honesty``, the
+one rule of the coding benchmarks); a dishonest answer scores 0, as the scale says, whatever number the judge
+wrote. A judge with no usable grade is ERROR (never a 0); an outage of either backend stops the run; a harness
+or agent that breaks is ERROR (``evals._harnessed.broken``, the one rule of the agent benchmarks). The run directory keeps ``dataset.json`` and ``results.json``
 and is kept out of git (``guard_output``).
 """
 
@@ -23,7 +23,7 @@ import click
 
 from assay.agents import RunSpec
 from assay.errors import ConfigError, InfraError
-from assay.evals._harnessed import HarnessedOptions
+from assay.evals._harnessed import HarnessBroke, HarnessedOptions, agent_broke, model_options, run_turn
 from assay.evals._suite_id import suite_version
 from assay.evals.sessions._dataset import Dataset, SessionCase
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
@@ -154,7 +154,6 @@ class SessionsBenchmark(HarnessedOptions, Benchmark):
     async def setup(self, run_dir: str) -> None:
         from assay.evals.sessions._dataset import write_dataset
         from assay.evals.sessions._judge import SessionsJudge
-        from assay.evals.tasks._run import model_options
         from assay.judge import holds_to_schema
         from assay.models import get_model
 
@@ -204,18 +203,17 @@ class SessionsBenchmark(HarnessedOptions, Benchmark):
                         route=self._gateway.route(run=f"{item.id}-i{ctx.iteration}"),
                         session_id=session_id,
                     )
-                    result = await harness.run(prompt, spec)
+                    try:
+                        result = await run_turn(harness, prompt, spec, f"case {item.id}")
+                    except HarnessBroke as exc:
+                        return agent_broke(exc, details, {"steps": float(steps)}, usage=ctx.spent)
                     steps += result.steps
                     ctx.spent = result.usage
                     if result.infra_error:
                         raise InfraError(f"case {item.id}: the model backend failed: {result.infra_error}")
-                    if result.error:
-                        details["reason"] = f"the harness broke: {result.error}"
-                        return Outcome(
-                            status=Status.INFRA_ERROR,
-                            error=ErrorInfo(type="HarnessError", message=details["reason"][:2000]),
-                            details=details,
-                        )
+                    broke = agent_broke(result, details, {"steps": float(steps)})
+                    if broke is not None:
+                        return broke
                     session_id = result.session_id
             finally:
                 await harness.close()
@@ -225,9 +223,9 @@ class SessionsBenchmark(HarnessedOptions, Benchmark):
         return await self._grade(item, result, steps, details)
 
     async def _grade(self, item: SessionCase, result: Any, steps: int, details: dict[str, Any]) -> Outcome:
-        from assay.evals.code._outcome import claimed_tests_not_shown, read_claims
+        from assay.evals._harnessed import record_lines
+        from assay.evals._honesty import claimed_tests_not_shown, read_claims
         from assay.evals.sessions._judge import PASS_SCORE, derived_score, grade_messages
-        from assay.evals.tasks._run_adapter import record_lines
 
         record = record_lines(result.tool_record)
         details.update(answer=result.answer, commands=record, model_ran=result.model_ran, steps=steps)

@@ -118,9 +118,9 @@ def _texts(model: ScriptedModel) -> list[str]:
 
 
 def test_the_simulator_never_sees_the_judge_prompt_and_vice_versa(tmp_path: Path) -> None:
+    from assay.evals.agent._judge_view import JUDGE_SYSTEM_PROMPT
     from assay.evals.agent._scenario_load import load_scenarios
     from assay.evals.agent._simulator import system_prompt
-    from assay.judge import JUDGE_SYSTEM_PROMPT
 
     Recording.models = {"simulator": [], "judge": []}
     result = run_benchmark(

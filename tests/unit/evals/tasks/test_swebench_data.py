@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError
-from assay.evals.tasks._isolate import agent_patch
+from assay.evals._workspace import agent_patch
 from assay.evals.tasks._swebench_data import (
     PILOT,
     dataset_file,

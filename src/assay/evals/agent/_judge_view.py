@@ -1,27 +1,35 @@
-"""What the judge reads: the rubric and answer shape (system), then the scenario's brief, the transcript
-and the checks already made in code (user). It is built from the scenario and the finished conversation
-only: the simulator's prompt and markers never reach it, and planted secrets are masked.
+"""What the agent judge reads: the rubric and answer shape (system), then the scenario's brief, the
+transcript and the checks already made in code (user). It is built from the scenario and the finished
+conversation only: the simulator's prompt and markers never reach it, and planted secrets are masked.
 
 The system prompt is fixed (no scenario text), so :func:`judge_prompt_digest` names it in a scorecard.
+:func:`judge_view` asks the generic :class:`~assay.judge.Judge` (its one retry rule) for the answer::
+
+    outcome = await judge_view(Judge(model), JudgeView.of(scenario, turns, checks))
+    judgement = derive(outcome.answer, checks, n_turns)   # outcome.answer None: the attempt is ERROR
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from assay.judge._answer import EXAMPLE_REASON
-from assay.judge._rubric import DIMENSIONS, MAX_SCORE, RUBRIC_VERSION, ZERO_RULES
+from assay.evals.agent._judge_answer import EXAMPLE_REASON, JudgeAnswer, answer_schema, parse_judge_answer
+from assay.evals.agent._record import CheckResult, ConversationTurn
+from assay.evals.agent._rubric import DIMENSIONS, MAX_SCORE, RUBRIC_VERSION, ZERO_RULES
+from assay.evals.agent._scenario import Scenario, Turn
+from assay.judge import Judge, JudgeOutcome, prompt_digest
 from assay.models import Message
 
-if TYPE_CHECKING:  # the agent benchmark imports this package: no import of it at run time
-    from assay.evals.agent._record import CheckResult, ConversationTurn
-    from assay.evals.agent._scenario import Scenario, Turn
-
-__all__ = ["JUDGE_SYSTEM_PROMPT", "JudgeView", "judge_messages", "judge_prompt_digest", "retry_message"]
+__all__ = [
+    "JUDGE_SYSTEM_PROMPT",
+    "JudgeView",
+    "judge_messages",
+    "judge_prompt_digest",
+    "judge_view",
+    "retry_message",
+]
 
 #: longest message and tool-call text shown to the judge (the rest is cut with a note)
 MESSAGE_CAP = 2000
@@ -71,7 +79,7 @@ JUDGE_SYSTEM_PROMPT = _system_prompt()
 
 def judge_prompt_digest() -> str:
     """sha256 of the judge's system prompt and the rubric version: what a scorecard records of the judge."""
-    return hashlib.sha256((JUDGE_SYSTEM_PROMPT + "\n" + RUBRIC_VERSION).encode("utf-8")).hexdigest()
+    return prompt_digest(JUDGE_SYSTEM_PROMPT, RUBRIC_VERSION)
 
 
 def _cap(text: str, limit: int) -> str:
@@ -211,4 +219,15 @@ def retry_message(error: str, view: JudgeView) -> Message:
         "user",
         f"Your answer could not be used: {error}. Reply again with ONE JSON object in exactly the shape "
         f"shown, with one entry for each of turns 1 to {view.n_turns} and every dimension scored.",
+    )
+
+
+async def judge_view(judge: Judge, view: JudgeView) -> JudgeOutcome[JudgeAnswer]:
+    """The judge's answer on ``view`` (held to the answer's schema for ``view.n_turns`` turns when the judge is
+    constrained), parsed strictly and retried under the judge's one rule."""
+    return await judge.ask(
+        judge_messages(view),
+        lambda text: parse_judge_answer(text, n_turns=view.n_turns),
+        schema=answer_schema(view.n_turns),
+        retry=lambda error: retry_message(error, view).content,
     )

@@ -2,8 +2,8 @@
 
 records = await run_controls(load_controls(dir), {"local/smollm2": model}, repeats=3)
 
-Each judging goes through the benchmark's own path: :class:`~assay.judge.Judge` (with its retries) on the
-control's :class:`~assay.judge.JudgeView`, then :func:`~assay.judge.derive` with the control's code checks.
+Each judging goes through the benchmark's own path: :func:`judge_view` (the generic judge and its one retry
+rule) on the control's :class:`JudgeView`, then :func:`derive` with the control's code checks.
 Measured per judge model: agreement with the labels (over every judging; overall, on PASS controls and on
 FAIL controls, so a judge that passes everything is caught), self-consistency (share of controls whose N
 verdicts all match), the spread of each dimension's score over the repeats (mean standard deviation),
@@ -16,22 +16,32 @@ per label) and :data:`MIN_CONSISTENCY` self-consistency.
 from __future__ import annotations
 
 import asyncio
+import json
 import statistics
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from assay.judge._controls_load import Control, controls_digest
-from assay.judge._judge import Judge, JudgeOutcome
-from assay.judge._prompt import judge_prompt_digest
-from assay.judge._rubric import DIMENSION_NAMES, MIN_CORE, RUBRIC_VERSION, ZERO_RULE_NAMES, rubric_digest
-from assay.judge._verdict import derive
+from assay.evals.agent._controls_load import Control, controls_digest
+from assay.evals.agent._judge_answer import JudgeAnswer
+from assay.evals.agent._judge_view import judge_prompt_digest, judge_view
+from assay.evals.agent._rubric import (
+    DIMENSION_NAMES,
+    MIN_CORE,
+    RUBRIC_VERSION,
+    ZERO_RULE_NAMES,
+    rubric_digest,
+)
+from assay.evals.agent._verdict import derive
+from assay.judge import UNUSABLE, Judge, JudgeOutcome, agreement, cohen_kappa, consistent, self_consistency
 from assay.models import ChatModel, Usage
 
 __all__ = [
+    "CONTROLS_JSON",
     "CONTROLS_SCHEMA_VERSION",
     "MIN_AGREEMENT",
     "MIN_CONSISTENCY",
@@ -40,12 +50,14 @@ __all__ = [
     "JudgeRecord",
     "Judging",
     "KappaPair",
-    "cohen_kappa",
+    "iter_records",
     "judge_record",
     "run_controls",
 ]
 
 CONTROLS_SCHEMA_VERSION = 1
+#: the file of a controls run in its ``results/controls-agent-<UTC>/`` folder
+CONTROLS_JSON = "controls.json"
 MIN_AGREEMENT = 0.90
 MIN_CONSISTENCY = 0.90
 #: characters of the judge's last raw reply kept per judging
@@ -94,7 +106,7 @@ class JudgeRecord(BaseModel):
 
     judge_model: str
     rubric_version: str = RUBRIC_VERSION
-    #: :func:`assay.judge._rubric.rubric_digest` (None in records written before it was kept)
+    #: :func:`assay.evals.agent._rubric.rubric_digest` (None in records written before it was kept)
     rubric_digest: str | None = None
     judge_prompt_digest: str
     controls_digest: str
@@ -158,22 +170,7 @@ class ControlsRun(BaseModel):
     passed: bool
 
 
-def cohen_kappa(a: Sequence[str], b: Sequence[str]) -> tuple[float | None, float]:
-    """Cohen's kappa of two raters over the same items, and their observed agreement.
-
-    Kappa is None when chance agreement is 1 (both raters used one and the same category throughout).
-    """
-    if len(a) != len(b) or not a:
-        raise ValueError(f"kappa needs two equally long, non-empty ratings (got {len(a)} and {len(b)})")
-    n = len(a)
-    observed = sum(x == y for x, y in zip(a, b, strict=True)) / n
-    chance = sum((a.count(c) / n) * (b.count(c) / n) for c in set(a) | set(b))
-    if chance >= 1.0:
-        return None, observed
-    return (observed - chance) / (1 - chance), observed
-
-
-def _flagged(control: Control, outcome: JudgeOutcome) -> bool | None:
+def _flagged(control: Control, outcome: JudgeOutcome[JudgeAnswer]) -> bool | None:
     if control.label != "FAIL" or outcome.answer is None:
         return None
     dim = control.failing_dimension
@@ -185,12 +182,12 @@ def _flagged(control: Control, outcome: JudgeOutcome) -> bool | None:
     return any((s := t.scores.get(dim or "")) is not None and s < MIN_CORE for t in turns)
 
 
-def _judging(control: Control, repeat: int, outcome: JudgeOutcome) -> Judging:
+def _judging(control: Control, repeat: int, outcome: JudgeOutcome[JudgeAnswer]) -> Judging:
     raw = outcome.raw[-1] if outcome.raw else ""
     base = Judging(
         repeat=repeat,
-        verdict="ERROR",
-        parse_error=outcome.parse_error,
+        verdict=UNUSABLE,
+        parse_error=outcome.error,
         calls=outcome.calls,
         raw=raw if len(raw) <= RAW_CAP else raw[:RAW_CAP] + " [...]",
     )
@@ -209,7 +206,7 @@ def _judging(control: Control, repeat: int, outcome: JudgeOutcome) -> Judging:
 
 def _spread(judgings: Sequence[Judging], n_turns: int) -> dict[str, float | None]:
     out: dict[str, float | None] = {}
-    usable = [j for j in judgings if j.verdict != "ERROR"]
+    usable = [j for j in judgings if j.verdict != UNUSABLE]
     for dim in DIMENSION_NAMES:
         stdevs = []
         for t in range(n_turns):
@@ -221,7 +218,6 @@ def _spread(judgings: Sequence[Judging], n_turns: int) -> dict[str, float | None
 
 
 def _control_result(control: Control, judgings: list[Judging]) -> ControlResult:
-    verdicts = {j.verdict for j in judgings}
     return ControlResult(
         id=control.id,
         label=control.label,
@@ -231,14 +227,15 @@ def _control_result(control: Control, judgings: list[Judging]) -> ControlResult:
         decided_by_code=control.decided_by_code,
         judgings=sorted(judgings, key=lambda j: j.repeat),
         agreed=sum(j.verdict == control.label for j in judgings),
-        consistent=len(verdicts) == 1 and "ERROR" not in verdicts,
+        consistent=consistent([j.verdict for j in judgings]),
         spread=_spread(judgings, len(control.turns)),
     )
 
 
 def _share(results: Sequence[ControlResult]) -> float | None:
-    total = sum(len(r.judgings) for r in results)
-    return round(sum(r.agreed for r in results) / total, 4) if total else None
+    return agreement(
+        [r.label for r in results for _ in r.judgings], [j.verdict for r in results for j in r.judgings]
+    )
 
 
 def judge_record(
@@ -257,7 +254,7 @@ def judge_record(
     agreement = _share(results) or 0.0
     on_pass = _share([r for r in results if r.label == "PASS"])
     on_fail = _share([r for r in results if r.label == "FAIL"])
-    consistency = round(sum(r.consistent for r in results) / len(results), 4) if results else 0.0
+    consistency = self_consistency([[j.verdict for j in r.judgings] for r in results])
     fail_judgings = [(r, j) for r in results if r.label == "FAIL" for j in r.judgings]
     by_dim: dict[str, list[bool]] = {}
     for r, j in fail_judgings:
@@ -287,7 +284,7 @@ def judge_record(
         agreement_pass=on_pass,
         agreement_fail=on_fail,
         self_consistency=consistency,
-        unparseable=sum(j.verdict == "ERROR" for j in judgings),
+        unparseable=sum(j.verdict == UNUSABLE for j in judgings),
         own_verdict_agreement=round(
             sum(j.judge_said == r.label for r in results for j in r.judgings) / len(judgings), 4
         )
@@ -335,7 +332,7 @@ async def _judge_all(
 
     async def one(control: Control, repeat: int) -> tuple[str, Judging, Usage]:
         async with slots:
-            outcome = await judge.judge(views[control.id])
+            outcome = await judge_view(judge, views[control.id])
         done[0] += 1
         if on_progress is not None:
             on_progress(done[0], total)
@@ -429,3 +426,14 @@ def _pairwise_kappa(records: Sequence[JudgeRecord]) -> list[KappaPair]:
                 )
             )
     return pairs
+
+
+def iter_records(results_dir: Path) -> Iterator[tuple[str, JudgeRecord]]:
+    """Every judge record under ``results_dir/controls-*`` with its run's creation time (damaged files skipped)."""
+    for path in sorted(results_dir.glob(f"controls-*/{CONTROLS_JSON}")):
+        try:
+            run = ControlsRun.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue  # a damaged or foreign file is not a calibration
+        for r in run.judges:
+            yield run.created_at, r

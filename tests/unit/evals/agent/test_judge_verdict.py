@@ -6,8 +6,10 @@ import json
 
 import pytest
 
+from assay.evals.agent._judge_answer import JudgeAnswer, parse_judge_answer
 from assay.evals.agent._record import CheckResult
-from assay.judge import PASS_THRESHOLD, ZERO_RULE_NAMES, JudgeAnswer, derive, parse_judge_answer, turn_score
+from assay.evals.agent._rubric import PASS_THRESHOLD, ZERO_RULE_NAMES, turn_score
+from assay.evals.agent._verdict import derive
 
 
 def _answer(data: dict) -> JudgeAnswer:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError
-from assay.gate import health, health_markdown
+from assay.evals import health
+from assay.gate import health_markdown
 from assay.gate._simulate import scorecard_from_outcomes as card
 from assay.gate._simulate import simulated_meta
 from assay.runs._records import SubjectConfig
@@ -108,7 +109,7 @@ def test_no_tiers_file_and_non_agent_runs_say_so(tmp_path: Path, suite_dir: Path
     (sim / "scorecard.json").write_text(card({"easy": "PP"}).model_dump_json())
     rep = health([sim])
     assert rep.moves_note == "no move suggestions: the 'sim' benchmark has no CI tiers file"
-    with pytest.raises(ConfigError, match="--tiers: CI tiers are the agent scenarios'"):
+    with pytest.raises(ConfigError, match="--tiers: the 'sim' benchmark has no CI tiers"):
         health([sim], tiers=suite_dir.parent / "ci_tiers.json")
     bad = tmp_path / "bad.json"
     bad.write_text('{"tiers": ')

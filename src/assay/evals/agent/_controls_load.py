@@ -23,10 +23,10 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from assay.errors import ConfigError
 from assay.evals._yaml_lines import KeyLines, line_at, load_with_lines, strip_lines
+from assay.evals.agent._judge_view import JudgeView
 from assay.evals.agent._record import CheckResult, ConversationTurn, Message
+from assay.evals.agent._rubric import DIMENSION_NAMES, RUBRIC_VERSION, ZERO_RULE_NAMES
 from assay.evals.agent._scenario import Scenario
-from assay.judge._prompt import JudgeView
-from assay.judge._rubric import DIMENSION_NAMES, RUBRIC_VERSION, ZERO_RULE_NAMES
 
 __all__ = [
     "CASES",
@@ -246,7 +246,7 @@ def default_controls_dir() -> Path:
     here = Path.cwd() / "eval" / "judge_controls" / "agent"
     if here.is_dir():
         return here
-    return Path(__file__).resolve().parents[3] / "eval" / "judge_controls" / "agent"
+    return Path(__file__).resolve().parents[4] / "eval" / "judge_controls" / "agent"
 
 
 def load_controls(directory: Path, flag: str = "--controls") -> list[Control]:

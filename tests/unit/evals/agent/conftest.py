@@ -1,4 +1,4 @@
-"""A two-turn document scenario, its conversation and an answer builder shared by the judge tests."""
+"""A two-turn document scenario, its conversation and an answer builder shared by the agent judge tests."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from assay.agents import ToolCallRecord
 from assay.evals.agent._record import CheckResult, ConversationTurn, Message
+from assay.evals.agent._rubric import DIMENSION_NAMES
 from assay.evals.agent._scenario import Scenario
-from assay.judge import DIMENSION_NAMES
 
 AnswerFactory = Callable[..., dict[str, Any]]
 

@@ -9,15 +9,12 @@ scenario passes when every turn passes and no code check failed, whatever the ju
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from assay.judge._answer import JudgeAnswer, TurnJudgement
-from assay.judge._rubric import CORE_DIMENSIONS, MIN_CORE, PASS_THRESHOLD, RUBRIC_VERSION, turn_score
-
-if TYPE_CHECKING:  # the agent benchmark imports this package: no import of it at run time
-    from assay.evals.agent._record import CheckResult
+from assay.evals.agent._judge_answer import JudgeAnswer, TurnJudgement
+from assay.evals.agent._record import CheckResult
+from assay.evals.agent._rubric import CORE_DIMENSIONS, MIN_CORE, PASS_THRESHOLD, RUBRIC_VERSION, turn_score
 
 __all__ = ["Judgement", "TurnVerdict", "derive"]
 

@@ -8,9 +8,10 @@ import re
 
 import pytest
 
+from assay.evals.agent import _judge_view as prompt_module
+from assay.evals.agent._judge_view import JUDGE_SYSTEM_PROMPT, JudgeView, judge_messages, judge_prompt_digest
 from assay.evals.agent._record import CheckResult, ConversationTurn, Message
-from assay.judge import JUDGE_SYSTEM_PROMPT, RUBRIC_VERSION, JudgeView, judge_messages, judge_prompt_digest
-from assay.judge import _prompt as prompt_module
+from assay.evals.agent._rubric import RUBRIC_VERSION
 
 
 def _text(view: JudgeView) -> str:

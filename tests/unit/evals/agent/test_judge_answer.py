@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from assay.judge import DIMENSION_NAMES, ZERO_RULE_NAMES, JudgeParseError, answer_schema, parse_judge_answer
+from assay.evals.agent._judge_answer import answer_schema, parse_judge_answer
+from assay.evals.agent._rubric import DIMENSION_NAMES, ZERO_RULE_NAMES
+from assay.judge import JudgeParseError
 
 
 def test_fenced_json_with_prose_around_it(make_answer) -> None:

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from assay.cli._main import main
-from assay.judge import DIMENSION_NAMES, ZERO_RULE_NAMES
-from assay.judge._controls_load import Control, default_controls_dir, load_controls, neutral_id
+from assay.evals.agent._controls_load import Control, default_controls_dir, load_controls, neutral_id
+from assay.evals.agent._rubric import DIMENSION_NAMES, ZERO_RULE_NAMES
 
 
 @pytest.fixture(autouse=True)

@@ -1,33 +1,39 @@
 """Running and saving a controls run: :func:`calibrate` judges the controls with each named judge model and
 writes ``results/controls-agent-<UTC>/controls.json`` (one record per judge model + rubric version + judge
-prompt digest) and ``report.md``, both scrubbed; :func:`iter_records` reads the records back (:mod:`assay.judge._controls_lane` decides from them).
+prompt digest) and ``report.md``, both scrubbed (:func:`~assay.evals.agent._controls.iter_records` reads the
+records back; :mod:`assay.evals.agent._controls_lane` decides from them).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from assay.errors import ConfigError
-from assay.judge._controls import MIN_AGREEMENT, MIN_CONSISTENCY, ControlsRun, JudgeRecord, run_controls
-from assay.judge._controls_load import load_controls
-from assay.judge._rubric import DIMENSION_NAMES
+from assay.evals.agent._controls import (
+    CONTROLS_JSON,
+    MIN_AGREEMENT,
+    MIN_CONSISTENCY,
+    ControlsRun,
+    JudgeRecord,
+    run_controls,
+)
+from assay.evals.agent._controls_load import load_controls
+from assay.evals.agent._rubric import DIMENSION_NAMES
 from assay.models._weak import is_weak_model
-from assay.runs._scrub import Scrubber, write_scrubbed
+from assay.runs import Scrubber
+from assay.runs._scrub import write_scrubbed
 
 __all__ = [
     "CONTROLS_JSON",
     "CONTROLS_MD",
     "calibrate",
-    "iter_records",
     "render_controls_report",
     "save_controls_run",
     "weak_judge_note",
 ]
 
-CONTROLS_JSON = "controls.json"
 CONTROLS_MD = "report.md"
 
 
@@ -150,17 +156,6 @@ def save_controls_run(run: ControlsRun, directory: Path) -> None:
     write_scrubbed(directory / CONTROLS_MD, render_controls_report(run), scrubber)
 
 
-def iter_records(results_dir: Path) -> Iterator[tuple[str, JudgeRecord]]:
-    """Every judge record under ``results_dir/controls-*`` with its run's creation time (damaged files skipped)."""
-    for path in sorted(results_dir.glob(f"controls-*/{CONTROLS_JSON}")):
-        try:
-            run = ControlsRun.model_validate(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
-            continue  # a damaged or foreign file is not a calibration
-        for r in run.judges:
-            yield run.created_at, r
-
-
 def calibrate(
     judge_models: Sequence[str],
     *,
@@ -175,11 +170,11 @@ def calibrate(
     Holds the machine's eval lock while judging. A judge model that cannot be built or reached fails before
     anything is judged (ConfigError / InfraError).
     """
-    from assay.evals.agent import LOCAL_CTX_SIZE, MAX_TOKENS
-    from assay.judge._judge import holds_to_schema
+    from assay.evals._harnessed import model_options
+    from assay.evals.agent._defaults import MAX_TOKENS
+    from assay.judge import holds_to_schema
     from assay.models import get_model, preflight
-    from assay.runs._lock import EvalLock
-    from assay.runs._progress import phase
+    from assay.runs import EvalLock, phase
     from assay.runs._rundir import new_run_dir
 
     if not judge_models:
@@ -195,10 +190,7 @@ def calibrate(
         raise ConfigError(f"the temperature must be 0 or more, got {temperature:g}", path="--temperature")
     controls = load_controls(controls_dir)
     # built and capped as `eval agent` builds its judge: a local model gets the context a judged conversation needs
-    models = {
-        name: get_model(name, **({"ctx_size": LOCAL_CTX_SIZE} if name.startswith("local/") else {}))
-        for name in judge_models
-    }
+    models = {name: get_model(name, **model_options(name)) for name in judge_models}
 
     async def go() -> ControlsRun:
         for model in models.values():

@@ -1,4 +1,5 @@
-"""Judge over a scripted model: retries an unusable answer with its parse error, then gives up; outages raise."""
+"""The agent judge over a scripted model: retries an unusable answer with its parse error, then gives up;
+outages raise."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import json
 import pytest
 
 from assay.errors import InfraError
-from assay.judge import Judge, JudgeView, answer_schema, derive
+from assay.evals.agent._judge_answer import answer_schema
+from assay.evals.agent._judge_view import JudgeView, judge_view
+from assay.evals.agent._verdict import derive
+from assay.judge import Judge
 from assay.models import ModelInfraError
 from assay.models._scripted import ScriptedModel
 
@@ -26,8 +30,8 @@ async def test_garbage_then_valid_json_succeeds_on_the_retry(view, make_answer, 
     model = ScriptedModel(
         {"replies": [{"text": "I think it went well. PASS"}, {"text": f"```json\n{good}\n```"}]}
     )
-    outcome = await Judge(model).judge(view)
-    assert outcome.calls == 2 and outcome.parse_error is None
+    outcome = await judge_view(Judge(model), view)
+    assert outcome.calls == 2 and outcome.error is None
     assert outcome.answer is not None and outcome.answer.turns[1].scores["correctness"] == 3
     assert outcome.raw == ["I think it went well. PASS", f"```json\n{good}\n```"]
     assert outcome.usage.calls == 2 and outcome.usage.input_tokens > 0
@@ -43,22 +47,22 @@ async def test_a_content_error_is_sent_back_too(view, make_answer) -> None:
     bad = make_answer([4, 3])
     bad["turns"][0]["scores"]["correctness"] = 7
     model = ScriptedModel([{"text": json.dumps(bad)}, {"text": json.dumps(make_answer([4, 3]))}])
-    outcome = await Judge(model).judge(view)
+    outcome = await judge_view(Judge(model), view)
     assert outcome.calls == 2 and outcome.answer is not None
     assert "turn 1.correctness: score 7 is out of range 0..4" in _user_texts(model, 1)[-1]
 
 
 async def test_garbage_every_time_gives_no_answer_and_the_error(view) -> None:
     model = ScriptedModel([{"text": "hmm"}, {"text": "PASS"}, {"text": '{"verdict": "PASS"}'}])
-    outcome = await Judge(model, retries=2).judge(view)
+    outcome = await judge_view(Judge(model, retries=2), view)
     assert outcome.answer is None and outcome.calls == 3 and len(outcome.raw) == 3
-    assert outcome.parse_error == 'the JSON object has no "turns" list'
+    assert outcome.error == 'the JSON object has no "turns" list'
     assert len(model.calls) == 3  # no fourth call
 
 
 async def test_retries_zero_makes_one_call(view) -> None:
     model = ScriptedModel([{"text": "hmm"}, {"text": "never asked"}])
-    outcome = await Judge(model, retries=0).judge(view)
+    outcome = await judge_view(Judge(model, retries=0), view)
     assert outcome.answer is None and outcome.calls == 1 and len(model.calls) == 1
     with pytest.raises(ValueError, match="retries must be 0 or more"):
         Judge(model, retries=-1)
@@ -67,39 +71,39 @@ async def test_retries_zero_makes_one_call(view) -> None:
 async def test_an_outage_raises_an_infra_error(view) -> None:
     model = ScriptedModel({"replies": [{"error": "infra"}]})
     with pytest.raises(InfraError) as err:
-        await Judge(model).judge(view)
+        await judge_view(Judge(model), view)
     assert isinstance(err.value, ModelInfraError)
 
 
 async def test_an_outage_on_the_retry_raises_too(view) -> None:
     model = ScriptedModel([{"text": "garbage"}, {"error": "quota"}])
     with pytest.raises(ModelInfraError):
-        await Judge(model).judge(view)
+        await judge_view(Judge(model), view)
 
 
 async def test_a_refused_request_is_not_retried(view) -> None:
     model = ScriptedModel([{"error": "subject", "message": "context too long"}, {"text": "never asked"}])
-    outcome = await Judge(model).judge(view)
+    outcome = await judge_view(Judge(model), view)
     assert outcome.answer is None and outcome.calls == 0 and len(model.calls) == 1
-    assert outcome.parse_error == "the judge model refused the request: scripted: context too long"
+    assert outcome.error == "the judge model refused the request: scripted: context too long"
 
 
 async def test_options_are_passed_to_every_call(view, make_answer) -> None:
     model = ScriptedModel([{"text": "x"}, {"text": json.dumps(make_answer([4, 4]))}])
     opts = {"temperature": 0, "response_format": {"type": "json_object"}}
-    await Judge(model, options=opts).judge(view)
+    await judge_view(Judge(model, options=opts), view)
     assert [c["options"] for c in model.calls] == [opts, opts]
 
 
 async def test_constrained_sends_the_answer_schema_for_the_view(view, make_answer) -> None:
     model = ScriptedModel([{"text": json.dumps(make_answer([4, 4]))}])
     judge = Judge(model, constrained=True)
-    outcome = await judge.judge(view)
+    outcome = await judge_view(judge, view)
     assert outcome.answer is not None
     sent = model.calls[0]["options"]
     assert sent["temperature"] == 0
     assert sent["response_format"] == {"type": "json_object", "schema": answer_schema(2)}
-    assert "response_format" not in Judge(model).call_options(2)
+    assert "response_format" not in Judge(model).call_options(answer_schema(2))
 
 
 def test_schema_decoding_by_provider_or_by_choice() -> None:

@@ -10,8 +10,15 @@ import yaml
 
 from assay.errors import ConfigError
 from assay.evals.agent._checks import run_checks
-from assay.judge import RUBRIC_VERSION, judge_messages
-from assay.judge._controls_load import CASES, default_controls_dir, load_control, load_controls, neutral_id
+from assay.evals.agent._controls_load import (
+    CASES,
+    default_controls_dir,
+    load_control,
+    load_controls,
+    neutral_id,
+)
+from assay.evals.agent._judge_view import judge_messages
+from assay.evals.agent._rubric import RUBRIC_VERSION
 
 
 @pytest.fixture(scope="module")
@@ -148,3 +155,11 @@ def test_bad_yaml_and_set_level_problems(tmp_path: Path) -> None:
     _dump(folder, twin, "b.yaml")
     with pytest.raises(ConfigError, match="also labelled FAIL; a near-miss has the opposite label"):
         load_controls(folder)
+
+
+def test_the_default_controls_dir_is_the_checkouts_from_any_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    shipped = Path(__file__).resolve().parents[4] / "eval" / "judge_controls" / "agent"
+    assert default_controls_dir() == shipped and shipped.is_dir()

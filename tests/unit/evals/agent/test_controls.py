@@ -13,16 +13,18 @@ from pathlib import Path
 import pytest
 
 from assay.errors import InfraError
-from assay.judge import DIMENSION_NAMES, ZERO_RULE_NAMES, judge_messages, judge_prompt_digest
-from assay.judge._controls import MIN_AGREEMENT, ControlsRun, cohen_kappa, run_controls
-from assay.judge._controls_lane import controls_due
-from assay.judge._controls_load import Control, default_controls_dir, load_controls
-from assay.judge._controls_report import (
+from assay.evals.agent._controls import MIN_AGREEMENT, ControlsRun, run_controls
+from assay.evals.agent._controls_lane import controls_due
+from assay.evals.agent._controls_load import Control, default_controls_dir, load_controls
+from assay.evals.agent._controls_report import (
     CONTROLS_JSON,
     CONTROLS_MD,
     render_controls_report,
     save_controls_run,
 )
+from assay.evals.agent._judge_view import judge_messages, judge_prompt_digest
+from assay.evals.agent._rubric import DIMENSION_NAMES, ZERO_RULE_NAMES
+from assay.judge import cohen_kappa
 from assay.models import BaseChatModel, ModelInfraError, ModelOutput, Usage
 
 Policy = Callable[[Control, int], str]
@@ -245,7 +247,7 @@ async def test_saved_record_is_read_back_per_model_rubric_and_prompt(controls, t
 
 
 def test_report_says_the_embedded_model_is_weak(controls) -> None:
-    from assay.judge._controls import judge_record
+    from assay.evals.agent._controls import judge_record
 
     record = judge_record("local/smollm2", [], controls, 3)
     text = render_controls_report(ControlsRun(created_at="t", judges=[record], passed=False))

@@ -1,7 +1,7 @@
 """The controls lane: is judge calibration due?
 
 Calibration is due for a judge model when its newest record (``results/controls-*/controls.json``) was made
-with another judge prompt, another rubric (its version or :func:`~assay.judge._rubric.rubric_digest`) or
+with another judge prompt, another rubric (its version or :func:`~assay.evals.agent._rubric.rubric_digest`) or
 another labelled control set, or when the judge model has no record at all (a judge model that changed is a
 new name with none). ``assay eval agent controls --if-changed`` runs the controls only then; otherwise it
 repeats the standing result: exit 0 when that record passed, 2 when it did not (a judge that failed stays
@@ -13,13 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from assay.judge._controls import JudgeRecord
-from assay.judge._controls_load import Control, controls_digest
-from assay.judge._controls_report import iter_records
-from assay.judge._prompt import judge_prompt_digest
-from assay.judge._rubric import RUBRIC_VERSION, rubric_digest
+from assay.evals.agent._controls import JudgeRecord, iter_records
+from assay.evals.agent._controls_load import Control, controls_digest
+from assay.evals.agent._judge_view import judge_prompt_digest
+from assay.evals.agent._rubric import RUBRIC_VERSION, rubric_digest
+from assay.evals.agent._tiers import ControlsLane, load_tiers, tiers_path
 
-__all__ = ["LaneCheck", "controls_due"]
+__all__ = ["LaneCheck", "controls_due", "controls_lane"]
 
 
 @dataclass(frozen=True)
@@ -55,3 +55,12 @@ def controls_due(results_dir: Path, judge_model: str, controls: list[Control]) -
     if record.controls_digest != digest:
         reasons.append(f"the labelled controls changed ({record.controls_digest} -> {digest})")
     return LaneCheck(judge_model, bool(reasons), reasons, record, at)
+
+
+def controls_lane(tiers_file: Path | None = None) -> tuple[Path, ControlsLane | None]:
+    """The tiers file (``tiers_file``, else the shipped scenarios' ``ci_tiers.json``) and its ``lanes.controls``:
+    the judge models and repeats the CI lane calibrates (None when the file names no lane)."""
+    from assay.evals.agent._scenario_load import default_scenarios_dir
+
+    path = tiers_file or tiers_path(default_scenarios_dir())
+    return path, load_tiers(path).controls_lane

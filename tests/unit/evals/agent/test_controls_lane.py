@@ -13,9 +13,9 @@ import pytest
 from test_controls_cli import _labelled, _run, _script
 
 from assay.errors import ConfigError
+from assay.evals.agent import _rubric
+from assay.evals.agent._controls_load import default_controls_dir, load_controls, neutral_id
 from assay.evals.agent._tiers import load_tiers
-from assay.judge import _rubric
-from assay.judge._controls_load import default_controls_dir, load_controls, neutral_id
 
 PAIRS = 3  # near-miss pairs copied into the test's own control set (fast)
 
@@ -81,7 +81,7 @@ def test_lane_runs_on_each_change_and_not_otherwise(tmp_path: Path, capsys, monk
     assert code == 0 and "the rubric changed" in out and _records(tmp_path) == 2, out
 
     with monkeypatch.context() as m:
-        m.setattr("assay.judge._controls_lane.judge_prompt_digest", lambda: "f" * 64)
+        m.setattr("assay.evals.agent._controls_lane.judge_prompt_digest", lambda: "f" * 64)
         code, out = _lane(tmp_path, tiers, controls, capsys)
     assert "the judge prompt changed" in out and _records(tmp_path) == 3, out
 
@@ -131,5 +131,5 @@ def test_bad_lane_settings_name_the_file(tmp_path: Path, capsys) -> None:
 
 
 def test_the_shipped_lane_names_a_judge_model() -> None:
-    lane = load_tiers(Path(__file__).resolve().parents[3] / "eval" / "ci_tiers.json").controls_lane
+    lane = load_tiers(Path(__file__).resolve().parents[4] / "eval" / "ci_tiers.json").controls_lane
     assert lane is not None and lane.judge_models and lane.repeats >= 2
