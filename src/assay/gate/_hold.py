@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from assay._util import Scrubber
 from assay.errors import ConfigError, ExitCode, UsageError
-from assay.runs import Attempt, RunMeta, Scorecard, Scrubber
+from assay.runs import Attempt, RunMeta, Scorecard
 from assay.runs._rundir import write_artifact, write_model
 
 from ._baseline import check_baseline_iterations

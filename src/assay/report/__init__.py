@@ -9,12 +9,13 @@ from assay.report._failures import Failures, collect_failures
 from assay.report._html import markdown_to_html, render_html
 from assay.report._markdown import render_markdown
 from assay.report._plots import Plot
-from assay.report._write import Reported, write_reports
+from assay.report._source import ReportedBenchmark
+from assay.report._write import write_reports
 
 __all__ = [
     "Failures",
     "Plot",
-    "Reported",
+    "ReportedBenchmark",
     "collect_failures",
     "markdown_to_html",
     "render_html",

@@ -4,36 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
+from assay._util import Scrubber, write_scrubbed
 from assay.report._failures import collect_failures
 from assay.report._html import render_html
 from assay.report._markdown import render_markdown
 from assay.report._plots import Plot, pass_rate_plot, save_plots
+from assay.report._source import ReportedBenchmark
 from assay.runs import Attempt, Scorecard, latest_attempts, read_journal
 from assay.runs._rundir import JOURNAL, REPORT_HTML, REPORT_MD
-from assay.runs._scrub import Scrubber, write_scrubbed
 
 if TYPE_CHECKING:
     from assay.gate import Verdict
 
 
-class Reported(Protocol):
-    """What a benchmark gives its report (``assay.exec.Benchmark`` has all four)."""
-
-    pass_fail: bool
-
-    def report_section(self, scorecard: Scorecard) -> str: ...
-
-    def failure_reason(self, attempt: Attempt) -> str: ...
-
-    def report_plots(self, scorecard: Scorecard, attempts: list[Attempt], run_dir: Path) -> list[Plot]: ...
-
-
 def write_reports(
     run_dir: Path,
     card: Scorecard,
-    bench: Reported,
+    bench: ReportedBenchmark,
     scrubber: Scrubber,
     *,
     verdict: Verdict | None = None,

@@ -12,6 +12,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from assay._util import Scrubber
 from assay.ci._outputs import eval_outputs
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.gate import Finding, GateOptions, Verdict, decide, hold, load_verdict
@@ -19,7 +20,6 @@ from assay.gate._simulate import scorecard_from_outcomes as card
 from assay.gate._simulate import simulated_meta
 from assay.report import write_reports
 from assay.runs._records import Attempt, RunMeta, Scorecard, Status, Usage
-from assay.runs._scrub import Scrubber
 
 
 def _saved(root: Path, name: str, sc: Scorecard) -> Path:
