@@ -40,12 +40,12 @@ sys.path.insert(0, str(ROOT / "src"))
 
 import numpy as np  # noqa: E402
 
+from assay._util import assay_home  # noqa: E402
 from assay.codeindex import CodeIndex  # noqa: E402
 from assay.codeindex._index import _embed_text  # noqa: E402
 from assay.embed import get_embedder  # noqa: E402
 from assay.evals.retrieval._code_data import DATA_DIR, checkout, ensure_pr_repo, git  # noqa: E402
 from assay.evals.retrieval._code_robust import CACHE_DAMAGE_MODES, run_cache_damage_case  # noqa: E402
-from assay.runs._paths import assay_home  # noqa: E402
 
 
 def _history(args: argparse.Namespace) -> tuple[str, Path, list[tuple[str, str]]]:

@@ -10,9 +10,10 @@ import time
 from pathlib import Path
 from typing import Annotated
 
+from assay._util import phase, run_process
 from assay.errors import InfraError
 from assay.evals import AttemptContext, Benchmark, BenchmarkOptions, Case, Flag, Outcome, Suite
-from assay.runs import MetricSpec, Status, SubjectConfig, phase, run_process
+from assay.runs import MetricSpec, Status, SubjectConfig
 
 
 class ToyBenchmark(Benchmark):

@@ -147,7 +147,7 @@ def job_summary(
 
 def append_summary(path: Path, text: str) -> None:
     """Append to the step summary file (GitHub Actions adds every step's text to the job page)."""
-    from assay.runs._scrub import Scrubber
+    from assay._util import Scrubber
 
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as fh:

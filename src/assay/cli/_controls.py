@@ -82,8 +82,8 @@ def agent_controls_command(
     """Judge every labelled control N times with the judge prompts alone; report agreement with the labels
     (overall, PASS, FAIL), self-consistency, score spread and kappa. Exit 2 below 0.90 agreement or 0.90
     self-consistency."""
+    from assay._util import reporting
     from assay.evals.agent import calibrate, default_controls_dir, load_controls, weak_judge_note
-    from assay.runs import reporting
 
     controls_dir = controls_dir or default_controls_dir()
     standing_ok = True

@@ -170,9 +170,9 @@ def _print_failures(result: RunResult, console: Console) -> None:
 
 def _rerender_html(result: RunResult) -> None:
     """The gate appends its section to report.md; keep report.html in step."""
+    from assay._util import Scrubber, write_scrubbed
     from assay.report import render_html
     from assay.runs._rundir import REPORT_HTML, REPORT_MD
-    from assay.runs._scrub import Scrubber, write_scrubbed
 
     md_path = result.run_dir / REPORT_MD
     if md_path.exists():

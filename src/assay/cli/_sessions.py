@@ -37,10 +37,10 @@ def _lead_report(run_dir: Path) -> None:
     """Put the judge's number right under the report's title (report.md and report.html)."""
     import json
 
+    from assay._util import Scrubber, write_scrubbed
     from assay.evals.sessions import lead_line
     from assay.report import render_html
-    from assay.runs import Scorecard, Scrubber
-    from assay.runs._scrub import write_scrubbed
+    from assay.runs import Scorecard
 
     md_path, card_path = run_dir / "report.md", run_dir / "scorecard.json"
     if not md_path.is_file() or not card_path.is_file():

@@ -14,6 +14,7 @@ from typing import Literal
 
 import numpy as np
 
+from assay._util import phase
 from assay.codeindex._chunk import MAX_LINES, Chunk, chunk_file
 from assay.codeindex._discover import DEFAULT_MAX_FILE_BYTES, discover
 from assay.codeindex._hit import Level, SearchHit
@@ -32,7 +33,6 @@ from assay.codeindex._store import (
 from assay.codeindex._vector_cache import CacheCounts, VectorCache, resolve_cache_dir
 from assay.embed._protocol import Embedder
 from assay.errors import ConfigError, IndexCorruptError
-from assay.runs._progress import phase
 
 __all__ = ["CodeIndex", "SearchHit", "UpdateStats", "assay_home", "default_index_dir"]
 
@@ -43,7 +43,7 @@ EMBED_BATCH = 32
 
 def assay_home() -> Path:
     """``$ASSAY_HOME`` or ``~/.assay`` (created on first use; ConfigError if it cannot be)."""
-    from assay.runs._paths import assay_home as home
+    from assay._util import assay_home as home
 
     return home()
 

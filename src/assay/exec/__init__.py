@@ -33,11 +33,13 @@ from assay.exec._runner import (
     resume_command,
     run_benchmark,
 )
+from assay.exec._stop import AttemptStopped, check_stop, run_stoppable
 
 __all__ = [
     "AttemptContext",
     "AttemptResources",
     "AttemptSpec",
+    "AttemptStopped",
     "Benchmark",
     "BenchmarkOptions",
     "Case",
@@ -50,6 +52,7 @@ __all__ = [
     "Suite",
     "arun_benchmark",
     "attempt_error_text",
+    "check_stop",
     "load_benchmark_class",
     "option_specs",
     "options_error",
@@ -59,5 +62,6 @@ __all__ = [
     "resume_command",
     "run_benchmark",
     "run_local",
+    "run_stoppable",
     "validate_options",
 ]

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from assay.exec._options import BenchmarkOptions, validate_options
-from assay.models._usage import Usage
+from assay.runs import Usage
 from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
@@ -133,7 +133,8 @@ class Benchmark(ABC):
     remote_refusal: ClassVar[str | None] = None
 
     #: the benchmark's own options (``evals/<name>/_options.py``): the CLI's flags are generated from it
-    Options: ClassVar[type[BenchmarkOptions]] = BenchmarkOptions
+    #: (not annotated: the contract's annotated attributes are what a wrapper forwards; its options are its own)
+    Options = BenchmarkOptions
 
     def __init__(self, options: BenchmarkOptions | Mapping[str, Any] | None = None) -> None:
         #: the validated options (a mapping is validated; a wrong value is a ConfigError naming its flag)

@@ -20,15 +20,13 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from assay import __version__
 from assay.errors import AssayError, ConfigError, ExitCode, InfraError
 from assay.exec._local import AttemptSpec, RunStopped
+from assay.exec._run import RunOptions, _Run
 from assay.runs._records import Attempt, ErrorInfo, RunMeta, Status
-
-if TYPE_CHECKING:
-    from assay.exec._runner import _Run
 
 #: the most file bytes one reply carries back; larger outputs stay on the worker (and are named)
 MAX_REPLY_BYTES = 64 * 1024 * 1024
@@ -71,8 +69,6 @@ class _WorkerRun:
     """One run's benchmark, set up in this worker process, with its scratch run directory."""
 
     def __init__(self, job: RemoteJob) -> None:
-        from assay.exec._runner import RunOptions, _Run
-
         meta = RunMeta.model_validate(job.meta)
         if meta.assay_version != __version__:
             raise ConfigError(

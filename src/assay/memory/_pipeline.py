@@ -25,7 +25,7 @@ from assay.memory._turn import Chat, Evidence, MemoryConfig, Rejection, Shown, T
 from assay.memory._types import ToolCallRecord
 from assay.memory._upkeep import UpkeepMixin, UpkeepReport
 from assay.models._types import ChatModel
-from assay.models._usage import Usage
+from assay.runs import Usage
 
 __all__ = ["Chat", "Memory", "MemoryConfig", "Rejection", "Shown", "TurnResult", "init_memory"]
 

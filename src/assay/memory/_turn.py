@@ -13,7 +13,7 @@ from typing import Any
 from assay.memory._extract import CandidateLesson
 from assay.memory._recall import RecallWeights
 from assay.memory._types import ToolCallRecord
-from assay.models._usage import Usage
+from assay.runs import Usage
 
 __all__ = ["Chat", "Evidence", "MemoryConfig", "Rejection", "Shown", "TurnResult"]
 

@@ -12,7 +12,7 @@ from assay.memory._clock import to_ts
 from assay.memory._extract import ExtractionError, consolidate_with_model
 from assay.memory._rules import split_sentences
 from assay.memory._turn import Evidence, MemoryConfig, Shown, TurnResult
-from assay.models._usage import Usage
+from assay.runs import Usage
 
 if TYPE_CHECKING:
     from assay.memory._extract import CandidateFact

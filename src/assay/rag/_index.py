@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from assay._util import phase
 from assay.embed import Embedder
 from assay.errors import ConfigError, DocumentError, IndexCorruptError, MissingDependencyError
 from assay.rag._chunk import Chunk, ChunkConfig, chunk_document
@@ -23,7 +24,6 @@ from assay.rag._query import answer
 from assay.rag._records import DocumentInfo, IndexResult, SearchHit, SearchMode, embedding_text
 from assay.rag._signing import assay_home, install_key, read_signed, write_signed
 from assay.ranking import rrf
-from assay.runs._progress import phase
 
 __all__ = [
     "DocumentIndex",

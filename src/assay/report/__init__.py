@@ -3,24 +3,29 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from assay._util import Scrubber, write_scrubbed
 from assay.report._failures import Failures, collect_failures
 from assay.report._html import markdown_to_html, render_html
 from assay.report._markdown import render_markdown
 from assay.report._plots import Plot, pass_rate_plot, save_plots
+from assay.report._source import ReportedBenchmark
 from assay.runs._journal import latest_attempts, read_journal
 from assay.runs._records import Scorecard
 from assay.runs._rundir import JOURNAL, REPORT_HTML, REPORT_MD
-from assay.runs._scrub import Scrubber, write_scrubbed
 
-if TYPE_CHECKING:
-    from assay.exec import Benchmark
+__all__ = [
+    "Failures",
+    "Plot",
+    "ReportedBenchmark",
+    "markdown_to_html",
+    "render_html",
+    "render_markdown",
+    "write_reports",
+]
 
-__all__ = ["Failures", "Plot", "markdown_to_html", "render_html", "render_markdown", "write_reports"]
 
-
-def write_reports(run_dir: Path, card: Scorecard, bench: Benchmark, scrubber: Scrubber) -> None:
+def write_reports(run_dir: Path, card: Scorecard, bench: ReportedBenchmark, scrubber: Scrubber) -> None:
     """Write ``report.md``, ``report.html`` and their plots into ``run_dir``.
 
     The benchmark supplies its section (``report_section``), the reason each failing attempt failed

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from assay.models._usage import Usage
+from assay.runs._usage import Usage
 
 #: 2: metrics declare their kind (MetricValue.kind, items, samples); a case measured once is labelled
 #: single-pass/single-fail, never stable-*; the run-level pass-rate interval is clustered by case.

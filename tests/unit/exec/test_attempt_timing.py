@@ -14,8 +14,7 @@ import pytest
 
 from assay.evals import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals.retrieval._code import CodeRetrievalBenchmark
-from assay.exec import RunOptions, run_benchmark
-from assay.exec._stop import check_stop, run_stoppable
+from assay.exec import RunOptions, check_stop, run_benchmark, run_stoppable
 from assay.runs import Status
 
 

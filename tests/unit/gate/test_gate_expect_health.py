@@ -23,7 +23,7 @@ from assay.gate import (
 )
 from assay.gate._simulate import scorecard_from_outcomes as card
 from assay.gate._simulate import simulated_meta
-from assay.models._usage import Usage
+from assay.runs import Usage
 from assay.runs._records import MetricSpec, Scorecard, SubjectConfig
 
 

@@ -10,9 +10,9 @@ import yaml
 from click.testing import CliRunner
 from rich.console import Console
 
+from assay._util import MARKER
 from assay.gate import apply_run_options
 from assay.gate._simulate import scorecard_from_outcomes as card
-from assay.runs._scrub import MARKER
 
 SECRET = "planted-secret-value-0123456789"
 

@@ -10,6 +10,7 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
+from assay._util import Scrubber, write_scrubbed
 from assay.errors import ConfigError
 from assay.evals.agent._controls import (
     CONTROLS_JSON,
@@ -22,8 +23,6 @@ from assay.evals.agent._controls import (
 from assay.evals.agent._controls_load import load_controls
 from assay.evals.agent._rubric import DIMENSION_NAMES
 from assay.models._weak import is_weak_model
-from assay.runs import Scrubber
-from assay.runs._scrub import write_scrubbed
 
 __all__ = [
     "CONTROLS_JSON",
@@ -170,11 +169,12 @@ def calibrate(
     Holds the machine's eval lock while judging. A judge model that cannot be built or reached fails before
     anything is judged (ConfigError / InfraError).
     """
+    from assay._util import phase
     from assay.evals._harnessed import model_options
     from assay.evals.agent._defaults import MAX_TOKENS
     from assay.judge import holds_to_schema
     from assay.models import get_model, preflight
-    from assay.runs import EvalLock, phase
+    from assay.runs import EvalLock
     from assay.runs._rundir import new_run_dir
 
     if not judge_models:

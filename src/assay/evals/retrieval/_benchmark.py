@@ -4,7 +4,7 @@
 :class:`~assay.exec.Benchmark` contract (:func:`benchmark_hooks`, forwarded generically, so a hook added to the
 contract reaches the component without an edit here) and reads every class attribute of the contract
 (``name``, ``suites``, ``metric_specs``, ...) from it, live; on the class they keep the wrapper's own values.
-Only :meth:`~RetrievalBenchmark.cli_options` is its own: the options of both components, merged.
+Only its ``Options`` are its own: the options of both components (:class:`RetrievalOptions`).
 """
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ from __future__ import annotations
 import abc
 import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-import click
-
 from assay.errors import ConfigError
-from assay.exec import Benchmark
+from assay.evals.retrieval._options import RetrievalOptions
+from assay.exec import Benchmark, option_specs
 
 __all__ = ["COMPONENTS", "RetrievalBenchmark", "benchmark_attributes", "benchmark_hooks", "component_class"]
 
@@ -95,37 +94,20 @@ class RetrievalBenchmark(Benchmark):
     name = "retrieval"
     help = "Retrieval quality: --component rag (documents) or code (code search)."
 
-    def __init__(self, options: dict[str, Any]) -> None:
+    Options = RetrievalOptions
+    options: RetrievalOptions
+
+    def __init__(self, options: RetrievalOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
-        component = options.get("component") or "rag"
+        component = self.options.component
         cls = component_class(component)
-        own = {o.name for o in cls.cli_options()}
+        own = set(cls.Options.model_fields)
         for other in COMPONENTS:
             if other == component:
                 continue
-            for opt in component_class(other).cli_options():
-                value = options.get(opt.name or "")
-                if opt.name not in own and value not in (None, False, opt.default, ()):
-                    flag = max(opt.opts, key=len)
+            for spec in option_specs(component_class(other).Options):
+                value = getattr(self.options, spec.name)
+                if spec.name not in own and value not in (None, False, spec.default, ()):
+                    flag = max((s for s, _ in spec.spellings()), key=len)
                     raise ConfigError(f"{flag} applies to --component {other}, not {component}")
-        self.inner = cls({k: v for k, v in options.items() if k in own or k == "component"})
-
-    @classmethod
-    def cli_options(cls) -> list[click.Option]:
-        merged: dict[str, click.Option] = {
-            "component": click.Option(
-                ["--component"],
-                type=click.Choice(list(COMPONENTS)),
-                default="rag",
-                show_default=True,
-                help="What to evaluate: documents (rag) or code.",
-            )
-        }
-        for component in COMPONENTS:
-            try:
-                options = component_class(component).cli_options()
-            except ImportError:
-                continue
-            for opt in options:
-                merged.setdefault(opt.name or "", opt)
-        return list(merged.values())
+        self.inner = cls(self.options.model_dump(include=own))

@@ -26,10 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay._util import run_process, ticking
 from assay.errors import ConfigError, DataIntegrityError, InfraError
 from assay.evals._swebench_dataset import REQUIRED_COLUMNS, dataset_rows, file_sha256
-from assay.runs._cancel import run_process
-from assay.runs._progress import ticking
 
 __all__ = [
     "DATA_DIR",

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from assay._util import phase
 from assay.errors import ConfigError, InfraError
 from assay.evals._suite_id import suite_version
 from assay.evals.serving._client import StreamClient
@@ -49,8 +50,7 @@ from assay.evals.serving._workloads import (
     per_category_accuracy,
 )
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, validate_options
-from assay.models._usage import Usage
-from assay.runs._progress import phase
+from assay.runs import Usage
 from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:

@@ -261,7 +261,7 @@ class SessionsBenchmark(HarnessedOptions, Benchmark):
 
     # ------------------------------------------------------------------ results
     def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
-        from assay.runs._scrub import Scrubber, write_scrubbed
+        from assay._util import Scrubber, write_scrubbed
 
         scores = [a.metrics["judge_score"] for a in attempts if "judge_score" in a.metrics]
         summary = {

@@ -169,10 +169,11 @@ async def judge_run(
     run_dir: Path, *, model: ChatModel | None = None, judge_schema: str = "auto"
 ) -> JudgeRunResult:
     """Judge ``run_dir`` with its recorded judge model (or ``model``, e.g. a scripted one in tests)."""
+    from assay._util import Scrubber
     from assay.evals.tasks._tasks_load import TOYBOX_DIR
     from assay.exec import rebuild, refold
     from assay.judge import holds_to_schema
-    from assay.runs import Scrubber, latest_attempts, read_journal
+    from assay.runs import latest_attempts, read_journal
     from assay.runs._rundir import JOURNAL, write_model
 
     run_dir = Path(run_dir)

@@ -48,6 +48,7 @@ class TasksBench(Protocol):
     options: dict[str, Any]
     kind: TasksSuiteKind | None
     judgement: TasksJudgement | None
+    regraded: dict[tuple[str, int], Attempt]
     _gateway: Any
     _work_root: Path | None
     _tasks_dir: Path

@@ -48,7 +48,7 @@ _NOT_GRADED = "not graded (--no-evaluate): `assay eval tasks swebench RUN_DIR` g
 
 def swebench_root(options: dict[str, Any]) -> Path:
     """``--work-root``/swebench, else ``$ASSAY_HOME/work/swebench``: the dataset, repository and env caches."""
-    from assay.runs import assay_home
+    from assay._util import assay_home
 
     given = options.get("work_root")
     return (Path(given) if given else assay_home() / "work") / "swebench"
@@ -411,8 +411,9 @@ def _check_refold(run_dir: Path, grader: str) -> bool:
 def _refold(run_dir: Path, grader: str, graded: list[tuple[Verdict, str]]) -> None:
     """The run's ungraded attempts take the verdicts (the same rule as at run time), its suite version and
     config take the grader, and its scorecard and reports are folded again."""
+    from assay._util import Scrubber
     from assay.exec import rebuild, refold
-    from assay.runs import Scrubber, latest_attempts, read_journal
+    from assay.runs import latest_attempts, read_journal
     from assay.runs._rundir import JOURNAL, META, load_meta, write_model
 
     meta = load_meta(run_dir)
@@ -445,5 +446,5 @@ def _refold(run_dir: Path, grader: str, graded: list[tuple[Verdict, str]]) -> No
                 update={"status": out.status, "skip_reason": out.skip_reason, "details": out.details}
             )
         )
-    bench.regraded = {(att.case_id, att.iteration): att for att in updated}  # type: ignore[attr-defined]
+    bench.regraded = {(att.case_id, att.iteration): att for att in updated}  # type: ignore[attr-defined]  # a TasksBenchmark
     refold(run_dir, bench, suite=suite)

@@ -46,6 +46,11 @@ SECRET_SHAPES: tuple[str, ...] = (
 _ANY_SHAPE = re.compile("|".join(f"(?:{shape})" for shape in SECRET_SHAPES))
 
 
+def looks_like_secret_name(name: str) -> bool:
+    """Whether an environment variable's name looks like it holds a secret (``*_KEY``, ``*_TOKEN``, ...)."""
+    return _SECRET_ENV_NAME.search(name) is not None
+
+
 def secret_env_values(env: Mapping[str, str] | None = None) -> set[str]:
     """Values of environment variables whose names look secret."""
     env = os.environ if env is None else env

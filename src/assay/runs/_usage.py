@@ -1,4 +1,5 @@
-"""Token usage and cost of model calls, added up per attempt, case and run."""
+"""Token usage and cost of model calls, added up per attempt, case and run (a record of every attempt; the
+models report it)."""
 
 from __future__ import annotations
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from assay._util import Cancelled, _cancel, phase, reporting, run_process
+from assay._util._progress import _mode
 from assay.codeindex import build_index
 from assay.embed import HashEmbedder
 from assay.errors import ConfigError
 from assay.rag._index import DocumentIndex
-from assay.runs import Cancelled, _cancel, phase, reporting, run_process
-from assay.runs._progress import _mode
 
 
 class SlowEmbedder(HashEmbedder):

@@ -4,7 +4,7 @@ Library code opens a :func:`phase` and ticks it; it costs nothing when no one re
 reporting on with :func:`reporting`: on a terminal a rich bar per open phase, otherwise (CI, a pipe, a log)
 one plain line on stderr at least every ``ASSAY_PROGRESS_INTERVAL`` seconds (default 5) while anything is
 open, so a long phase is never silent. ``ASSAY_PROGRESS`` = ``auto`` (default), ``bar``, ``plain`` or ``off``.
-Every tick also checks for Ctrl-C (:func:`~assay.runs._cancel.check_cancelled`).
+Every tick also checks for Ctrl-C (:func:`~assay._util._cancel.check_cancelled`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator, Sized
 from contextlib import contextmanager
 from typing import Any, Literal, TextIO, TypeVar
 
+from assay._util._cancel import check_cancelled
 from assay.errors import ConfigError
-from assay.runs._cancel import check_cancelled
 
 __all__ = ["Phase", "phase", "reporting", "ticking"]
 
@@ -45,7 +45,7 @@ class Phase:
         self.outcome = "done"
 
     def advance(self, n: int = 1, *, note: str | None = None) -> None:
-        """Count ``n`` more items done; raises :class:`~assay.runs._cancel.Cancelled` after Ctrl-C."""
+        """Count ``n`` more items done; raises :class:`~assay._util._cancel.Cancelled` after Ctrl-C."""
         check_cancelled()
         self.done += n
         if note is not None:

@@ -4,15 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from assay.runs._scrub import (
-    FIXTURE_EMAIL,
-    FIXTURE_HOME,
-    FIXTURE_HOST,
-    FIXTURE_IP,
-    FIXTURE_WORKDIR,
-    MARKER,
-    Anonymizer,
-)
+from assay._util import MARKER, Anonymizer
+from assay._util._scrub import FIXTURE_EMAIL, FIXTURE_HOME, FIXTURE_HOST, FIXTURE_IP, FIXTURE_WORKDIR
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 One process-wide cancel flag is raised by the first Ctrl-C. Coroutines are cancelled by asyncio; work in
 threads and in the event loop's own thread sees the flag at its next :func:`check_cancelled` (every batch of
-an embedding or indexing loop, every tick of :class:`~assay.runs._progress.Phase`); child processes started
+an embedding or indexing loop, every tick of :class:`~assay._util._progress.Phase`); child processes started
 with :func:`run_process` are terminated. Worker threads are daemons: a thread that never looks at the flag
 is given a short grace period and then left behind, so it cannot hold the process open. A second Ctrl-C
 raises ``KeyboardInterrupt`` at once.
