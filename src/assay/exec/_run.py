@@ -15,6 +15,7 @@ from assay._util import Scrubber
 from assay.errors import ConfigError, InfraError, MissingDependencyError
 from assay.exec._benchmark import AttemptContext, Benchmark, Case, Suite
 from assay.exec._local import AttemptSpec, RunStopped
+from assay.gate import GateOptions
 from assay.runs._provenance import git_commit
 from assay.runs._records import FINAL_STATUSES, Attempt, ErrorInfo, RunMeta, Status
 
@@ -39,6 +40,8 @@ class RunOptions:
     #: where attempts run: ``local`` (an asyncio pool here) or ``ray`` (tasks on the cluster at ``ray_address``)
     executor: str = "local"
     ray_address: str = "auto"
+    #: what the finished run is held to (--compare, --expect, ...): ``gate.hold`` decides its verdict
+    gate: GateOptions = field(default_factory=GateOptions)
 
     def recorded(self) -> dict[str, Any]:
         return {"iterations": self.iterations, "timeout_s": self.timeout_s, "seed": self.seed}

@@ -8,7 +8,7 @@ import json
 import shutil
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from assay.errors import ConfigError, ExitCode, InfraError, MissingDependencyErr
 from assay.exec._benchmark import Benchmark, Suite
 from assay.exec._local import run_local
 from assay.exec._run import RunOptions, _Run
+from assay.gate import GateOptions, Verdict, hold
 from assay.runs._journal import Journal, latest_attempts, read_journal
 from assay.runs._lock import EvalLock
 from assay.runs._provenance import git_commit, git_dirty, machine
@@ -38,10 +39,19 @@ EXIT_OK, EXIT_USAGE, EXIT_REGRESSION, EXIT_NOT_COMPARABLE = (
 class RunResult:
     run_dir: Path
     scorecard: Scorecard
-    exit_code: int
+    #: what ``gate.hold`` decided: the comparison, expectations, completeness, the exit code and why
+    verdict: Verdict
     stopped_reason: str | None = None
     #: the benchmark that ran (its ``failure_reason`` explains failing cases)
     benchmark: Benchmark | None = None
+    meta: RunMeta | None = None
+    #: each case's latest attempt per iteration, as folded into the scorecard
+    attempts: list[Attempt] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        """The verdict's exit code (a stop wins: 3 after an outage, 1 after a configuration error)."""
+        return self.verdict.exit_code
 
     @property
     def resume_command(self) -> str:
@@ -289,7 +299,16 @@ async def arun_benchmark(
         except asyncio.CancelledError:
             # Ctrl-C (in an attempt, in setup or in a worker's loop): the journal holds every finished
             # attempt; fold them and say how to go on
-            finish_run(run.run_dir, run.bench, run.suite, run.meta, run.scrubber, time.monotonic() - t0)
+            finish(
+                run.run_dir,
+                run.bench,
+                run.suite,
+                run.meta,
+                run.scrubber,
+                time.monotonic() - t0,
+                stopped="interrupted (Ctrl-C)",
+                stopped_code=ExitCode.INTERRUPTED,
+            )
             print(
                 f"interrupted; resume with: {resume_command(run.bench, run.run_dir)}",
                 file=sys.stderr,
@@ -301,11 +320,26 @@ async def arun_benchmark(
             if opts.resume is None:
                 _discard_unmeasured(run.run_dir)
             raise
-        scorecard = finish_run(
-            run.run_dir, run.bench, run.suite, run.meta, run.scrubber, time.monotonic() - t0
+        finished = finish(
+            run.run_dir,
+            run.bench,
+            run.suite,
+            run.meta,
+            run.scrubber,
+            time.monotonic() - t0,
+            gate=opts.gate,
+            stopped=stopped_reason,
+            stopped_code=stopped_code or EXIT_NOT_COMPARABLE,
         )
-    exit_code = (stopped_code or EXIT_NOT_COMPARABLE) if stopped_reason else EXIT_OK
-    return RunResult(run.run_dir, scorecard, exit_code, stopped_reason, benchmark=run.bench)
+    return RunResult(
+        run.run_dir,
+        finished.scorecard,
+        finished.verdict,
+        stopped_reason,
+        benchmark=run.bench,
+        meta=run.meta,
+        attempts=finished.attempts,
+    )
 
 
 def _discard_unmeasured(run_dir: Path) -> None:
@@ -318,18 +352,32 @@ def _discard_unmeasured(run_dir: Path) -> None:
     shutil.rmtree(run_dir, ignore_errors=True)
 
 
-def finish_run(
+@dataclass(frozen=True)
+class Finished:
+    """A folded run: its scorecard, the verdict ``gate.hold`` gave it, and the attempts folded."""
+
+    scorecard: Scorecard
+    verdict: Verdict
+    attempts: list[Attempt]
+
+
+def finish(
     run_dir: Path,
     bench: Benchmark,
     suite: Suite,
     meta: RunMeta,
     scrubber: Scrubber,
     elapsed_s: float | None = None,
-) -> Scorecard:
-    """Fold the journal into ``scorecard.json`` and render the reports.
+    *,
+    gate: GateOptions | None = None,
+    stopped: str | None = None,
+    stopped_code: int = EXIT_NOT_COMPARABLE,
+) -> Finished:
+    """Fold the journal into ``scorecard.json``, hold it to ``gate`` once, then write the reports once.
 
-    With ``elapsed_s`` (the seconds this session ran) ``meta.json`` records when the run finished and, summed
-    over the run and its resumes, how long it ran.
+    ``gate.hold`` decides the verdict (comparison, expectations, completeness, exit code) before the reports
+    are written, so ``report.md`` and ``report.html`` carry it. With ``elapsed_s`` (the seconds this session
+    ran) ``meta.json`` records when the run finished and, summed over the run and its resumes, how long it ran.
     """
     from assay.report import write_reports
     from assay.stats import fold
@@ -350,8 +398,34 @@ def finish_run(
         extra=bench.scorecard_extra(final),
     )
     write_model(run_dir / SCORECARD, scorecard, scrubber)
-    write_reports(run_dir, scorecard, bench, scrubber)
-    return scorecard
+    try:
+        verdict = hold(
+            scorecard,
+            gate or GateOptions(),
+            meta=meta,
+            run_dir=run_dir,
+            attempts=final,
+            stopped=stopped,
+            stopped_code=stopped_code,
+            scrubber=scrubber,
+        )
+    except Exception:  # a baseline or expectations file gone since the run began: still report the run
+        write_reports(run_dir, scorecard, bench, scrubber, attempts=final)
+        raise
+    write_reports(run_dir, scorecard, bench, scrubber, verdict=verdict, attempts=final)
+    return Finished(scorecard, verdict, final)
+
+
+def finish_run(
+    run_dir: Path,
+    bench: Benchmark,
+    suite: Suite,
+    meta: RunMeta,
+    scrubber: Scrubber,
+    elapsed_s: float | None = None,
+) -> Scorecard:
+    """Refold a run held to nothing (a re-judged or re-graded run): :func:`finish`'s scorecard."""
+    return finish(run_dir, bench, suite, meta, scrubber, elapsed_s).scorecard
 
 
 def refold(run_dir: Path, benchmark: Benchmark | None = None, *, suite: Suite | None = None) -> Scorecard:

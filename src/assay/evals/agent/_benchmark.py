@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
-
-import click
 
 from assay.agents import Limits
 from assay.errors import ConfigError
@@ -19,15 +18,15 @@ from assay.evals.agent._defaults import (
     FULL_EMBEDDER,
     FULL_MODEL,
     MAX_TOKENS,
-    MAX_USER_MESSAGES,
     PR_EMBEDDER,
     PR_MODEL,
 )
 from assay.evals.agent._health_moves import TierMoves
+from assay.evals.agent._options import AgentOptions
 from assay.evals.agent._report import agent_summary, failure_reason, render_section, score_plot
 from assay.evals.agent._scenario import Scenario
 from assay.evals.agent._select import Selection, named_drafts, select
-from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, validate_options
 from assay.runs._records import Attempt, MetricSpec, Scorecard, SubjectConfig
 
 if TYPE_CHECKING:
@@ -39,10 +38,10 @@ def _agent_options(max_tokens: int) -> dict[str, Any]:
     return {"max_tokens": max_tokens}
 
 
-def _scenarios_dir(options: dict[str, Any]) -> Path:
+def _scenarios_dir(options: AgentOptions) -> Path:
     from assay.evals.agent._scenario_load import default_scenarios_dir
 
-    return Path(options.get("scenarios_dir") or default_scenarios_dir())
+    return Path(options.scenarios_dir or default_scenarios_dir())
 
 
 def describe_scenarios(directory: Path) -> str:
@@ -96,7 +95,10 @@ class AgentBenchmark(Benchmark):
         ),
     )
 
-    def __init__(self, options: dict[str, Any]) -> None:
+    Options = AgentOptions
+    options: AgentOptions
+
+    def __init__(self, options: AgentOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
         self._suite = ""
         self._scenarios: dict[str, Scenario] = {}
@@ -108,88 +110,17 @@ class AgentBenchmark(Benchmark):
         self._results_dir = Path("results")
 
     @classmethod
-    def cli_options(cls) -> list[click.Option]:
-        return [
-            click.Option(["--model"], default=None, help=f"full: the agent's model (default {FULL_MODEL})."),
-            click.Option(
-                ["--agent-model"],
-                default=None,
-                help="The model the agent must have run (read back per scenario; another one is INFRA_ERROR).",
-            ),
-            click.Option(
-                ["--simulator-model"],
-                default=None,
-                help="full: the simulated user's model (default --model).",
-            ),
-            click.Option(["--judge-model"], default=None, help="full: the judge's model (default --model)."),
-            click.Option(
-                ["--harness"], default=None, help=f"full: the harness under test (default {DEFAULT_HARNESS})."
-            ),
-            click.Option(["--category"], default=None, help="Run only these categories (comma list)."),
-            click.Option(
-                ["--scenario"],
-                default=None,
-                help="Run only these scenario ids (comma list; a draft under drafts/ runs only when named).",
-            ),
-            click.Option(
-                ["--tier"], default=None, help="Run only the scenarios of this tier (ci_tiers.json)."
-            ),
-            click.Option(
-                ["--scenarios", "scenarios_dir"],
-                type=click.Path(path_type=Path),
-                default=None,
-                help="Folder of <category>/<id>.yaml scenarios (default eval/scenarios).",
-            ),
-            click.Option(["--fence"], is_flag=True, default=False, help="Run the agent under bubblewrap."),
-            click.Option(
-                ["--profile"],
-                type=click.Path(path_type=Path, file_okay=False),
-                default=None,
-                help="The reference agent's profile folder (system.md, tools/, skills/; default: the built-in one).",
-            ),
-            click.Option(
-                ["--max-steps"],
-                type=click.IntRange(min=1),
-                default=AGENT_LIMITS["max_steps"],
-                show_default=True,
-                help="Model calls the agent may make per user message.",
-            ),
-            click.Option(
-                ["--max-user-messages"],
-                type=click.IntRange(min=1),
-                default=MAX_USER_MESSAGES,
-                show_default=True,
-                help="Messages the simulated user may send per objective before it moves on.",
-            ),
-            click.Option(
-                ["--agent-max-tokens"],
-                type=click.IntRange(min=16),
-                default=MAX_TOKENS["agent"],
-                show_default=True,
-                help="Tokens one model call of the reference agent may write (a weak model can ramble to its context's end).",
-            ),
-            click.Option(
-                ["--judge-schema"],
-                type=click.Choice(["auto", "on", "off"]),
-                default="auto",
-                show_default=True,
-                help="Hold the judge's decoding to its answer's JSON schema (auto: on for local/ and "
-                "openai-compat/ backends, which llama.cpp, vLLM and Ollama serve).",
-            ),
-        ]
-
-    @classmethod
     def move_advisor(cls) -> TierMoves:
         return TierMoves()
 
     @classmethod
-    def describe(cls, options: dict[str, Any]) -> str:
-        return describe_scenarios(_scenarios_dir(options))
+    def describe(cls, options: AgentOptions | Mapping[str, Any]) -> str:
+        return describe_scenarios(_scenarios_dir(validate_options(AgentOptions, options)))
 
     # ------------------------------------------------------------------ suite
     @property
     def harness_name(self) -> str:
-        return str(self.options.get("harness") or DEFAULT_HARNESS)
+        return str(self.options.harness or DEFAULT_HARNESS)
 
     def _check_options(self, suite: str) -> None:
         if suite not in self.suites:
@@ -198,7 +129,7 @@ class AgentBenchmark(Benchmark):
             given = [
                 f"--{k.replace('_', '-')}"
                 for k in ("model", "simulator_model", "judge_model")
-                if self.options.get(k)
+                if getattr(self.options, k)
             ]
             if given:
                 raise ConfigError(
@@ -209,8 +140,8 @@ class AgentBenchmark(Benchmark):
                     f"--harness {self.harness_name}: pr runs the scripted reference agent; use --suite full"
                 )
         self._profile()  # refused with another harness or when not a folder
-        tokens = self.options.get("agent_max_tokens")
-        if self.harness_name != DEFAULT_HARNESS and tokens is not None and tokens != MAX_TOKENS["agent"]:
+        tokens = self.options.agent_max_tokens
+        if self.harness_name != DEFAULT_HARNESS and tokens != MAX_TOKENS["agent"]:
             # only the reference agent's model calls take a cap from here: refused, never ignored
             raise ConfigError(
                 f"--agent-max-tokens applies to the reference agent, not to --harness {self.harness_name}"
@@ -223,13 +154,13 @@ class AgentBenchmark(Benchmark):
         self._suite = suite
         directory = _scenarios_dir(self.options)
         scenarios = load_scenarios(directory)
-        scenarios += named_drafts(directory, self.options.get("scenario"), {s.id for s in scenarios})
+        scenarios += named_drafts(directory, self.options.scenario, {s.id for s in scenarios})
         self._scenarios = {s.id: s for s in scenarios}
         chosen, self._selection = select(
             scenarios,
-            category=self.options.get("category"),
-            scenario=self.options.get("scenario"),
-            tier=self.options.get("tier"),
+            category=self.options.category,
+            scenario=self.options.scenario,
+            tier=self.options.tier,
             scenarios_dir=directory,
         )
         cases = {
@@ -247,9 +178,9 @@ class AgentBenchmark(Benchmark):
     def _role_specs(self) -> tuple[str, str, str]:
         if self._suite == "pr":
             return PR_MODEL, PR_MODEL, PR_MODEL
-        agent = str(self.options.get("model") or FULL_MODEL)
-        simulator = str(self.options.get("simulator_model") or agent)
-        return agent, simulator, str(self.options.get("judge_model") or agent)
+        agent = str(self.options.model or FULL_MODEL)
+        simulator = str(self.options.simulator_model or agent)
+        return agent, simulator, str(self.options.judge_model or agent)
 
     def _judge_constrained(self) -> bool:
         # the embedded model writes the answer's JSON shape only when its decoding is held to the schema
@@ -257,7 +188,7 @@ class AgentBenchmark(Benchmark):
             return False
         from assay.judge import holds_to_schema
 
-        return holds_to_schema(self._role_specs()[2], self.options.get("judge_schema") or "auto")
+        return holds_to_schema(self._role_specs()[2], self.options.judge_schema)
 
     def _agent_limits(self) -> dict[str, Any]:
         """The caps of each agent run as applied (and recorded): --max-steps over the default."""
@@ -266,17 +197,13 @@ class AgentBenchmark(Benchmark):
     def _caps(self) -> tuple[int, int, int]:
         """Agent steps per user message, user messages per objective, tokens per agent call."""
         o = self.options
-        return (
-            int(o.get("max_steps") or AGENT_LIMITS["max_steps"]),
-            int(o.get("max_user_messages") or MAX_USER_MESSAGES),
-            int(o.get("agent_max_tokens") or MAX_TOKENS["agent"]),
-        )
+        return o.max_steps, o.max_user_messages, o.agent_max_tokens
 
     def _profile(self) -> str | None:
         """The reference agent's profile folder, as given (None: the built-in one)."""
         from assay.agents import profile_option
 
-        return profile_option(self.options.get("profile"), self.harness_name)
+        return profile_option(self.options.profile, self.harness_name)
 
     def secret_values(self) -> list[str]:
         # the fake keys and passwords the security scenarios plant: never written to an artifact
@@ -287,14 +214,14 @@ class AgentBenchmark(Benchmark):
         embedder = PR_EMBEDDER if self._suite == "pr" else FULL_EMBEDDER
         return SubjectConfig(
             subject=self.harness_name,
-            model=self.options.get("agent_model") or agent,
+            model=self.options.agent_model or agent,
             judge_model=judge,
             embedder=embedder,
             extra={
                 "simulator_model": simulator,
                 "harness": self.harness_name,
                 "embedder": embedder,
-                "fence": bool(self.options.get("fence")),
+                "fence": self.options.fence,
                 "judge_constrained": self._judge_constrained(),
                 "max_tokens": {**MAX_TOKENS, "agent": self._caps()[2]},
                 "max_steps": self._caps()[0],
@@ -414,8 +341,8 @@ class AgentBenchmark(Benchmark):
             simulator_model=self.simulator_model_for(scenario),
             judge_model=self.judge_model_for(scenario),
             route=route,
-            fence=bool(self.options.get("fence")),
-            agent_model=self.options.get("agent_model"),
+            fence=self.options.fence,
+            agent_model=self.options.agent_model,
             copy_documents=self._suite == "full" and self.harness_name != DEFAULT_HARNESS,
             judge_constrained=self._judge_constrained(),
             limits=Limits(**self._agent_limits()),

@@ -32,8 +32,8 @@ SMOKE, FULL, BACKLOG, EXCLUDED = "smoke", "full", "backlog", "excluded"
 
 
 def _recorded_scenarios_dir(run: LoadedRun) -> str | None:
-    options: dict[str, Any] = run.meta.options if run.meta is not None else {}
-    bench = options.get("benchmark")
+    recorded: dict[str, Any] = run.meta.options if run.meta is not None else {}
+    bench = recorded.get("benchmark")
     value = bench.get("scenarios_dir") if isinstance(bench, dict) else None
     return str(value) if value else None
 
