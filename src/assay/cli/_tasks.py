@@ -14,8 +14,9 @@ from typing import Any
 import click
 from rich.console import Console
 
+from assay.cli._options import click_options
 from assay.errors import ConfigError, ExitCode, InfraError
-from assay.evals.tasks import benchmark_options
+from assay.evals.tasks import TasksRunOptions
 
 _P = click.Path(path_type=Path)
 _OUTAGE_HINT = "the judge's backend was unreachable: nothing was graded; judge it later with"
@@ -37,7 +38,7 @@ def _run_params() -> list[click.Parameter]:
         click.Option(["--out"], envvar="ASSAY_OUT", type=_P, default=None, help="Run directory (default results/tasks-<suite>-<UTC>) [ASSAY_OUT]."),
         click.Option(["--results-dir"], envvar="ASSAY_RESULTS_DIR", type=_P, default=Path("results"), show_default=True, help="Where new run directories go [ASSAY_RESULTS_DIR]."),
         click.Option(["--resume"], envvar="ASSAY_RESUME", type=_P, default=None, help="Run only the tasks RUN_DIR lacks, under its recorded settings [ASSAY_RESUME]."),
-        *benchmark_options(run=True),
+        *click_options(TasksRunOptions),
     ]  # fmt: skip
 
 

@@ -9,8 +9,9 @@ from typing import Any
 import click
 from rich.console import Console
 
+from assay.cli._options import click_options
 from assay.errors import ExitCode
-from assay.evals.tasks import swebench_options
+from assay.evals.tasks import SwebenchGradeOptions
 
 _SKIP = ("no_evaluate",)  # grading is what this command does
 
@@ -60,7 +61,7 @@ _PARAMS: list[click.Parameter] = [
             default=None,
             help="Caches: dataset, repositories, grading envs (default $ASSAY_HOME/work) [ASSAY_WORK_ROOT].",
         ),
-        *[o for o in swebench_options() if o.name not in _SKIP],
+        *[o for o in click_options(SwebenchGradeOptions) if o.name not in _SKIP],
 ]  # fmt: skip
 
 tasks_swebench_command = click.Command(

@@ -15,7 +15,7 @@ from assay.evals.tasks._controls import calibrate_tasks_judge, controls_table
 from assay.evals.tasks._expect import gate_tasks, propose_tasks
 from assay.evals.tasks._judge import TasksJudgement
 from assay.evals.tasks._judge_run import judge_run
-from assay.evals.tasks._options import benchmark_options, swebench_options
+from assay.evals.tasks._options import SwebenchGradeOptions, TasksOptions, TasksRunOptions
 from assay.evals.tasks._report import write_report
 from assay.evals.tasks._run import TasksBenchmark
 from assay.evals.tasks._setups import BIG_LOG
@@ -29,9 +29,11 @@ __all__ = [
     "PLANTED_DIR",
     "PROBES_DIR",
     "SUITE_KINDS",
+    "SwebenchGradeOptions",
     "TasksBenchmark",
     "TasksJudgement",
-    "benchmark_options",
+    "TasksOptions",
+    "TasksRunOptions",
     "calibrate_tasks_judge",
     "controls_table",
     "default_tasks_dir",
@@ -40,7 +42,6 @@ __all__ = [
     "judge_run",
     "load_tasks",
     "propose_tasks",
-    "swebench_options",
     "validation_problems",
     "write_report",
 ]

@@ -152,15 +152,15 @@ class RealfixSuite(TasksSuiteKind):
     # ------------------------------------------------------------------ suite
     def load(self, suite: str) -> Suite:
         options = self.bench.options
-        self.folder = pins_dir(options.get("tasks_file"))
+        self.folder = pins_dir(options.tasks_file)
         every = load_pins(self.folder)
-        wanted = [t.strip() for t in str(options.get("tasks") or "").split(",") if t.strip()]
+        wanted = [t.strip() for t in str(options.tasks or "").split(",") if t.strip()]
         unknown = [t for t in wanted if t not in every]
         if unknown:
             raise ConfigError(f"--tasks {','.join(unknown)}: not a realfix pin ({', '.join(sorted(every))})")
         self.pins = {k: v for k, v in every.items() if not wanted or k in wanted}
         repos = sorted({p.repo for p in self.pins.values()})
-        if options.get("repo_url") and len(repos) > 1:
+        if options.repo_url and len(repos) > 1:
             raise ConfigError(
                 f"--repo-url replaces one repository, but the chosen pins name {len(repos)}: {', '.join(repos)} "
                 "(choose pins of one with --tasks)"
@@ -175,10 +175,10 @@ class RealfixSuite(TasksSuiteKind):
         )
 
     def source(self, pin: RealfixPin) -> str:
-        return str(self.bench.options.get("repo_url") or pin.repo)
+        return str(self.bench.options.repo_url or pin.repo)
 
     def subject_extra(self) -> dict[str, Any]:
-        return {"toolchain": list(self.toolchain), "repo_url": self.bench.options.get("repo_url")}
+        return {"toolchain": list(self.toolchain), "repo_url": self.bench.options.repo_url}
 
     # ------------------------------------------------------------------ one attempt
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
@@ -208,17 +208,17 @@ class RealfixSuite(TasksSuiteKind):
                 depth=1,
             )
             venv = await asyncio.to_thread(bare_venv, work_root, f"{VENV_KEY}-{root.name}")
-            options = bench._harness_options()
-            if "python" in options:  # the reference agent runs tests with the venv's python
-                options["python"] = str(venv.python)
+            harness_options = bench._harness_options()
+            if "python" in harness_options:  # the reference agent runs tests with the venv's python
+                harness_options["python"] = str(venv.python)
             spec = RunSpec(
                 workdir=checkout,
                 limits=bench.limits(),
                 route=bench._gateway.route(run=f"{case.id}-i{ctx.iteration}"),
-                fence=bool(bench.options.get("fence")),
+                fence=bench.options.fence,
                 toolchain=[venv.bin],
             )
-            harness = get_harness(bench.harness_name, **options)
+            harness = get_harness(bench.harness_name, **harness_options)
             try:
                 result = await run_agent_once(harness, prompt, spec, ctx, details, f"realfix {case.id}")
             except HarnessBroke as exc:

@@ -13,10 +13,9 @@ from __future__ import annotations
 import asyncio
 import shutil
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
-
-import click
 
 from assay.agents import RunSpec
 from assay.errors import ConfigError
@@ -30,6 +29,7 @@ from assay.evals._harnessed import (
 )
 from assay.evals._suite_id import suite_version
 from assay.evals._workspace import TOOLCHAIN_DISTRIBUTIONS, cached_toolchain, toolchain_venv
+from assay.evals.tasks._options import TasksOptions
 from assay.evals.tasks._run_adapter import checks_details, task_diff
 from assay.evals.tasks._suites import SUITE_KINDS, TasksSuiteKind, suite_kind
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
@@ -71,7 +71,10 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
         MetricSpec(name="unjudged", kind="count", direction="lower", tolerance=0.0, gated=False),
     )
 
-    def __init__(self, options: dict[str, Any]) -> None:
+    Options = TasksOptions
+    options: TasksOptions
+
+    def __init__(self, options: TasksOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
         self._tasks: dict[str, Task] = {}
         self._tasks_dir = Path()
@@ -89,21 +92,14 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
         #: set by the judge step before the run is re-folded
         self.judgement: TasksJudgement | None = None
 
-    @classmethod
-    def cli_options(cls) -> list[click.Option]:
-        """The options of the bare ``assay eval tasks`` (``assay eval tasks run`` has its own, with ASSAY_*)."""
-        from assay.evals.tasks._options import benchmark_options
-
-        return benchmark_options()
-
     # ------------------------------------------------------------------ options
     def _check_options(self) -> None:
-        if self.options.get("full_access") and self.harness_name == DEFAULT_HARNESS:
+        if self.options.full_access and self.harness_name == DEFAULT_HARNESS:
             raise ConfigError(
                 "--full-access (ASSAY_FULL_ACCESS) lets a harness that asks permission run every tool "
                 "unasked (claude-code); the reference agent already runs every tool of its profile"
             )
-        tokens = self.options.get("agent_max_tokens")
+        tokens = self.options.agent_max_tokens
         if self.harness_name != DEFAULT_HARNESS and tokens not in (None, AGENT_MAX_TOKENS):
             raise ConfigError(
                 f"--agent-max-tokens applies to the reference agent, not to --harness {self.harness_name}"
@@ -115,7 +111,7 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
         """``--profile`` (ASSAY_PROFILE): the reference agent's profile folder (None: the built-in one)."""
         from assay.agents import profile_option
 
-        return profile_option(self.options.get("profile"), self.harness_name)
+        return profile_option(self.options.profile, self.harness_name)
 
     # ------------------------------------------------------------------ suite
     def load_suite(self, suite: str) -> Suite:
@@ -127,12 +123,12 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
         self.kind = suite_kind(suite, self)
         if self.kind is not None:
             return self.kind.load(suite)
-        tasks_file = self.options.get("tasks_file")
+        tasks_file = self.options.tasks_file
         path = Path(tasks_file) if tasks_file else default_tasks_dir() / "tasks.json"
         loaded = load_tasks(path)
         self._tasks_dir = path.parent
         chosen = loaded.suite(suite)
-        wanted = [t.strip() for t in str(self.options.get("tasks") or "").split(",") if t.strip()]
+        wanted = [t.strip() for t in str(self.options.tasks or "").split(",") if t.strip()]
         if wanted:
             known = {t.id for t in chosen}
             unknown = [t for t in wanted if t not in known]
@@ -154,10 +150,10 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
             judge_model=self.judge_model,
             extra={
                 "harness": self.harness_name,
-                "fence": bool(self.options.get("fence")),
-                "full_access": bool(self.options.get("full_access")),
+                "fence": self.options.fence,
+                "full_access": self.options.full_access,
                 "agent_limits": self.limits().model_dump(),
-                "agent_max_tokens": self.options.get("agent_max_tokens") or AGENT_MAX_TOKENS,
+                "agent_max_tokens": self.options.agent_max_tokens or AGENT_MAX_TOKENS,
                 "toolchain": ["venv with " + ", ".join(TOOLCHAIN_DISTRIBUTIONS), "offline gh"],
                 "route": "gateway",
                 "profile": self._profile(),
@@ -207,10 +203,10 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
 
     def _harness_options(self) -> dict[str, Any]:
         if self.harness_name == DEFAULT_HARNESS:
-            tokens = int(self.options.get("agent_max_tokens") or AGENT_MAX_TOKENS)
+            tokens = int(self.options.agent_max_tokens or AGENT_MAX_TOKENS)
             options = {"generate_options": {"max_tokens": tokens}, "python": self._python}
             return {**options, "profile": self._profile()} if self._profile() else options
-        if self.harness_name == "claude-code" and self.options.get("full_access"):
+        if self.harness_name == "claude-code" and self.options.full_access:
             return {"permission_mode": "bypassPermissions"}
         return {}
 
@@ -239,7 +235,7 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
                 workdir=prepared.workdir,
                 limits=self.limits(),
                 route=self._gateway.route(run=f"{task.id}-i{ctx.iteration}"),
-                fence=bool(self.options.get("fence")),
+                fence=self.options.fence,
                 toolchain=list(self._toolchain),
             )
             try:

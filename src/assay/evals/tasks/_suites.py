@@ -121,7 +121,7 @@ def suite_kind(suite: str, bench: TasksBench) -> TasksSuiteKind | None:
         kind = getattr(importlib.import_module(module), name)(bench)
     own = kind.own_options if kind is not None else ()
     for option in KIND_OPTIONS:
-        if bench.options.get(option) not in (None, "", False, ()) and option not in own:
+        if getattr(bench.options, option) not in (None, "", False, ()) and option not in own:
             users = [s for s in SUITE_KINDS if option in _own_options(s)]
             flag = "--" + option.replace("_", "-")
             raise ConfigError(f"{flag} applies to --suite {' or '.join(users) or '(none)'}, not {suite}")

@@ -15,6 +15,7 @@ import hashlib
 import json
 import shutil
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,8 +24,9 @@ from assay.errors import ConfigError
 from assay.evals._harnessed import run_agent_once
 from assay.evals._suite_id import suite_version
 from assay.evals._workspace import DIFF_KEEP
+from assay.evals.tasks._options import SwebenchGradeOptions, TasksOptions
 from assay.evals.tasks._suites import JudgeInputs, TasksSuiteKind
-from assay.exec import AttemptContext, Case, Outcome, Suite
+from assay.exec import AttemptContext, Case, Outcome, Suite, validate_options
 from assay.runs import Status
 
 if TYPE_CHECKING:
@@ -46,31 +48,40 @@ RULES = (
 _NOT_GRADED = "not graded (--no-evaluate): `assay eval tasks swebench RUN_DIR` grades it"
 
 
-def swebench_root(options: dict[str, Any]) -> Path:
+#: the options the swebench suite and its grading command read (a run's, or the grading command's)
+Chosen = TasksOptions | SwebenchGradeOptions
+
+
+def _grade_options(given: Chosen | Mapping[str, Any]) -> Chosen:
+    """``given`` as typed options (a mapping is the grading command's, validated)."""
+    if isinstance(given, TasksOptions | SwebenchGradeOptions):
+        return given
+    raw = dict(given)
+    if isinstance(raw.get("instances"), list):  # a run's recorded selection (swebench.json)
+        raw["instances"] = ",".join(raw["instances"])
+    return validate_options(SwebenchGradeOptions, raw)
+
+
+def swebench_root(options: Chosen) -> Path:
     """``--work-root``/swebench, else ``$ASSAY_HOME/work/swebench``: the dataset, repository and env caches."""
     from assay._util import assay_home
 
-    given = options.get("work_root")
+    given = options.work_root
     return (Path(given) if given else assay_home() / "work") / "swebench"
 
 
-def choose(options: dict[str, Any]) -> list[SwebenchInstance]:
+def choose(given: Chosen | Mapping[str, Any]) -> list[SwebenchInstance]:
     """The instances ``--dataset``/``--instances``/``--sample``/``--seed``/``--offline`` pick."""
     from assay.evals.tasks._swebench_data import dataset_file, load_instances, select_instances
 
-    path = dataset_file(
-        options.get("dataset"), swebench_root(options) / "dataset", offline=bool(options.get("offline"))
-    )
-    ids = [i.strip() for i in str(options.get("instances") or "").split(",") if i.strip()]
-    sample = options.get("sample")
-    if sample is not None and "seed" not in options:  # the bare `assay eval tasks`: its --seed is the run's
+    options = _grade_options(given)
+    path = dataset_file(options.dataset, swebench_root(options) / "dataset", offline=options.offline)
+    ids = [i.strip() for i in str(options.instances or "").split(",") if i.strip()]
+    sample = options.sample
+    if sample is not None and "seed" not in options.model_fields_set:
+        # the bare `assay eval tasks`: its --seed is the run's
         raise ConfigError("--sample: use `assay eval tasks run --suite swebench --sample N --seed S`")
-    return select_instances(
-        load_instances(path),
-        ids,
-        sample=None if sample is None else int(sample),
-        seed=int(options.get("seed") or 0),
-    )
+    return select_instances(load_instances(path), ids, sample=sample, seed=options.seed or 0)
 
 
 def require_cached(instances: list[SwebenchInstance], mirrors: str | None, cache: Path) -> None:
@@ -108,7 +119,7 @@ class SwebenchSuite(TasksSuiteKind):
         self._lock = threading.Lock()
 
     def _opt(self, name: str) -> Any:
-        return self.bench.options.get(name)
+        return getattr(self.bench.options, name)
 
     def load(self, suite: str) -> Suite:
         from assay.evals.tasks._swebench_grade import resolve_grader
@@ -314,17 +325,20 @@ def _outcome(verdict: Verdict, details: dict[str, Any], usage: Any, metrics: dic
     return Outcome(status=Status.FAIL, details=details, usage=usage, metrics=metrics)
 
 
-def grade_run_dir(run_dir: Path | None, options: dict[str, Any]) -> tuple[str, list[Verdict], Path | None]:
+def grade_run_dir(
+    run_dir: Path | None, given: SwebenchGradeOptions | Mapping[str, Any]
+) -> tuple[str, list[Verdict], Path | None]:
     """``assay eval tasks swebench [DIR]``: grade DIR's predictions (and with ``validate`` the gold and empty
     patches) with one grader; writes ``DIR/grades-<grader>.json``. Returns (grader, verdicts, that file)."""
     from assay.evals.tasks._swebench_grade import grade_instances, resolve_grader, write_grades
 
-    grader = resolve_grader(str(options.get("grader") or "auto"))  # before anything runs
+    options = validate_options(SwebenchGradeOptions, given)
+    grader = resolve_grader(options.grader or "auto")  # before anything runs
     refold = run_dir is not None and _check_refold(run_dir, grader)
-    merged, rounds, instances = grading_selection(run_dir, options)
-    if merged.get("offline"):
-        require_cached(instances, merged.get("repo_source"), swebench_root(merged) / "repo-cache")
-    mirrors, specs = merged.get("repo_source"), merged.get("repo_specs")
+    merged, rounds, instances = grading_selection(run_dir, given)
+    if merged.offline:
+        require_cached(instances, merged.repo_source, swebench_root(merged) / "repo-cache")
+    mirrors, specs = merged.repo_source, merged.repo_specs
     verdicts: list[Verdict] = []
     graded: list[tuple[Verdict, str]] = []  # each model verdict with the patch it graded
     for k, patches in enumerate(rounds or [{}]):  # a round per repeat: every attempt's own patch is graded
@@ -333,8 +347,8 @@ def grade_run_dir(run_dir: Path | None, options: dict[str, Any]) -> tuple[str, l
             patches,
             grader,
             swebench_root(merged) / "grade",
-            validate=bool(options.get("validate")) and k == 0,
-            keep_images=bool(options.get("keep_images")),
+            validate=options.validate_patches and k == 0,
+            keep_images=options.keep_images,
             mirrors=Path(mirrors) if mirrors else None,
             repo_specs=Path(specs) if specs else None,
             repo_cache=swebench_root(merged) / "repo-cache",
@@ -356,20 +370,21 @@ def _given(value: Any) -> bool:
 
 
 def grading_selection(
-    run_dir: Path | None, options: dict[str, Any]
-) -> tuple[dict[str, Any], list[dict[str, str]], list[SwebenchInstance]]:
+    run_dir: Path | None, given: SwebenchGradeOptions | Mapping[str, Any]
+) -> tuple[SwebenchGradeOptions, list[dict[str, str]], list[SwebenchInstance]]:
     """What ``assay eval tasks swebench [DIR]`` grades: the options (DIR's recorded settings, then the
     command's), DIR's predicted patches in rounds (round k holds each instance's k-th distinct patch: a run
     with repeats has one per attempt), and the instances they choose (DIR's own unless the command chose)."""
     from assay.evals.tasks._swebench_data import read_prediction_lines
 
+    command = given.model_dump(by_alias=True) if isinstance(given, SwebenchGradeOptions) else dict(given)
     recorded: dict[str, Any] = {}
     if run_dir is not None and (run_dir / SETTINGS).is_file():
         recorded = json.loads((run_dir / SETTINGS).read_text(encoding="utf-8"))
     merged = {k: v for k, v in recorded.items() if _given(v)}
-    merged.update({k: v for k, v in options.items() if _given(v)})
+    merged.update({k: v for k, v in command.items() if _given(v)})
     merged.setdefault("seed", None)  # this command has its own --seed: the seed of its --sample (default 0)
-    if not options.get("instances") and recorded.get("instances") and merged.get("sample") is None:
+    if not command.get("instances") and recorded.get("instances") and merged.get("sample") is None:
         merged["instances"] = ",".join(recorded["instances"])
     rounds: list[dict[str, str]] = []
     if run_dir is not None:
@@ -382,9 +397,10 @@ def grading_selection(
         rounds = [{i: p[k] for i, p in every.items() if k < len(p)} for k in range(depth)]
         if not merged.get("instances") and merged.get("sample") is None:
             merged["instances"] = ",".join(every)
-    elif not options.get("validate"):
+    elif not command.get("validate"):
         raise ConfigError("RUN_DIR is required (the run whose predictions.jsonl to grade), unless --validate")
-    return merged, rounds, choose(merged)
+    settings = _grade_options(merged)
+    return settings, rounds, choose(settings)
 
 
 def _check_refold(run_dir: Path, grader: str) -> bool:
@@ -417,11 +433,9 @@ def _refold(run_dir: Path, grader: str, graded: list[tuple[Verdict, str]]) -> No
     from assay.runs._rundir import JOURNAL, META, load_meta, write_model
 
     meta = load_meta(run_dir)
-    options = {
-        **meta.options,
-        "benchmark": {**meta.options.get("benchmark", {}), "no_evaluate": False, "grader": grader},
-    }
-    write_model(run_dir / META, meta.model_copy(update={"options": options}), None)
+    recorded = dict(meta.options)
+    recorded["benchmark"] = {**recorded.get("benchmark", {}), "no_evaluate": False, "grader": grader}
+    write_model(run_dir / META, meta.model_copy(update={"options": recorded}), None)
     bench, suite, meta = rebuild(run_dir)  # the suite loads again, now with its grader
     extra = {**meta.config.extra, "grader": grader}
     meta = meta.model_copy(
