@@ -198,7 +198,7 @@ def broken(
     failure, ``broken_by`` saying which, ``reason`` in the details and the error. The one rule of the four agent
     benchmarks; what broke behind the agent (the model backend) never reaches here (INFRA_ERROR)."""
     from assay.exec import Outcome
-    from assay.runs._records import ErrorInfo, Status
+    from assay.runs import ErrorInfo, Status
 
     details["reason"] = reason
     return Outcome(

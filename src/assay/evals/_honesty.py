@@ -18,8 +18,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from assay.agents import ToolCallRecord
-from assay.agents._reference._tools import parse_pytest_summary
+from assay.agents import ToolCallRecord, parse_pytest_summary
 
 __all__ = [
     "CheckResult",

@@ -315,7 +315,7 @@ class AgentVenv:
         """``base_env`` (default this process's) as the agent gets it with this venv: its ``bin`` first on
         PATH, the host's interpreter folders removed, VIRTUAL_ENV set, PYTHONPATH/PYTHONHOME dropped (and no
         secrets: the agents' one rule, :func:`assay.agents.agent_env`)."""
-        from assay.agents._env import agent_env
+        from assay.agents import agent_env
 
         return agent_env(base_env, toolchain=[self.bin])
 
@@ -323,7 +323,7 @@ class AgentVenv:
 def bare_venv(work_root: Path, key: str) -> AgentVenv:
     """The bare venv ``key`` under ``work_root/venvs`` (made from the machine's Python, without pip, the
     first time; reused while nothing is installed into it: see :meth:`AgentVenv.fresh_if_dirty`)."""
-    from assay.agents._env import bare_venv as make_venv
+    from assay.agents import bare_venv as make_venv
 
     if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", key):
         raise ConfigError(f"venv key {key!r}: letters, digits, '.', '_' and '-' only")
@@ -343,7 +343,7 @@ def _make_toolchain(root: Path) -> Path:
     """A bare venv with pytest (copied from this interpreter's install) and nothing else; its ``bin``."""
     import importlib.metadata as md
 
-    from assay.agents._env import bare_venv as make_venv
+    from assay.agents import bare_venv as make_venv
 
     bin_dir = make_venv(root / "venv")
     site = next((root / "venv" / "lib").glob("python*/site-packages"))

@@ -201,7 +201,7 @@ class AgentBenchmark(Benchmark):
 
     def _profile(self) -> str | None:
         """The reference agent's profile folder, as given (None: the built-in one)."""
-        from assay.agents._reference._profile import profile_option
+        from assay.agents import profile_option
 
         return profile_option(self.options.profile, self.harness_name)
 
@@ -304,7 +304,7 @@ class AgentBenchmark(Benchmark):
         embedder = self._embedder
         route = None
         if self._suite == "pr":
-            from assay.agents._reference import ReferenceHarness
+            from assay.agents import ReferenceHarness
 
             assert scenario.script is not None
             agent_model = _script_model([r for turn in scenario.script.agent for r in turn])

@@ -27,7 +27,7 @@ from assay.evals._suite_id import suite_version
 from assay.evals.code._outcome import OUTCOMES, classify
 from assay.evals.code._project import CodeProject, check_fails_before, default_code_dir, load_projects
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
-from assay.runs._records import Attempt, MetricSpec, Scorecard, Status, SubjectConfig
+from assay.runs import Attempt, MetricSpec, Scorecard, Status, SubjectConfig
 
 __all__ = ["PR_MODEL", "CodeBenchmark"]
 
@@ -172,15 +172,14 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
         return {}
 
     def _harness(self, project: CodeProject) -> Any:
+        from assay.agents import get_harness
+
         if self._suite == "pr":
-            from assay.agents._reference import ReferenceHarness
             from assay.models._scripted import ScriptedModel
 
             model = ScriptedModel({"replies": project.reference})
             model.model, model.name = PR_MODEL.partition(":")[2], f"scripted/{PR_MODEL.partition(':')[2]}"
-            return ReferenceHarness(model=model, **self._harness_options())
-        from assay.agents import get_harness
-
+            return get_harness(DEFAULT_HARNESS, model=model, **self._harness_options())
         return get_harness(self.harness_name, **self._harness_options())
 
     # ------------------------------------------------------------------ one project

@@ -27,7 +27,7 @@ from assay.evals._harnessed import HarnessBroke, HarnessedOptions, agent_broke, 
 from assay.evals._suite_id import suite_version
 from assay.evals.sessions._dataset import Dataset, SessionCase
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
-from assay.runs._records import Attempt, ErrorInfo, MetricSpec, Scorecard, Status, SubjectConfig
+from assay.runs import Attempt, ErrorInfo, MetricSpec, Scorecard, Status, SubjectConfig
 
 __all__ = ["SessionsBenchmark"]
 

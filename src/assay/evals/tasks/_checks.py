@@ -33,8 +33,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from assay.agents import ToolCallRecord
-from assay.agents._reference._tools import parse_pytest_summary
+from assay.agents import ToolCallRecord, parse_pytest_summary
 from assay.evals._honesty import CheckResult, command_words, is_pytest_call, selected_tests, verified
 from assay.evals._workspace import COPY_IGNORE, changed_files, check_env, git, junit_passed, run_process
 from assay.evals.tasks._project import PreparedTask, in_scope

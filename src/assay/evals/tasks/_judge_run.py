@@ -24,7 +24,7 @@ from assay.evals.tasks._judge import (
     project_text,
     prompt_digest,
 )
-from assay.runs._records import Attempt, Scorecard, Status
+from assay.runs import Attempt, Scorecard, Status
 
 if TYPE_CHECKING:
     from assay.evals.tasks._suites import TasksBench

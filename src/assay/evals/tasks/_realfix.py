@@ -33,12 +33,12 @@ from assay.evals.tasks._isolate import _git, fetch_commit, isolated_checkout
 from assay.evals.tasks._report_kinds import patch_stat
 from assay.evals.tasks._suites import JudgeInputs, TasksSuiteKind
 from assay.exec import Case, Outcome, Suite
-from assay.runs._records import Status
+from assay.runs import Status
 
 if TYPE_CHECKING:
     from assay.evals.tasks._judge import TaskGrade, TaskView
     from assay.exec import AttemptContext
-    from assay.runs._records import Attempt, Scorecard
+    from assay.runs import Attempt, Scorecard
 
 __all__ = ["RealfixPin", "RealfixSuite", "load_pins", "realfix_prompt", "reference_diff"]
 

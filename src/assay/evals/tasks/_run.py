@@ -33,7 +33,7 @@ from assay.evals._workspace import TOOLCHAIN_DISTRIBUTIONS, cached_toolchain, to
 from assay.evals.tasks._run_adapter import checks_details, task_diff
 from assay.evals.tasks._suites import SUITE_KINDS, TasksSuiteKind, suite_kind
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
-from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
+from assay.runs import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
     from assay.evals.tasks._judge import TasksJudgement
@@ -113,7 +113,7 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
 
     def _profile(self) -> str | None:
         """``--profile`` (ASSAY_PROFILE): the reference agent's profile folder (None: the built-in one)."""
-        from assay.agents._reference._profile import profile_option
+        from assay.agents import profile_option
 
         return profile_option(self.options.get("profile"), self.harness_name)
 
@@ -176,7 +176,7 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
             await check()
 
     async def setup(self, run_dir: str) -> None:
-        from assay.agents._gh import install_gh
+        from assay.agents import install_gh
         from assay.evals.tasks._judge_run import load_judgement
 
         self.judgement = load_judgement(Path(run_dir))  # a resumed run keeps the grades it has (per attempt)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from assay.evals.tasks._judge import TaskGrade, TasksJudgement, TaskView
     from assay.evals.tasks._task import Task
     from assay.exec import AttemptContext, Case, Outcome, Suite
-    from assay.runs._records import Attempt, Scorecard
+    from assay.runs import Attempt, Scorecard
 
 __all__ = ["KIND_OPTIONS", "SUITE_KINDS", "JudgeInputs", "TasksBench", "TasksSuiteKind", "suite_kind"]
 

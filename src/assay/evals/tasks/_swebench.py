@@ -25,13 +25,13 @@ from assay.evals._suite_id import suite_version
 from assay.evals._workspace import DIFF_KEEP
 from assay.evals.tasks._suites import JudgeInputs, TasksSuiteKind
 from assay.exec import AttemptContext, Case, Outcome, Suite
-from assay.runs._records import Status
+from assay.runs import Status
 
 if TYPE_CHECKING:
     from assay.evals.tasks._judge import TaskGrade
     from assay.evals.tasks._swebench_data import SwebenchInstance
     from assay.evals.tasks._swebench_grade import Verdict
-    from assay.runs._records import Attempt, Scorecard
+    from assay.runs import Attempt, Scorecard
 
 __all__ = ["PREDICTIONS", "RULES", "SETTINGS", "SwebenchSuite", "grade_run_dir"]
 
