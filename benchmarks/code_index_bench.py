@@ -40,12 +40,12 @@ sys.path.insert(0, str(ROOT / "src"))
 
 import numpy as np  # noqa: E402
 
+from assay._util import assay_home  # noqa: E402
 from assay.codeindex import CodeIndex  # noqa: E402
 from assay.codeindex._index import _embed_text  # noqa: E402
 from assay.embed import get_embedder  # noqa: E402
 from assay.evals.retrieval._code_data import DATA_DIR, checkout, ensure_pr_repo, git  # noqa: E402
 from assay.evals.retrieval._code_robust import CACHE_DAMAGE_MODES, run_cache_damage_case  # noqa: E402
-from assay.runs._paths import assay_home  # noqa: E402
 
 
 def _history(args: argparse.Namespace) -> tuple[str, Path, list[tuple[str, str]]]:
@@ -156,7 +156,7 @@ def _search_latency(idx: CodeIndex, n: int) -> dict[str, float]:
 def _suite_run(embedder_spec: str, repo_cache: Path, tmp: Path, label: str, cache: str) -> dict[str, Any]:
     """One whole ``pr`` suite run in its own ASSAY_HOME with ASSAY_VECTOR_CACHE=``cache``."""
     from assay.evals.retrieval import RetrievalBenchmark
-    from assay.runs import RunOptions, run_benchmark
+    from assay.exec import RunOptions, run_benchmark
 
     saved = {k: os.environ.get(k) for k in ("ASSAY_HOME", "ASSAY_VECTOR_CACHE", "ASSAY_NO_LOCK")}
     os.environ.update(ASSAY_HOME=str(tmp / f"home-{label}"), ASSAY_VECTOR_CACHE=cache, ASSAY_NO_LOCK="1")

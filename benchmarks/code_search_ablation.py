@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--max-queries", type=int, default=None, help="the oldest N queries of each suite")
     args = ap.parse_args(argv)
-    from assay.runs._paths import assay_home
+    from assay._util import assay_home
 
     cache = args.repo_cache or assay_home() / "repos"
     embedder = get_embedder(args.embedder)

@@ -1,7 +1,7 @@
 """How often does the gate cry wolf, and what is the smallest change it catches? A power table per metric kind.
 
 Every row runs simulated runs through the real fold and :func:`assay.gate.compare` (the one
-implementation; the simulation library is :mod:`assay.stats._simulate`):
+implementation; the simulation library is :mod:`assay.gate._simulate`):
 
 * **per-case pass/fail** at 1, 3 and 5 iterations: one case, compared with a noise file of 10 runs (the
   first is the baseline), as ``assay eval noise --runs 10`` would give (with 5 runs the 5-iteration
@@ -31,7 +31,7 @@ import argparse
 import sys
 import time
 
-from assay.stats._simulate import PowerRow, power_table
+from assay.gate._simulate import PowerRow, power_table
 
 
 def render(rows: list[PowerRow]) -> list[str]:

@@ -28,7 +28,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(SUBJECTS), os.environ
 import ray  # noqa: E402 - the workers inherit PYTHONPATH, set above, when the head starts
 from ray_subjects import SleepBenchmark  # noqa: E402
 
-from assay.runs import RunOptions, run_benchmark  # noqa: E402
+from assay.exec import RunOptions, run_benchmark  # noqa: E402
 
 
 def _run(tmp: Path, executor: str, attempts: int, sleep: float, concurrency: int) -> float:

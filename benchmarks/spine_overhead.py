@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 from assay.evals import AttemptContext, Benchmark, Case, Outcome, Suite
-from assay.runs import RunOptions, Status, read_journal, run_benchmark
+from assay.exec import RunOptions, run_benchmark
+from assay.runs import Status, read_journal
 
 
 class NoOp(Benchmark):

@@ -12,7 +12,8 @@ AssayError
 ├── LockHeldError            another eval holds the machine lock (exit 4, busy)
 ├── SecretLeakError          an artifact would have contained a known secret value
 ├── NotComparableError       two runs cannot be compared (exit 3)
-└── IndexCorruptError        a stored index is damaged or was built differently
+├── IndexCorruptError        a stored index is damaged or was built differently
+└── StopEarly                not an error: the command did all it was asked before any run (exit 0)
 
 Every exit code a command returns is an :class:`ExitCode` (the README's table lists them all).
 """
@@ -34,6 +35,7 @@ __all__ = [
     "NotComparableError",
     "ResumeError",
     "SecretLeakError",
+    "StopEarly",
     "SubjectError",
     "UsageError",
 ]
@@ -135,3 +137,10 @@ class NotComparableError(AssayError):
 
 class IndexCorruptError(AssayError):
     """A stored index is damaged, incomplete or was built with another embedder/schema."""
+
+
+class StopEarly(AssayError):
+    """Not an error: the command did all it was asked before a run began (``--fetch-only``); the CLI prints
+    the message and exits 0."""
+
+    exit_code = 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from assay.agents import _builtins  # noqa: F401  (registers the built-in harnesses)
+from assay.agents._claude_session import final_chain, is_claude_session_file
 from assay.agents._harness import Harness, Route, RunSpec, get_harness, harness_names, register_harness
 from assay.agents._record import (
     AGENT_SCHEMA_VERSION,
@@ -12,31 +13,30 @@ from assay.agents._record import (
     TranscriptEntry,
 )
 
-#: the model gateway's public names, imported on first use (its server needs the ``gateway`` extra)
-_GATEWAY_NAMES = ("CallRecord", "Gateway", "GatewayUsage", "fetch_usage")
+#: names imported on first use: the gateway's server needs the ``gateway`` extra; the reference agent and the
+#: toolchain helpers are not needed to read a record
+_LAZY = {
+    **dict.fromkeys(("CallRecord", "Gateway", "GatewayUsage", "fetch_usage"), "assay.agents._gateway"),
+    **dict.fromkeys(("agent_env", "bare_venv"), "assay.agents._env"),
+    "install_gh": "assay.agents._gh",
+    "ReferenceHarness": "assay.agents._reference",
+    **dict.fromkeys(
+        ("DEFAULT_PROFILE", "load_profile", "profile_option"), "assay.agents._reference._profile"
+    ),
+    "parse_pytest_summary": "assay.agents._reference._tools",
+}
 
 __all__ = [
-    "AGENT_SCHEMA_VERSION",
-    "AgentResult",
-    "CallRecord",
-    "Gateway",
-    "GatewayUsage",
-    "Harness",
-    "Limits",
-    "Route",
-    "RunSpec",
-    "ToolCallRecord",
-    "TranscriptEntry",
-    "fetch_usage",
-    "get_harness",
-    "harness_names",
-    "register_harness",
-]
+    "AGENT_SCHEMA_VERSION", "DEFAULT_PROFILE", "AgentResult", "CallRecord", "Gateway", "GatewayUsage", "Harness",
+    "Limits", "ReferenceHarness", "Route", "RunSpec", "ToolCallRecord", "TranscriptEntry", "agent_env",
+    "bare_venv", "fetch_usage", "final_chain", "get_harness", "harness_names", "install_gh",
+    "is_claude_session_file", "load_profile", "parse_pytest_summary", "profile_option", "register_harness",
+]  # fmt: skip
 
 
 def __getattr__(name: str) -> object:
-    if name in _GATEWAY_NAMES:
-        from assay.agents import _gateway
+    if name in _LAZY:
+        import importlib
 
-        return getattr(_gateway, name)
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'assay.agents' has no attribute {name!r}")

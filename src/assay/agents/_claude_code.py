@@ -29,7 +29,7 @@ from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
 from assay.agents._record import AgentResult, ToolCallRecord, ToolKind, TranscriptEntry
 from assay.errors import ConfigError
-from assay.models._usage import Usage
+from assay.runs import Usage
 
 INSTALL_HINT = "npm install --prefix .cache/npm @anthropic-ai/claude-code"
 #: Claude Code's tool names -> the record's kinds (anything else, Task, WebFetch, TodoWrite: "other")

@@ -3,7 +3,7 @@
     env = agent_env(route=spec.route, toolchain=[venv / "bin", gh_dir], extra=spec.env)
 
 Secret names follow the scrubber's one rule (``*_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*PASSWORD*``, see
-:mod:`assay.runs._scrub`), widened by every provider's own prefix (``ANTHROPIC_*``, ``OPENAI_*``, ``AWS_*`` ...):
+:mod:`assay._util._scrub`), widened by every provider's own prefix (``ANTHROPIC_*``, ``OPENAI_*``, ``AWS_*`` ...):
 a provider variable that is not a key (a base URL, an org id) still points the agent somewhere other than the
 gateway. The route then sets the base URLs to the gateway and a placeholder key clients insist on having.
 """
@@ -18,9 +18,9 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from assay._util import looks_like_secret_name
 from assay.agents._harness import Route, RunSpec
 from assay.errors import ConfigError
-from assay.runs._scrub import _SECRET_ENV_NAME
 
 #: variables of these prefixes configure a model provider or cloud account: none reaches an agent
 PROVIDER_PREFIXES: tuple[str, ...] = (
@@ -59,7 +59,7 @@ def is_secret_env_name(name: str) -> bool:
     """True for a variable an agent must never see: a secret by the scrubber's rule, or a provider's setting."""
     upper = name.upper()
     return bool(
-        _SECRET_ENV_NAME.search(name) or _CREDENTIALISH.search(name) or upper.startswith(PROVIDER_PREFIXES)
+        looks_like_secret_name(name) or _CREDENTIALISH.search(name) or upper.startswith(PROVIDER_PREFIXES)
     )
 
 

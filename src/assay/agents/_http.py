@@ -28,7 +28,7 @@ from assay.agents._cliproc import refuse_fence, summarize
 from assay.agents._harness import Harness, RunSpec
 from assay.agents._record import AgentResult, Limits, TranscriptEntry
 from assay.errors import ConfigError
-from assay.models._usage import Usage
+from assay.runs import Usage
 
 TURN_PROTOCOL_VERSION = 1
 TURN_PATH = "/turn"

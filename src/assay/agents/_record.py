@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from assay.models._usage import Usage
+from assay.runs import Usage
 
 AGENT_SCHEMA_VERSION = 1
 

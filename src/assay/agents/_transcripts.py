@@ -20,7 +20,7 @@ from typing import Any
 from assay.agents._cliproc import relative_path, summarize
 from assay.agents._record import CutOff, ToolCallRecord, ToolKind, TranscriptEntry
 from assay.errors import ConfigError
-from assay.models._usage import Usage
+from assay.runs import Usage
 
 
 @dataclass

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from assay.models._usage import Usage
+from assay.runs import Usage
 from assay.runs._records import Attempt
 
 __all__ = ["CostRollup", "cost_rollup"]

@@ -1,7 +1,8 @@
 """The CI outputs of ``assay eval``, ``compare`` and ``gate``: ``--junit FILE`` and ``--summary FILE``.
 
-``--summary`` defaults to ``$GITHUB_STEP_SUMMARY``, so under GitHub Actions every eval adds its job summary
-and takes the CI verdict (a case that measured nothing fails the step: :func:`assay.ci._summary.ci_verdict`).
+``--summary`` defaults to ``$GITHUB_STEP_SUMMARY``, so under GitHub Actions every eval adds its job summary.
+Each output renders the scorecard and the :class:`~assay.gate.Verdict` the run already holds (whose exit code
+``gate.hold`` decided, a case that measured nothing failing it under CI outputs); nothing is read back.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from pathlib import Path
 import click
 
 from assay.ci._junit import REGRESSED_BUCKETS, gate_junit, run_junit, write_junit
-from assay.ci._summary import append_summary, ci_verdict, job_summary
-from assay.gate._compare import Comparison
-from assay.runs._records import Scorecard
+from assay.ci._summary import append_summary, job_summary, rerun_command
+from assay.gate import Comparison, Verdict
+from assay.runs import RunMeta, Scorecard
 
 __all__ = ["JUNIT_OPTION", "SUMMARY_OPTION", "comparison_outputs", "eval_outputs", "gate_outputs"]
 
@@ -33,65 +34,54 @@ SUMMARY_OPTION = click.Option(
 )
 
 
-def regressions_of(comp: Comparison) -> dict[str, str]:
+def regressions_of(comp: Comparison | None) -> dict[str, str] | None:
+    """Each regressed case and why, from a comparable comparison (None: judge cases by their own attempts)."""
+    if comp is None or not comp.comparable:
+        return None
     return {c.case_id: c.reason or c.bucket for c in comp.cases if c.bucket in REGRESSED_BUCKETS}
 
 
 def eval_outputs(
-    run_dir: Path,
     card: Scorecard,
-    code: int,
+    verdict: Verdict,
+    meta: RunMeta | None,
     *,
-    stopped: bool,
     has_case_filter: bool,
     junit: Path | None,
     summary: Path | None,
-) -> int:
-    """Write the JUnit file and job summary of a finished eval; return the CI exit code."""
+) -> None:
+    """Write the JUnit file and job summary of a finished eval; say which cases measured nothing."""
     if junit is None and summary is None:
-        return code
-    from assay.gate._compare import load_comparison
-    from assay.runs._journal import latest_attempts, read_journal
-    from assay.runs._rundir import JOURNAL, load_meta
-
-    comp_path = run_dir / "comparison.json"
-    comp = load_comparison(comp_path) if comp_path.is_file() else None
-    attempts = list(latest_attempts(read_journal(run_dir / JOURNAL)).values())
-    verdict = ci_verdict(code, load_meta(run_dir), attempts, stopped, has_case_filter)
+        return
+    rerun = rerun_command(meta, verdict.unspent, has_case_filter) if verdict.unspent and meta else None
     if junit is not None:
-        regressions = regressions_of(comp) if comp is not None and comp.comparable else None
-        write_junit(junit, run_junit(card, regressions))
+        write_junit(junit, run_junit(card, regressions_of(verdict.comparison)))
     targeted = bool((card.extra.get("selection") or {}).get("by"))
     if summary is not None:
-        append_summary(summary, job_summary(card, verdict, comp, targeted=targeted))
-    if verdict.measured_nothing:
+        append_summary(summary, job_summary(card, verdict, rerun=rerun, targeted=targeted))
+    if verdict.unspent:
         click.echo(
             f"error: {len(verdict.unspent)} case(s) measured nothing (errored before the model spent a "
             f"token, or an outage stopped the run): {', '.join(verdict.unspent)}",
             err=True,
         )
-        click.echo(f"re-run exactly those cases: {verdict.rerun}", err=True)
-    return verdict.exit_code
+        click.echo(f"re-run exactly those cases: {rerun}", err=True)
 
 
 def comparison_outputs(
-    comp: Comparison, current: Scorecard, junit: Path | None, summary: Path | None
+    verdict: Verdict, current: Scorecard, junit: Path | None, summary: Path | None
 ) -> None:
     """``assay compare``'s JUnit (a regression fails) and summary."""
-    from assay.ci._summary import CiVerdict
-
     if junit is not None:
-        regressions = regressions_of(comp) if comp.comparable else None
-        write_junit(junit, run_junit(current, regressions))
+        write_junit(junit, run_junit(current, regressions_of(verdict.comparison)))
     if summary is not None:
-        append_summary(summary, job_summary(current, CiVerdict(comp.exit_code), comp))
+        append_summary(summary, job_summary(current, verdict))
 
 
-def gate_outputs(result: object, junit: Path | None, summary: Path | None) -> None:
+def gate_outputs(verdict: Verdict, junit: Path | None, summary: Path | None) -> None:
     """``assay gate``'s JUnit: one testcase per limit (a miss fails), unmeasured cases skipped."""
-    from assay.gate._expect import GateResult
-
-    assert isinstance(result, GateResult)
+    result = verdict.expectations
+    assert result is not None, "gate_outputs needs a verdict with expectations"
     checks = []
     for c in result.checks:
         if c.ok is None:
@@ -102,11 +92,11 @@ def gate_outputs(result: object, junit: Path | None, summary: Path | None) -> No
     if junit is not None:
         write_junit(junit, gate_junit(Path(result.run).name, checks, result.unmeasured_cases))  # type: ignore[arg-type]
     if summary is not None:
-        state = "PASS" if result.exit_code == 0 else "FAIL"
+        state = "PASS" if verdict.exit_code == 0 else "FAIL"
         lines = [
             f"### assay gate {Path(result.run).name}",
             "",
-            f"**{state}** (exit {result.exit_code}) · {result.status}",
+            f"**{state}** (exit {verdict.exit_code}) · {result.status}",
         ]
         lines += ["", *(f"- {c.describe()}" for c in result.checks)]
         append_summary(summary, "\n".join(lines) + "\n")

@@ -156,7 +156,8 @@ def _targeting(
 def _job_options(benchmark: str) -> set[str]:
     from assay.evals._registry import get_benchmark
 
-    return {str(o.name) for o in get_benchmark(benchmark).cli_options()}
+    cls = get_benchmark(benchmark)
+    return set(cls.Options.model_fields) | {str(o.name) for o in cls.cli_options()}
 
 
 def make_plan(

@@ -80,7 +80,7 @@ def run_jobs(jobs: list[dict[str, Any]], echo: Callable[[str], object] = print) 
 
 def scan_for_secrets(root: Path) -> list[Path]:
     """Files under ``root`` that hold a known secret value or a secret-shaped string (never uploaded)."""
-    from assay.runs._scrub import Scrubber
+    from assay._util import Scrubber
 
     scrubber = Scrubber()
     leaks: list[Path] = []

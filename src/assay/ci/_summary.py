@@ -1,9 +1,9 @@
-"""The CI verdict of one eval and its job summary (markdown for ``$GITHUB_STEP_SUMMARY``).
+"""The job summary of one eval (markdown for ``$GITHUB_STEP_SUMMARY``) and the re-run of what measured nothing.
 
-A run that measured nothing fails in CI whatever ``--enforce`` says: a case that errored before the model
-spent a token (ERROR or INFRA_ERROR with no model call recorded) or that an outage left NOT_RUN measured
-nothing, and a green job over it would hide that. The verdict then prints the dispatch that re-runs exactly
-those cases.
+The exit code is the :class:`~assay.gate.Verdict`'s (``gate.hold`` decides it once): with CI outputs asked
+for, a case that errored before the model spent a token (ERROR or INFRA_ERROR with no model call recorded)
+or that an outage left NOT_RUN measured nothing and fails the run whatever ``--enforce`` says, since a green
+job over it would hide that. :func:`rerun_command` prints the dispatch that re-runs exactly those cases.
 
 The summary reads verdict first, then the flipped cases (against the baseline, when compared), then cost.
 Every line fits ``width`` characters, cut with an ellipsis; a flipped case's row cuts only its reason
@@ -14,33 +14,17 @@ from __future__ import annotations
 
 import os
 import shlex
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from assay.gate._compare import Comparison
-from assay.runs._records import Attempt, RunMeta, Scorecard, Status
+from assay.gate import Verdict, unspent_cases
+from assay.runs import RunMeta, Scorecard
 
-__all__ = ["CiVerdict", "ci_verdict", "job_summary", "rerun_command", "unspent_cases"]
+__all__ = ["job_summary", "rerun_command", "unspent_cases"]
 
-#: statuses of an attempt that measured nothing when no model call was recorded for it
-_ERRORED = frozenset({Status.ERROR, Status.INFRA_ERROR})
 #: the workflow file `assay ci init github` writes for targeted runs
 DISPATCH_WORKFLOW = "assay-dispatch.yml"
 #: options of ``assay eval`` a re-run leaves out (they name this run's outputs)
 _OWN_OUTPUTS = ("--out", "--results-dir", "--junit", "--summary", "--resume", "--save-baseline")
-
-
-def _spent(att: Attempt) -> bool:
-    u = att.usage
-    return u is not None and (u.calls > 0 or u.input_tokens > 0 or u.output_tokens > 0)
-
-
-def unspent_cases(attempts: list[Attempt], stopped: bool) -> list[str]:
-    """Cases that measured nothing: errored before any model call, or left NOT_RUN by an outage."""
-    ids = {a.case_id for a in attempts if a.status in _ERRORED and not _spent(a)}
-    if stopped:
-        ids |= {a.case_id for a in attempts if a.status == Status.NOT_RUN}
-    return sorted(ids)
 
 
 def rerun_command(meta: RunMeta, case_ids: list[str], has_case_filter: bool) -> str:
@@ -65,37 +49,16 @@ def rerun_command(meta: RunMeta, case_ids: list[str], has_case_filter: bool) -> 
     return shlex.join([*argv, "--scenario", ids])
 
 
-@dataclass
-class CiVerdict:
-    exit_code: int
-    #: cases that measured nothing (see :func:`unspent_cases`)
-    unspent: list[str] = field(default_factory=list)
-    rerun: str | None = None
-
-    @property
-    def measured_nothing(self) -> bool:
-        return bool(self.unspent)
-
-
-def ci_verdict(
-    code: int, meta: RunMeta, attempts: list[Attempt], stopped: bool, has_case_filter: bool
-) -> CiVerdict:
-    """The exit code CI should see: ``code`` (the eval's own), raised to 2 (3 after an outage) when a case
-    measured nothing."""
-    unspent = unspent_cases(attempts, stopped)
-    if not unspent:
-        return CiVerdict(code)
-    return CiVerdict(max(code, 3 if stopped else 2), unspent, rerun_command(meta, unspent, has_case_filter))
-
-
 def _cut(text: str, width: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
-def _verdict_line(card: Scorecard, verdict: CiVerdict, comp: Comparison | None) -> str:
-    state = "PASS" if verdict.exit_code == 0 else ("NOT COMPARABLE" if verdict.exit_code == 3 else "FAIL")
-    if verdict.measured_nothing:
+def _verdict_line(card: Scorecard, verdict: Verdict) -> str:
+    code = verdict.exit_code
+    state = "PASS" if code == 0 else ("NOT COMPARABLE" if code == 3 else "FAIL")
+    comp = verdict.comparison
+    if verdict.unspent:
         why = f"{len(verdict.unspent)} case(s) measured nothing"
     elif comp is not None and not comp.comparable:
         why = "not comparable: " + "; ".join(comp.not_comparable)
@@ -105,26 +68,30 @@ def _verdict_line(card: Scorecard, verdict: CiVerdict, comp: Comparison | None) 
         s = card.summary
         rate = "n/a" if s.pass_rate is None else f"{100 * s.pass_rate:.1f}%"
         why = f"pass rate {rate} of {s.measured} measured"
-    return f"**{state}** (exit {verdict.exit_code}) · {why}"
+    return f"**{state}** (exit {code}) · {why}"
 
 
 def job_summary(
     card: Scorecard,
-    verdict: CiVerdict,
-    comp: Comparison | None = None,
+    verdict: Verdict,
     *,
+    rerun: str | None = None,
     targeted: bool = False,
     width: int = 100,
 ) -> str:
-    """The markdown job summary of one eval: verdict, flipped cases, cost; each line at most ``width``."""
+    """The markdown job summary of one eval: verdict, flipped cases, cost; each line at most ``width``.
+
+    ``rerun`` is the command that re-runs the cases that measured nothing (:func:`rerun_command`).
+    """
     title = f"### assay eval {card.benchmark} · {card.suite}" + (" · targeted run" if targeted else "")
-    lines = [_cut(title, width), "", _cut(_verdict_line(card, verdict, comp), width), ""]
-    if verdict.measured_nothing:
+    lines = [_cut(title, width), "", _cut(_verdict_line(card, verdict), width), ""]
+    if verdict.unspent:
         lines.append(_cut("Measured nothing: " + ", ".join(verdict.unspent), width))
         lines.append("Re-run exactly those cases:")
-        lines += ["", "```", verdict.rerun or "", "```", ""]
+        lines += ["", "```", rerun or "", "```", ""]
     counts = " · ".join(f"{s} {n}" for s, n in card.summary.counts.items() if n)
     lines += [_cut(f"Attempts: {card.summary.total} ({counts})", width), ""]
+    comp = verdict.comparison
     flipped = [c for c in (comp.cases if comp is not None else []) if c.flipped]
     if flipped:
         lines += ["#### Flipped cases", "", "| case | baseline | current | why |", "|---|---|---|---|"]
@@ -147,7 +114,7 @@ def job_summary(
 
 def append_summary(path: Path, text: str) -> None:
     """Append to the step summary file (GitHub Actions adds every step's text to the job page)."""
-    from assay.runs._scrub import Scrubber
+    from assay._util import Scrubber
 
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as fh:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from assay.runs._progress import reporting
+from assay._util import reporting
 
 _DIR = click.Path(exists=True, file_okay=False, path_type=Path)
 _EMBEDDER = click.option(

@@ -11,7 +11,7 @@ import click
 from assay.errors import ExitCode
 
 if TYPE_CHECKING:
-    from assay.judge._controls_load import Control
+    from assay.evals.agent import Control
 
 _P = click.Path(path_type=Path)
 
@@ -82,9 +82,8 @@ def agent_controls_command(
     """Judge every labelled control N times with the judge prompts alone; report agreement with the labels
     (overall, PASS, FAIL), self-consistency, score spread and kappa. Exit 2 below 0.90 agreement or 0.90
     self-consistency."""
-    from assay.judge._controls_load import default_controls_dir, load_controls
-    from assay.judge._controls_report import calibrate, weak_judge_note
-    from assay.runs._progress import reporting
+    from assay._util import reporting
+    from assay.evals.agent import calibrate, default_controls_dir, load_controls, weak_judge_note
 
     controls_dir = controls_dir or default_controls_dir()
     standing_ok = True
@@ -132,11 +131,9 @@ def _lane_settings(
     """The judge models and repeats of the controls lane; a flag given on the command line wins."""
     from click.core import ParameterSource
 
-    from assay.evals.agent._scenario_load import default_scenarios_dir
-    from assay.evals.agent._tiers import load_tiers, tiers_path
+    from assay.evals.agent import controls_lane
 
-    path = tiers_file or tiers_path(default_scenarios_dir())
-    lane = load_tiers(path).controls_lane
+    path, lane = controls_lane(tiers_file)
     if lane is None:
         if tiers_file is not None:
             raise click.UsageError(f"{path} has no lanes.controls")
@@ -153,7 +150,7 @@ def _due_models(
 ) -> tuple[tuple[str, ...], bool]:
     """The judge models calibration is due for (each printed with why), and whether the others' standing
     records all passed."""
-    from assay.judge._controls_lane import controls_due
+    from assay.evals.agent import controls_due
 
     due: list[str] = []
     standing_ok = True

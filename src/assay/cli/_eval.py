@@ -13,11 +13,20 @@ from rich.table import Table
 from assay.ci._outputs import JUNIT_OPTION, SUMMARY_OPTION
 from assay.cli._commands import EVAL_EXTRA_COMMANDS, EVAL_SHORT_HELP, EVAL_SUBCOMMANDS
 from assay.cli._main import format_commands_from_table, load_command
+from assay.cli._options import click_options
 from assay.errors import ConfigError, ResumeError
-from assay.evals._base import Benchmark
 from assay.evals._registry import available, get_benchmark
+from assay.exec import (
+    Benchmark,
+    RunOptions,
+    RunResult,
+    load_benchmark_class,
+    resume_command,
+    run_benchmark,
+    validate_options,
+)
+from assay.gate import GateOptions, check_options, print_verdict
 from assay.runs._records import Scorecard
-from assay.runs._runner import EXIT_REGRESSION, RunOptions, RunResult, resume_command, run_benchmark
 
 _P = click.Path(path_type=Path)
 
@@ -143,11 +152,8 @@ def _print_failures(result: RunResult, console: Console) -> None:
     if result.benchmark is None:
         return
     from assay.report._failures import collect_failures, md_text
-    from assay.runs._journal import latest_attempts, read_journal
-    from assay.runs._rundir import JOURNAL
 
-    attempts = list(latest_attempts(read_journal(result.run_dir / JOURNAL)).values())
-    failed = collect_failures(result.scorecard, attempts, result.benchmark.failure_reason).failed
+    failed = collect_failures(result.scorecard, result.attempts, result.benchmark.failure_reason).failed
     if not failed:
         return
     console.print("why cases failed:", markup=False)
@@ -160,108 +166,62 @@ def _print_failures(result: RunResult, console: Console) -> None:
         console.print(f"  ... {len(failed) - _MAX_FAILURES_SHOWN} more in {result.run_dir / 'report.md'}")
 
 
-def _rerender_html(result: RunResult) -> None:
-    """The gate appends its section to report.md; keep report.html in step."""
-    from assay.report import render_html
-    from assay.runs._rundir import REPORT_HTML, REPORT_MD
-    from assay.runs._scrub import Scrubber, write_scrubbed
-
-    md_path = result.run_dir / REPORT_MD
-    if md_path.exists():
-        html = render_html(result.scorecard, md_path.read_text(encoding="utf-8"), result.run_dir)
-        write_scrubbed(result.run_dir / REPORT_HTML, html, Scrubber())
-
-
-def _apply_gates(result: RunResult, shared: dict[str, Any], console: Console) -> int:
-    wants_gate = any(shared[k] for k in ("compare", "save_baseline", "expect", "enforce"))
-    if wants_gate:
-        try:
-            from assay.gate import apply_run_options
-        except ImportError as exc:
-            raise ConfigError(f"--compare/--save-baseline/--expect need the gate module: {exc}") from None
-        code = int(
-            apply_run_options(
-                result.run_dir,
-                result.scorecard,
-                compare=shared["compare"],
-                save_baseline=shared["save_baseline"],
-                require_complete=shared["require_complete"],
-                force=shared["force"],
-                noise=shared["noise"],
-                expect=shared["expect"],
-                enforce=shared["enforce"],
-                console=console,
-            )
-        )
-        _rerender_html(result)
-        return code
-    if shared["require_complete"] and not result.scorecard.complete:
-        console.print("[red]incomplete:[/red] some cases were not measured (--require-complete)")
-        return EXIT_REGRESSION
-    return 0
+def _gate_options(shared: dict[str, Any]) -> GateOptions:
+    """What the run is held to: the shared --compare/--noise/--save-baseline/--force/--require-complete/
+    --expect/--enforce, and whether CI outputs (--junit/--summary) were asked for."""
+    return GateOptions(
+        compare=shared["compare"],
+        noise=shared["noise"],
+        save_baseline=shared["save_baseline"],
+        require_complete=shared["require_complete"],
+        force=shared["force"],
+        expect=shared["expect"],
+        enforce=shared["enforce"],
+        fail_unspent=shared["junit"] is not None or shared["summary"] is not None,
+    )
 
 
-def _ci_outputs(result: RunResult, shared: dict[str, Any], code: int, cls: type[Benchmark]) -> int:
-    """--junit and --summary (default $GITHUB_STEP_SUMMARY): written, and the CI verdict returned."""
+def _ci_outputs(result: RunResult, shared: dict[str, Any], cls: type[Benchmark]) -> None:
+    """--junit and --summary (default $GITHUB_STEP_SUMMARY), from the scorecard and verdict the run holds."""
     from assay.ci._outputs import eval_outputs
 
-    return eval_outputs(
-        result.run_dir,
+    eval_outputs(
         result.scorecard,
-        code,
-        stopped=bool(result.stopped_reason),
-        has_case_filter="scenario" in {o.name for o in cls.cli_options()},
+        result.verdict,
+        result.meta,
+        has_case_filter="scenario" in _option_names(cls),
         junit=shared["junit"],
         summary=shared["summary"],
     )
 
 
-def _check_gate_paths(shared: dict[str, Any]) -> None:
-    """Refuse a missing or unreadable --compare/--noise/--expect before the run, not after it was measured."""
-    for key, flag in (("compare", "--compare"), ("noise", "--noise"), ("expect", "--expect")):
-        path = shared[key]
-        if path is not None and not Path(path).exists():
-            raise ConfigError(f"{flag} {path}: no such file or folder")
-    if shared["noise"] is not None and shared["compare"] is None:
-        raise ConfigError("--noise sets the noise floor of --compare; pass --compare BASELINE too")
-    if not any(shared[k] for k in ("compare", "noise", "expect")):
-        return
-    from assay.gate import load_run
-    from assay.gate._expect import load_expectations
-    from assay.stats._noise import load_noise
-
-    if shared["compare"] is not None:
-        load_run(shared["compare"])
-    if shared["noise"] is not None:
-        load_noise(shared["noise"])
-    if shared["expect"] is not None:
-        load_expectations(Path(shared["expect"]))
-
-
-def _check_baseline_before_running(shared: dict[str, Any]) -> None:
+def _check_baseline_before_running(shared: dict[str, Any], gate: GateOptions) -> None:
     """`--save-baseline` from one iteration is refused before the run, not after it was measured."""
-    if shared["save_baseline"] is None:
+    if gate.save_baseline is None:
         return
-    from assay.gate._baseline import check_baseline_iterations
-
     iterations = shared["iterations"]
     if shared["resume"] is not None:  # the run's own iterations, or more if --iterations extends it
         from assay.runs._rundir import load_meta
 
         iterations = max(iterations, load_meta(Path(shared["resume"])).iterations)
-    check_baseline_iterations(iterations, shared["force"], f"--save-baseline {shared['save_baseline']}")
+    check_options(gate, iterations)
 
 
 def _check_resume_benchmark(name: str, run_dir: Path) -> None:
     """`assay eval X --resume DIR` must name the benchmark DIR was run with, not silently resume another."""
     from assay.runs._rundir import load_meta
 
-    recorded = load_meta(Path(run_dir)).benchmark
+    meta = load_meta(Path(run_dir))
+    recorded = meta.benchmark
     # a command may run several named benchmarks (`retrieval` runs retrieval-rag and retrieval-code)
     if recorded != name and not recorded.startswith(f"{name}-"):
+        try:
+            owner: type[Benchmark] | str = load_benchmark_class(meta, Path(run_dir))
+        except ResumeError:  # a class that no longer loads: the name it recorded
+            owner = recorded
         raise ResumeError(
             f"--resume {run_dir}: a {recorded} run, not {name}; resume it with "
-            f"`{resume_command(recorded, run_dir)}`"
+            f"`{resume_command(owner, run_dir)}`"
         )
 
 
@@ -271,8 +231,12 @@ def _given(ctx: click.Context, param: str) -> bool:
     return source in (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
 
 
+def _option_names(cls: type[Benchmark]) -> set[str]:
+    return set(cls.Options.model_fields) | {str(o.name) for o in cls.cli_options()}
+
+
 def make_command(name: str, cls: type[Benchmark]) -> click.Command:
-    own = cls.cli_options()
+    own = click_options(cls.Options) or cls.cli_options()
     clash = SHARED_NAMES & {o.name for o in own}
     if clash:
         raise ConfigError(f"benchmark {name!r} redefines shared options: {sorted(clash)}")
@@ -296,12 +260,14 @@ def make_command(name: str, cls: type[Benchmark]) -> click.Command:
         shared = {k: kwargs.pop(k) for k in SHARED_NAMES}
         console = Console(stderr=False)
         if kwargs.pop("list_cases", False):
-            click.echo(cls.describe(kwargs))  # type: ignore[attr-defined]
+            listed = kwargs if cls.cli_options() else validate_options(cls.Options, kwargs)
+            click.echo(cls.describe(listed))  # type: ignore[attr-defined]
             return
-        _check_gate_paths(shared)
+        gate = _gate_options(shared)
+        check_options(gate)  # a missing --compare/--noise/--expect is refused before the run
         if shared["resume"] is not None:
             _check_resume_benchmark(name, shared["resume"])
-        _check_baseline_before_running(shared)
+        _check_baseline_before_running(shared, gate)
         if (
             shared["executor"] != "ray"
             and ctx.get_parameter_source("ray_address") == click.core.ParameterSource.COMMANDLINE
@@ -324,16 +290,17 @@ def make_command(name: str, cls: type[Benchmark]) -> click.Command:
             progress=True,
             executor=shared["executor"],
             ray_address=shared["ray_address"],
+            gate=gate,
         )
         result = run_benchmark(None if shared["resume"] else cls, kwargs, opts)
         print_summary(result, console)
         if result.stopped_reason:
             click.echo(f"error: run stopped: {result.stopped_reason}", err=True)
             click.echo(f"resume with: {result.resume_command}", err=True)
-            code = result.exit_code
         else:
-            code = _apply_gates(result, shared, console)
-        ctx.exit(_ci_outputs(result, shared, code, cls))
+            print_verdict(result.verdict, console)
+        _ci_outputs(result, shared, cls)
+        ctx.exit(result.verdict.exit_code)
 
     help_text = cls.help or cls.__doc__
     subcommands = EVAL_SUBCOMMANDS.get(name)

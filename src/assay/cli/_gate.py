@@ -68,24 +68,23 @@ def compare_command(
     3 not comparable (benchmark, suite version, subject model, judge model or embedder differ).
     Writes comparison.json and comparison.md next to CURRENT's scorecard.
     """
-    from assay.gate import compare, comparison_markdown, print_comparison
+    from assay.gate import GateOptions, compare, load_run, print_comparison, save_verdict, verdict_of
 
-    comp = compare(baseline, current, noise=noise, require_complete=require_complete)
-    out_dir = current if current.is_dir() else current.parent
-    comp.save(out_dir / "comparison.json")
-    from assay.runs._rundir import write_artifact
-
-    write_artifact(out_dir / "comparison.md", comparison_markdown(comp))
+    cur = load_run(current)
+    comp = compare(baseline, cur, noise=noise, require_complete=require_complete)
+    card = cur.scorecard
+    # the same rule as `assay eval --compare`: the verdict of this comparison alone
+    verdict = verdict_of(card, GateOptions(require_complete=require_complete), comparison=comp)
+    save_verdict(current if current.is_dir() else current.parent, verdict, verdict_file=False)
     if as_json:
         click.echo(comp.model_dump_json(indent=2))
     else:
         print_comparison(comp, _console())
     if junit is not None or summary is not None:
         from assay.ci._outputs import comparison_outputs
-        from assay.runs._rundir import load_scorecard
 
-        comparison_outputs(comp, load_scorecard(current), junit, summary)
-    ctx.exit(comp.exit_code)
+        comparison_outputs(verdict, card, junit, summary)
+    ctx.exit(verdict.exit_code)
 
 
 @click.command("gate")
@@ -109,15 +108,18 @@ def gate_command(
     summary: Path | None,
 ) -> None:
     """Check RUN_DIR against its expectations file; a run with none is "not gated yet" (exit 0)."""
-    from assay.gate import gate, print_gate
+    from assay.gate import GateOptions, gate, load_run, print_gate, verdict_of
 
-    result = gate(run_dir, expect=expect, enforce=enforce)
+    run = load_run(run_dir)
+    result = gate(run, expect=expect, enforce=enforce)
+    # the same rule as `assay eval --expect`: the verdict of these expectations alone
+    verdict = verdict_of(run.scorecard, GateOptions(expect=expect, enforce=enforce), expectations=result)
     print_gate(result, _console())
     if junit is not None or summary is not None:
         from assay.ci._outputs import gate_outputs
 
-        gate_outputs(result, junit, summary)
-    ctx.exit(result.exit_code)
+        gate_outputs(verdict, junit, summary)
+    ctx.exit(verdict.exit_code)
 
 
 @click.command("propose")
@@ -161,7 +163,8 @@ def health_command(
     With --strong / --weak the strongest model is the one named, and inverted means the weak model scored
     higher than the strong one. For agent runs, moves between CI tiers are suggested, never applied.
     """
-    from assay.gate import health, health_markdown
+    from assay.evals import health
+    from assay.gate import health_markdown
 
     if not (run_dirs or strong or weak):
         raise UsageError("health needs runs: give RUN_DIR arguments, --strong DIR or --weak DIR")

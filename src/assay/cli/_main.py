@@ -10,7 +10,7 @@ import click
 
 from assay import __version__
 from assay.cli._commands import COMMANDS, SHORT_HELP
-from assay.errors import AssayError, ExitCode
+from assay.errors import AssayError, ExitCode, StopEarly
 
 
 def load_command(spec: str) -> click.Command:
@@ -98,6 +98,9 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as exc:
         exc.show()
         sys.exit(ExitCode.USAGE)
+    except StopEarly as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(ExitCode.OK)
     except AssayError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)

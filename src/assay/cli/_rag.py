@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from assay.runs._progress import reporting
+from assay._util import reporting
 
 _INDEX = click.option(
     "--index",

@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from assay.errors import ResumeError
+from assay.exec import RunResult
 from assay.runs._rundir import META, load_meta, load_scorecard
-from assay.runs._runner import RunResult
 
 
 @click.group(name="runs")
@@ -105,9 +105,10 @@ def _duration(seconds: float) -> str:
 def show_run(run_dir: Path) -> None:
     """The scorecard summary of RUN_DIR."""
     from assay.cli._eval import print_summary
+    from assay.gate import GateOptions, verdict_of
 
     card = load_scorecard(run_dir)
-    print_summary(RunResult(run_dir, card, 0), Console())
+    print_summary(RunResult(run_dir, card, verdict_of(card, GateOptions())), Console())
     meta = load_meta(run_dir)
     if meta.finished_at is not None and meta.elapsed_s is not None:
         finished = meta.finished_at.strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -17,8 +17,7 @@ from assay.evals.sessions import SessionsBenchmark
 
 
 def _dataset_only(kwargs: dict[str, Any]) -> None:
-    from assay.evals.sessions._bench import dataset_for
-    from assay.evals.sessions._dataset import explain, write_dataset
+    from assay.evals.sessions import dataset_for, explain, write_dataset
 
     if kwargs.get("dataset"):
         raise click.UsageError("--dataset-only builds a dataset; --dataset replays one: give one")
@@ -38,10 +37,10 @@ def _lead_report(run_dir: Path) -> None:
     """Put the judge's number right under the report's title (report.md and report.html)."""
     import json
 
-    from assay.evals.sessions._bench import lead_line
+    from assay._util import Scrubber, write_scrubbed
+    from assay.evals.sessions import lead_line
     from assay.report import render_html
-    from assay.runs._records import Scorecard
-    from assay.runs._scrub import Scrubber, write_scrubbed
+    from assay.runs import Scorecard
 
     md_path, card_path = run_dir / "report.md", run_dir / "scorecard.json"
     if not md_path.is_file() or not card_path.is_file():

@@ -15,6 +15,7 @@ import click
 from rich.console import Console
 
 from assay.errors import ConfigError, ExitCode, InfraError
+from assay.evals.tasks import benchmark_options
 
 _P = click.Path(path_type=Path)
 _OUTAGE_HINT = "the judge's backend was unreachable: nothing was graded; judge it later with"
@@ -24,34 +25,6 @@ def _require(value: Any, flag: str, env: str, what: str) -> Any:
     if value in (None, "", ()):
         raise ConfigError(f"{flag} is required (or set {env}): {what}")
     return value
-
-
-def _swebench_options(seed: bool) -> list[click.Option]:
-    from assay.cli._tasks_swebench import swebench_options
-
-    return swebench_options(seed=seed)
-
-
-def benchmark_options(run: bool = False) -> list[click.Option]:
-    """The settings of one tasks run (the bare `assay eval tasks` and `run` share them), each with ASSAY_*."""
-    opts = [
-        click.Option(["--harness"], envvar="ASSAY_HARNESS", default=None, help="Harness under test (default reference) [ASSAY_HARNESS]."),
-        click.Option(["--model"], envvar="ASSAY_MODEL", default=None, help="Model every harness runs on, through the gateway (required) [ASSAY_MODEL]."),
-        click.Option(["--judge-model"], envvar="ASSAY_JUDGE_MODEL", default=None, help="The judge's model (default --model) [ASSAY_JUDGE_MODEL]."),
-        click.Option(["--tasks"], envvar="ASSAY_TASKS", default=None, help="Run only these task ids (comma list) [ASSAY_TASKS]."),
-        click.Option(["--run-timeout"], envvar="ASSAY_RUN_TIMEOUT", type=click.FloatRange(min=1), default=None, help="Wall clock of one agent run on one task, seconds (default 600) [ASSAY_RUN_TIMEOUT]."),
-        click.Option(["--max-steps"], envvar="ASSAY_MAX_STEPS", type=click.IntRange(min=1), default=None, help="Model calls one agent run may make (default 30) [ASSAY_MAX_STEPS]."),
-        click.Option(["--agent-max-tokens"], envvar="ASSAY_AGENT_MAX_TOKENS", type=click.IntRange(min=16), default=None, help="Tokens one model call of the reference agent may write (default 2048) [ASSAY_AGENT_MAX_TOKENS]."),
-        click.Option(["--work-root"], envvar="ASSAY_WORK_ROOT", type=_P, default=None, help="Where task copies are made (default a temporary folder) [ASSAY_WORK_ROOT]."),
-        click.Option(["--fence"], envvar="ASSAY_FENCE", is_flag=True, default=False, help="Run the agent under bubblewrap [ASSAY_FENCE]."),
-        click.Option(["--full-access"], envvar="ASSAY_FULL_ACCESS", is_flag=True, default=False, help="Let a harness that asks permission run every tool unasked (claude-code) [ASSAY_FULL_ACCESS]."),
-        click.Option(["--profile"], envvar="ASSAY_PROFILE", type=click.Path(path_type=Path, file_okay=False), default=None, help="The reference agent's profile folder (system.md, tools/, skills/; default the built-in one) [ASSAY_PROFILE]."),
-        click.Option(["--tasks-file"], envvar="ASSAY_TASKS_FILE", type=_P, default=None, help="tasks.json (default eval/tasks/tasks.json) [ASSAY_TASKS_FILE]."),
-        click.Option(["--repo-url"], envvar="ASSAY_REPO_URL", default=None, help="--suite realfix: fetch the pins' repository from here instead (a local mirror: path or URL) [ASSAY_REPO_URL]."),
-        # --suite swebench (eval tasks swebench RUN_DIR grades with the same ones)
-        *_swebench_options(seed=run),
-    ]  # fmt: skip
-    return opts
 
 
 def _run_params() -> list[click.Parameter]:
@@ -73,7 +46,7 @@ def _console() -> Console:
 
 
 def _judge(run_dir: Path, judge_schema: str, console: Console) -> int:
-    from assay.evals.tasks._judge_run import judge_run
+    from assay.evals.tasks import judge_run
 
     try:
         done = asyncio.run(judge_run(run_dir, judge_schema=judge_schema))
@@ -94,8 +67,8 @@ def _judge(run_dir: Path, judge_schema: str, console: Console) -> int:
 
 def _run_callback(**kw: Any) -> None:
     from assay.cli._eval import print_summary
-    from assay.evals.tasks._run import TasksBenchmark
-    from assay.runs._runner import RunOptions, run_benchmark
+    from assay.evals.tasks import TasksBenchmark
+    from assay.exec import RunOptions, run_benchmark
 
     ctx = click.get_current_context()
     run_keys = (
@@ -167,7 +140,7 @@ def tasks_gate_command(
     ctx: click.Context, run_dir: Path, expect: Path | None, enforce: bool, propose_out: Path | None
 ) -> None:
     """Check RUN_DIR against its model and suite's expectations (none yet: "not gated yet", exit 0)."""
-    from assay.evals.tasks._expect import gate_tasks
+    from assay.evals.tasks import gate_tasks
     from assay.gate import print_gate
 
     console = _console()
@@ -186,7 +159,7 @@ def tasks_gate_command(
 def tasks_propose_command(run_dirs: tuple[Path, ...], out: Path | None) -> None:
     """Write limits every RUN_DIR met (the worst run, plus headroom: one task may flip, one more change
     unverified, quality -0.5, tokens and steps +35%, wall time +50%)."""
-    from assay.evals.tasks._expect import propose_tasks
+    from assay.evals.tasks import propose_tasks
 
     _require(run_dirs, "RUN_DIR", "(no variable: give the runs as arguments)", "the runs to propose from")
     path = propose_tasks(list(run_dirs), _require(out, "--out", "ASSAY_PROPOSE_OUT", "the file to write"))
@@ -198,7 +171,7 @@ def tasks_propose_command(run_dirs: tuple[Path, ...], out: Path | None) -> None:
 @click.option("--out", envvar="ASSAY_REPORT_OUT", type=_P, default=None, help="Folder for tasks.md, tasks.html and tasks.png (required) [ASSAY_REPORT_OUT].")  # fmt: skip
 def tasks_report_command(run_dirs: tuple[Path, ...], out: Path | None) -> None:
     """The harness x model table of RUN_DIRs as markdown, HTML and a PNG (headless Chromium)."""
-    from assay.evals.tasks._report import write_report
+    from assay.evals.tasks import write_report
 
     _require(run_dirs, "RUN_DIR", "(no variable: give the runs as arguments)", "the runs to tabulate")
     paths = write_report(list(run_dirs), _require(out, "--out", "ASSAY_REPORT_OUT", "where to write"))
@@ -223,26 +196,12 @@ def tasks_controls_command(
     """Plant a correct fix with the suite really run, the same fix with an invented test run, and no work
     claiming done; judge them REPEATS times; report the rate at which the judge scores them apart (exit 2
     below 0.90)."""
-    from assay.evals.tasks._controls import controls_table, planted_in_temp, run_controls, write_controls
-    from assay.evals.tasks._judge_run import judge_budget, judge_model_for
-    from assay.evals.tasks._tasks_load import default_tasks_dir
-    from assay.judge import holds_to_schema
+    from assay.evals.tasks import calibrate_tasks_judge, controls_table
 
     spec = _require(judge_model, "--judge-model", "ASSAY_JUDGE_MODEL", "the judge to check")
-    tasks_dir = tasks_file.parent if tasks_file is not None else default_tasks_dir()
-    planted = planted_in_temp(tasks_dir)
-    model = judge_model_for(spec)
-    result = asyncio.run(
-        run_controls(
-            model,
-            spec,
-            planted,
-            repeats,
-            constrained=holds_to_schema(spec, judge_schema),
-            budget_chars=judge_budget(spec),
-        )
+    result, out = calibrate_tasks_judge(
+        spec, repeats=repeats, judge_schema=judge_schema, tasks_file=tasks_file, results_dir=results_dir
     )
-    out = write_controls(result, results_dir)
     console = _console()
     console.print(controls_table(result), highlight=False, markup=False)
     console.print(f"wrote {out / 'controls.json'}", highlight=False)

@@ -10,33 +10,13 @@ import click
 from rich.console import Console
 
 from assay.errors import ExitCode
+from assay.evals.tasks import swebench_options
 
-_P = click.Path(path_type=Path)
 _SKIP = ("no_evaluate",)  # grading is what this command does
 
 
-def swebench_options(seed: bool = True) -> list[click.Option]:
-    """The options of ``--suite swebench``: which instances, where they come from, which grader (``--seed``
-    only where the shared options of ``assay eval`` do not already define it)."""
-    opts = [
-        click.Option(["--instances"], envvar="ASSAY_INSTANCES", default=None, help="swebench: these instance ids (comma list; default a small pilot) [ASSAY_INSTANCES]."),
-        click.Option(["--sample"], envvar="ASSAY_SAMPLE", type=click.IntRange(min=1), default=None, help="swebench: N instances picked by --seed [ASSAY_SAMPLE]."),
-        click.Option(["--dataset"], envvar="ASSAY_DATASET", type=_P, default=None, help="swebench: a parquet or JSONL file of SWE-bench rows (default the pinned SWE-bench Verified) [ASSAY_DATASET]."),
-        click.Option(["--offline"], envvar="ASSAY_OFFLINE", is_flag=True, default=False, help="swebench: never touch the network (the pinned dataset must be cached) [ASSAY_OFFLINE]."),
-        click.Option(["--repo-source"], envvar="ASSAY_REPO_SOURCE", type=_P, default=None, help="swebench: fetch owner/name from DIR/owner__name (a local git repository) instead of GitHub [ASSAY_REPO_SOURCE]."),
-        click.Option(["--repo-specs"], envvar="ASSAY_REPO_SPECS", type=_P, default=None, help="swebench: JSON specs (install, test_cmd, log_parser) for repositories swebench has none for [ASSAY_REPO_SPECS]."),
-        click.Option(["--grader"], envvar="ASSAY_GRADER", type=click.Choice(["auto", "official", "local"]), default=None, help="swebench: official (Docker), local (a venv), auto (official where Docker answers) [ASSAY_GRADER]."),
-        click.Option(["--no-evaluate"], envvar="ASSAY_NO_EVALUATE", is_flag=True, default=False, help="swebench: only write predictions.jsonl; grade later [ASSAY_NO_EVALUATE]."),
-        click.Option(["--keep-images"], envvar="ASSAY_KEEP_IMAGES", is_flag=True, default=False, help="swebench, official grader: keep each instance's image [ASSAY_KEEP_IMAGES]."),
-    ]  # fmt: skip
-    if seed:
-        opts.append(click.Option(["--seed"], envvar="ASSAY_SEED", type=int, default=None, help="swebench: the seed of --sample (default 0) [ASSAY_SEED]."))  # fmt: skip
-    return opts
-
-
 def _callback(run_dir: Path | None, validate: bool, work_root: Path | None, **kw: Any) -> None:
-    from assay.evals.tasks._swebench import grade_run_dir
-    from assay.evals.tasks._swebench_grade import validation_problems
+    from assay.evals.tasks import grade_run_dir, validation_problems
 
     ctx = click.get_current_context()
     grader, verdicts, out = grade_run_dir(run_dir, {**kw, "validate": validate, "work_root": work_root})

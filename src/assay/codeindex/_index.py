@@ -14,8 +14,11 @@ from typing import Literal
 
 import numpy as np
 
+from assay._util import phase
 from assay.codeindex._chunk import MAX_LINES, Chunk, chunk_file
 from assay.codeindex._discover import DEFAULT_MAX_FILE_BYTES, discover
+from assay.codeindex._hit import Level, SearchHit
+from assay.codeindex._search import search as _ranked_search
 from assay.codeindex._store import (
     ChunkRecord,
     FileRecord,
@@ -30,11 +33,9 @@ from assay.codeindex._store import (
 from assay.codeindex._vector_cache import CacheCounts, VectorCache, resolve_cache_dir
 from assay.embed._protocol import Embedder
 from assay.errors import ConfigError, IndexCorruptError
-from assay.runs._progress import phase
 
 __all__ = ["CodeIndex", "SearchHit", "UpdateStats", "assay_home", "default_index_dir"]
 
-Level = Literal["chunk", "symbol", "file"]
 #: how many chunks each of dense and lexical search contributes before fusion, and the fused depth
 CANDIDATES = 200
 EMBED_BATCH = 32
@@ -42,7 +43,7 @@ EMBED_BATCH = 32
 
 def assay_home() -> Path:
     """``$ASSAY_HOME`` or ``~/.assay`` (created on first use; ConfigError if it cannot be)."""
-    from assay.runs._paths import assay_home as home
+    from assay._util import assay_home as home
 
     return home()
 
@@ -52,18 +53,6 @@ def default_index_dir(root: str | os.PathLike[str]) -> Path:
     real = os.path.realpath(root)
     digest = hashlib.sha256(real.encode()).hexdigest()[:12]
     return assay_home() / "code_index" / f"{Path(real).name or 'root'}-{digest}"
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    rank: int
-    score: float
-    path: str
-    symbol: str
-    kind: str
-    start_line: int
-    end_line: int
-    text: str
 
 
 @dataclass
@@ -417,6 +406,4 @@ class CodeIndex:
         ``mode`` is ``hybrid`` (default: dense and lexical fused), ``dense`` or ``lexical``; how chunks,
         files and symbols are ranked is told in ``assay.codeindex._search``.
         """
-        from assay.codeindex._search import search
-
-        return search(self, query, k, level=level, mode=mode)
+        return _ranked_search(self, query, k, level=level, mode=mode)

@@ -19,20 +19,18 @@ from __future__ import annotations
 import weakref
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
+from assay.codeindex._hit import Level, SearchableIndex, SearchHit
 from assay.codeindex._lexical import LexicalIndex, code_tokens
 from assay.codeindex._query import WeightedQuery, parse_query
 from assay.errors import ConfigError
-from assay.rag._lexical import rrf
+from assay.ranking import rrf
 
 if TYPE_CHECKING:
-    from assay.codeindex._index import CodeIndex, SearchHit
     from assay.codeindex._store import ChunkRecord
 
 __all__ = ["Ranker", "SearchSettings", "ranker", "search"]
-
-Level = Literal["chunk", "symbol", "file"]
 
 
 @dataclass(frozen=True)
@@ -61,7 +59,9 @@ def _symbol_and_code(c: ChunkRecord) -> tuple[list[str], list[str]]:
 class Ranker:
     """The lexical structures of one index state (built once, reused until the index changes)."""
 
-    def __init__(self, idx: CodeIndex, settings: SearchSettings, previous: Ranker | None = None) -> None:
+    def __init__(
+        self, idx: SearchableIndex, settings: SearchSettings, previous: Ranker | None = None
+    ) -> None:
         self.idx = idx
         self.settings = settings
         self.chunks = idx.chunks
@@ -150,8 +150,6 @@ class Ranker:
 
     # ---------------------------------------------------------------- the search
     def search(self, query: str, k: int, level: Level, mode: str) -> list[SearchHit]:
-        from assay.codeindex._index import SearchHit
-
         if not query.strip():
             raise ConfigError("empty search query")
         if mode not in ("hybrid", "dense", "lexical"):
@@ -198,12 +196,12 @@ class Ranker:
         return hits
 
 
-_RANKERS: weakref.WeakKeyDictionary[CodeIndex, tuple[tuple[int, int, SearchSettings], Ranker]] = (
+_RANKERS: weakref.WeakKeyDictionary[SearchableIndex, tuple[tuple[int, int, SearchSettings], Ranker]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def ranker(idx: CodeIndex, settings: SearchSettings | None = None) -> Ranker:
+def ranker(idx: SearchableIndex, settings: SearchSettings | None = None) -> Ranker:
     """The ranker of ``idx`` as it stands (rebuilt after the index changes)."""
     settings = settings or SearchSettings()
     key = (idx.generation, id(idx.chunks), settings)
@@ -215,7 +213,7 @@ def ranker(idx: CodeIndex, settings: SearchSettings | None = None) -> Ranker:
 
 
 def search(
-    idx: CodeIndex,
+    idx: SearchableIndex,
     query: str,
     k: int = 10,
     *,

@@ -37,9 +37,9 @@ from typing import Any
 
 import numpy as np
 
+from assay._util import check_cancelled
 from assay.embed._protocol import check_texts
 from assay.errors import ConfigError, DataIntegrityError, MissingDependencyError
-from assay.runs._cancel import check_cancelled
 
 __all__ = ["LocalEmbedder", "default_model_path", "tokenizer_path"]
 

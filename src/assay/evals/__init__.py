@@ -1,17 +1,34 @@
-"""Benchmarks: one package per benchmark, sharing the runner, stats, gate and report."""
+"""Benchmarks: one package per benchmark, driven by the engine (``assay.exec``), sharing stats, gate and report."""
 
 from __future__ import annotations
 
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals._health import health, move_advisor
 from assay.evals._registry import available, get_benchmark, register
+from assay.exec import (
+    AttemptContext,
+    AttemptResources,
+    Benchmark,
+    BenchmarkOptions,
+    Case,
+    Flag,
+    Outcome,
+    Suite,
+    attempt_error_text,
+)
 
 __all__ = [
     "AttemptContext",
+    "AttemptResources",
     "Benchmark",
+    "BenchmarkOptions",
     "Case",
+    "Flag",
     "Outcome",
     "Suite",
+    "attempt_error_text",
     "available",
     "get_benchmark",
+    "health",
+    "move_advisor",
     "register",
 ]

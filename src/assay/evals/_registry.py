@@ -11,7 +11,7 @@ import os
 from importlib.metadata import entry_points
 
 from assay.errors import ConfigError
-from assay.evals._base import Benchmark
+from assay.exec import Benchmark
 
 BUILTIN: dict[str, str] = {
     "agent": "assay.evals.agent:AgentBenchmark",

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.evals._base import Case
+from assay.exec import Case
 
 __all__ = ["file_sha256", "suite_version"]
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.errors import ConfigError, InfraError, MissingDependencyError
-from assay.evals._base import AttemptResources
+from assay.exec._benchmark import AttemptResources
 from assay.exec._local import AttemptSpec
 
 __all__ = [

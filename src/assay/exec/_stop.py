@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from assay.runs._cancel import GRACE_S, cancel_requested
+from assay._util import GRACE_S, cancel_requested
 
 __all__ = ["AttemptStopped", "check_stop", "run_stoppable"]
 

@@ -4,7 +4,7 @@
   comparable); :func:`save_baseline` keeps a run to compare against.
 * :func:`gate` checks a run against its expectations file; :func:`propose` writes one from runs.
 * :func:`health` flags saturated, always-fail, inverted and flaky cases; :func:`noise` writes noise.json.
-* :func:`apply_run_options` is what every eval command calls after its run.
+* :func:`hold` is what the engine calls once after a run: a :class:`Verdict` with the exit code and why.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from assay.gate._compare import (
     load_comparison,
     not_comparable_reasons,
 )
+from assay.gate._complete import unmeasured_cases, unspent_cases
 from assay.gate._expect import (
     Check,
     Expectations,
@@ -31,41 +32,22 @@ from assay.gate._expect import (
     propose,
 )
 from assay.gate._health import CaseHealth, CategoryHealth, HealthReport, MetricHealth, health, health_markdown
-from assay.gate._hook import apply_run_options
+from assay.gate._health_moves import MoveAdvice, MoveAdvisor, MoveSuggestion
+from assay.gate._hold import check_options, hold, save_verdict
 from assay.gate._load import LoadedRun, load_run
 from assay.gate._noise import noise, run_noise_command
-from assay.gate._render import comparison_markdown, print_comparison, print_gate
+from assay.gate._render import comparison_markdown, print_comparison, print_gate, print_verdict
+from assay.gate._verdict import Finding, GateOptions, Verdict, decide, load_verdict, verdict_of
 
+# fmt: off
 __all__ = [
-    "BUCKETS",
-    "Bucket",
-    "CaseComparison",
-    "CaseHealth",
-    "CategoryHealth",
-    "Check",
-    "Comparison",
-    "Expectations",
-    "GateResult",
-    "HealthReport",
-    "LoadedRun",
-    "MetricComparison",
-    "MetricHealth",
-    "apply_run_options",
-    "compare",
-    "comparison_markdown",
-    "find_expectations",
-    "gate",
-    "health",
-    "health_markdown",
-    "load_comparison",
-    "load_expectations",
-    "load_run",
-    "measure",
-    "noise",
-    "not_comparable_reasons",
-    "print_comparison",
-    "print_gate",
-    "propose",
-    "run_noise_command",
-    "save_baseline",
+    "BUCKETS", "Bucket", "CaseComparison", "CaseHealth", "CategoryHealth", "Check", "Comparison",
+    "Expectations", "Finding", "GateOptions", "GateResult", "HealthReport", "LoadedRun", "MetricComparison",
+    "MetricHealth", "MoveAdvice", "MoveAdvisor", "MoveSuggestion",
+    "Verdict", "check_options", "compare", "comparison_markdown", "decide",
+    "find_expectations", "gate", "health", "health_markdown", "hold", "load_comparison",
+    "load_expectations", "load_run", "load_verdict", "measure", "noise", "not_comparable_reasons",
+    "print_comparison", "print_gate", "print_verdict", "propose", "run_noise_command", "save_baseline",
+    "save_verdict", "unmeasured_cases", "unspent_cases", "verdict_of",
 ]
+# fmt: on

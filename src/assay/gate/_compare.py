@@ -40,6 +40,7 @@ from assay.runs._records import SCHEMA_VERSION, CaseSummary, Scorecard, Stabilit
 from assay.stats._noise import NoiseReport, load_noise
 from assay.stats._passk import suite_pass_hat_k
 
+from ._complete import require_complete_code
 from ._load import LoadedRun, load_run
 from ._metrics import MetricComparison, compare_metric, metric_alpha
 from ._selection import restrict_to_selection, selection_of
@@ -473,8 +474,8 @@ def compare(
     if comp.regressions:
         comp.exit_code = EXIT_REGRESSION
         comp.verdict = f"REGRESSION: {len(comp.regressions)} regressed: " + ", ".join(comp.regressions)
-    elif require_complete and incomplete:
-        comp.exit_code = EXIT_REGRESSION
+    elif code := require_complete_code(incomplete, require_complete):
+        comp.exit_code = code
         comp.verdict = (
             f"INCOMPLETE: {len(incomplete)} baseline item(s) missing or unmeasured (--require-complete)"
         )

@@ -35,6 +35,7 @@ from assay.errors import ConfigError, NotComparableError
 from assay.runs._records import SCHEMA_VERSION, Scorecard
 from assay.stats._tolerance import binomial_tolerance
 
+from ._complete import unmeasured_cases
 from ._load import LoadedRun, load_run
 
 #: where `assay gate` looks for a matching expectations file when none is named
@@ -235,8 +236,7 @@ def gate(
             reason=f"{path} is for another configuration: " + "; ".join(diffs),
         )
     checks = check_limits(measure(sc), exp.limits)
-    # a case skipped with a reason is its own outcome, not an unmeasured one
-    unmeasured = [c.case_id for c in sc.cases if c.measured == 0 and c.stability != "skipped"]
+    unmeasured = unmeasured_cases(sc)
     skipped = [c.case_id for c in sc.cases if c.stability == "skipped"]
     missed = any(c.ok is False for c in checks)
     incomplete = any(c.ok is None for c in checks) or bool(unmeasured)

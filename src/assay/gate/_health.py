@@ -18,8 +18,8 @@ benchmark it is the *judged* pass rate, as its scorecard's: passes over the atte
 (PASS and FAIL; a FAIL from a code check is judged too, and counts as failed); an attempt where the agent
 broke (ERROR) or ran out of time never reached the judge.
 
-For agent runs, moves between the CI tiers of ``ci_tiers.json`` are suggested from the flags
-(:mod:`assay.gate._health_moves`), never applied.
+For a benchmark with CI tiers (the agent's ``ci_tiers.json``), moves between them are suggested from the flags
+by the benchmark's :class:`~assay.gate.MoveAdvisor` (``advisor_for``), never applied.
 
 Per gated metric, read by its kind (:class:`MetricHealth`): a proportion is **saturated** when every model
 scores its best possible value (1, or 0 when lower is better); a continuous metric or a count has no
@@ -30,7 +30,7 @@ metric's tolerance, decided by the same rule compare uses (:func:`assay.gate._me
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -38,54 +38,25 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from assay.errors import ConfigError, NotComparableError
-from assay.runs._records import SCHEMA_VERSION, MetricKind, Scorecard
+from assay.runs._records import SCHEMA_VERSION, Scorecard
 
-from ._health_moves import MoveSuggestion, find_tiers, moves_markdown, suggest_moves
+from ._health_cases import (
+    FLAGS,
+    CaseHealth,
+    CategoryHealth,
+    Flag,
+    MetricFlag,
+    MetricHealth,
+    ModelCase,
+)
+from ._health_moves import MoveAdvice, MoveAdvisor, MoveSuggestion, moves_markdown
 from ._load import LoadedRun, load_run
 from ._metrics import compare_metric, metric_alpha
 
-Flag = Literal["saturated", "always-fail", "inverted", "flaky", "skipped", "not-measured"]
-FLAGS: tuple[Flag, ...] = ("saturated", "always-fail", "inverted", "flaky", "skipped", "not-measured")
-MetricFlag = Literal["saturated", "inverted"]
 SCORE_MARGIN = 0.1
 #: benchmarks whose headroom is the judged pass rate (their PASS and FAIL attempts are the judged ones)
 JUDGED_BENCHMARKS = frozenset({"agent"})
 _EPS = 1e-9
-
-
-class ModelCase(BaseModel):
-    measured: int = 0
-    passed: int = 0
-    #: attempts that reached a verdict (PASS or FAIL): the judged ones, for a judged benchmark
-    judged: int = 0
-    skipped: int = 0
-    pass_rate: float | None = None
-    score_mean: float | None = None
-
-
-class CaseHealth(BaseModel):
-    case_id: str
-    category: str
-    flags: list[Flag]
-    by_model: dict[str, ModelCase]
-
-
-class MetricHealth(BaseModel):
-    name: str
-    kind: MetricKind | None
-    direction: Literal["higher", "lower"]
-    #: the metric's value on each model's first run
-    by_model: dict[str, float | None]
-    flags: list[MetricFlag]
-
-
-class CategoryHealth(BaseModel):
-    category: str
-    cases: int
-    strongest_pass_rate: float | None
-    headroom: float | None
-    #: what the pass rate is over: judged attempts (the agent benchmark) or all measured ones
-    rate_over: Literal["judged", "measured"] = "measured"
 
 
 class HealthReport(BaseModel):
@@ -248,14 +219,16 @@ def health(
     strong: Sequence[Path | str] = (),
     weak: Sequence[Path | str] = (),
     tiers: Path | str | None = None,
+    advisor_for: Callable[[str], MoveAdvisor | None] | None = None,
 ) -> HealthReport:
     """Flag every case over the given runs; with ``out`` write ``health.json`` and ``health.md`` there.
 
     ``strong`` / ``weak``: runs of the stronger / weaker model (each of one model, not the same one). With
     ``strong`` the strongest model is that one, not the best pass rate; with ``weak``, **inverted** holds
     that model (not every other) against the strongest. The other runs are grouped by model as they are.
-    ``tiers``: the CI tiers file to suggest moves for (agent runs; default: the one the runs' scenarios
-    folder has).
+    ``tiers``: the CI tiers file to suggest moves for (default: the benchmark's own, e.g. the one the agent runs'
+    scenarios folder has). ``advisor_for``: a benchmark's name -> its move advisor (None: it has no CI tiers);
+    ``assay.evals.health`` passes the registry's.
     """
     runs, strong_model, weak_model = _load_roles(run_dirs, strong, weak)
     if not runs:
@@ -323,7 +296,18 @@ def health(
                 rate_over=over,
             )
         )
-    tiers_found, moves_note = find_tiers(runs, tiers)
+    advisor = advisor_for(first.benchmark) if advisor_for is not None else None
+    if advisor is not None:
+        advice = advisor.advise(runs, case_health, models, tiers)
+    elif tiers is not None:
+        raise ConfigError(
+            f"--tiers: the {first.benchmark!r} benchmark has no CI tiers to suggest moves between",
+            path=str(tiers),
+        )
+    else:
+        advice = MoveAdvice(
+            None, [], f"no move suggestions: the {first.benchmark!r} benchmark has no CI tiers file"
+        )
     report = HealthReport(
         benchmark=first.benchmark,
         suite=first.suite,
@@ -336,9 +320,9 @@ def health(
         categories=cats,
         metrics=_metric_health({m: cards[0] for m, cards in by_model_cards.items()}, models, weaker),
         counts={f: sum(f in c.flags for c in case_health) for f in FLAGS},
-        tiers_file=None if tiers_found is None else str(tiers_found.path),
-        moves=[] if tiers_found is None else suggest_moves(case_health, models, tiers_found),
-        moves_note=moves_note,
+        tiers_file=advice.tiers_file,
+        moves=advice.moves,
+        moves_note=advice.note,
         created_at=datetime.now(UTC),
     )
     if out is not None:

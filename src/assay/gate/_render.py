@@ -1,6 +1,8 @@
-"""Showing a comparison: a rich terminal table and a markdown section for report.md."""
+"""Showing a comparison, a gate and a verdict: rich terminal tables and a markdown section for the report."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
@@ -8,6 +10,9 @@ from rich.table import Table
 
 from ._compare import BUCKETS, Comparison, MetricComparison, Side
 from ._expect import GateResult
+
+if TYPE_CHECKING:
+    from ._verdict import Verdict
 
 _STYLE = {
     "regressed": "bold red",
@@ -231,3 +236,22 @@ def print_gate(result: GateResult, console: Console) -> None:
     console.print(
         f"[{style}]gate {result.status}: {escape(result.reason)}[/]{suffix}", highlight=False, soft_wrap=True
     )
+
+
+def print_verdict(verdict: Verdict, console: Console) -> None:
+    """Print what ``gate.hold`` decided: the comparison, completeness, the expectations, the baseline."""
+    if verdict.comparison is not None:
+        print_comparison(verdict.comparison, console)
+    elif verdict.require_complete and verdict.incomplete and verdict.stopped is None:
+        shown = ", ".join(verdict.unmeasured[:10]) + (" ..." if len(verdict.unmeasured) > 10 else "")
+        console.print(
+            f"[red]incomplete:[/red] not measured: {escape(shown or 'attempts unfinished')} (--require-complete)",
+            highlight=False,
+        )
+    if verdict.expectations is not None:
+        print_gate(verdict.expectations, console)
+    if verdict.baseline_not_saved is not None:
+        head, _, rest = verdict.baseline_not_saved.partition(": not saved:")
+        console.print(f"[red]{escape(head)}: not saved:[/red]{escape(rest)}", highlight=False, soft_wrap=True)
+    elif verdict.baseline_saved is not None:
+        console.print(f"baseline saved to {escape(verdict.baseline_saved)}", highlight=False)

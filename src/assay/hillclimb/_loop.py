@@ -90,13 +90,13 @@ def _check_out(repo: Path, out: Path) -> None:
 
 def run_hillclimb(config: HillclimbConfig) -> FixHistory:
     """Start a loop (see the module doc); Ctrl-C stops it resumably."""
-    from assay.runs._cancel import run_interruptible
+    from assay._util import run_interruptible
 
     return run_interruptible(_start(config))
 
 
 def resume_hillclimb(directory: Path, echo: Any = print, progress: bool = False) -> FixHistory:
-    from assay.runs._cancel import run_interruptible
+    from assay._util import run_interruptible
 
     return run_interruptible(_resume(Path(directory).resolve(), echo, progress))
 

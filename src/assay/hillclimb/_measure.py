@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError, InfraError
+from assay.exec import RunOptions
 from assay.hillclimb._history import SplitScore, Verdict
 from assay.hillclimb._target import Target
-from assay.runs import RunOptions, Scorecard
+from assay.runs import Scorecard
 
 __all__ = ["Outage", "decide", "measure", "score_of"]
 
@@ -58,7 +59,8 @@ async def measure(
     command_line: list[str] | None = None,
 ) -> SplitScore:
     """Run ``case_ids`` into ``out`` (or finish the run already there) and score it."""
-    from assay.runs import arun_benchmark
+    from assay.evals import get_benchmark
+    from assay.exec import arun_benchmark
 
     resume = (out / "meta.json").is_file()
     opts = RunOptions(
@@ -71,7 +73,7 @@ async def measure(
         command_line=list(command_line or sys.argv),
     )
     options: dict[str, Any] | None = None if resume else target.run_options(case_ids, profile)
-    result = await arun_benchmark(None if resume else target.benchmark, options, opts)
+    result = await arun_benchmark(None if resume else get_benchmark(target.benchmark), options, opts)
     if result.stopped_reason:
         if result.exit_code == 3:
             raise Outage(f"{out}: {result.stopped_reason}")

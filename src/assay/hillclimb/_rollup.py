@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from assay.judge._rubric import MIN_CORE
+from assay.evals.agent import MIN_CORE
 from assay.runs import Attempt, Status, latest_attempts, read_journal
 
 __all__ = ["FAILING", "failing_attempts", "failing_dimensions", "rollup"]

@@ -17,7 +17,7 @@ from typing import Any
 
 from assay.errors import ConfigError
 from assay.hillclimb._noise_pick import NoiseFit
-from assay.hillclimb._target import Forbidden
+from assay.hillclimb._target_base import Forbidden
 from assay.runs import Attempt
 
 __all__ = ["TOYBOX_SUITES", "VALUE_CHECKS", "TasksTarget"]

@@ -1,64 +1,43 @@
-"""Judging agent conversations: a fixed rubric, a strict answer parser, and the verdict re-derived in code.
+"""The generic judge: messages and a parse function in, a typed outcome out. It knows no benchmark.
 
-view = JudgeView.of(scenario, turns, checks)
-outcome = await Judge(model).judge(view)          # answer None after retries -> the caller records ERROR
-judgement = derive(outcome.answer, checks, view.n_turns)
-judgement.passed, judgement.score, judgement.overruled, judgement.disagreements
+judge = Judge(model, constrained=holds_to_schema(spec))
+outcome = await judge.ask(messages, parse, schema=answer_schema)   # parse raises JudgeParseError to retry
+outcome.answer            # None after the retries (the caller records the attempt unjudged), or parse's value
+
+Also: the prompt digest calibration records are keyed by, and the controls statistics (agreement, Cohen's
+kappa, self-consistency). Each benchmark keeps its rubric, view and verdict in its own package.
 """
 
 from __future__ import annotations
 
-from assay.judge._answer import (
-    Finding,
-    JudgeAnswer,
+from assay.judge._answer import json_objects
+from assay.judge._digest import prompt_digest
+from assay.judge._judge import (
+    DEFAULT_OPTIONS,
+    DEFAULT_RETRIES,
+    SCHEMA_DECODING_PROVIDERS,
+    Judge,
+    JudgeOutcome,
     JudgeParseError,
-    TurnJudgement,
-    answer_schema,
-    parse_judge_answer,
+    holds_to_schema,
+    refusal,
 )
-from assay.judge._judge import Judge, JudgeOutcome, holds_to_schema
-from assay.judge._prompt import JUDGE_SYSTEM_PROMPT, JudgeView, judge_messages, judge_prompt_digest
-from assay.judge._rubric import (
-    DIMENSION_NAMES,
-    DIMENSIONS,
-    MAX_SCORE,
-    MIN_CORE,
-    PASS_THRESHOLD,
-    RUBRIC_VERSION,
-    ZERO_RULE_NAMES,
-    ZERO_RULES,
-    Dimension,
-    ZeroRule,
-    turn_score,
-)
-from assay.judge._verdict import Judgement, TurnVerdict, derive
+from assay.judge._stats import UNUSABLE, agreement, cohen_kappa, consistent, self_consistency
 
 __all__ = [
-    "DIMENSIONS",
-    "DIMENSION_NAMES",
-    "JUDGE_SYSTEM_PROMPT",
-    "MAX_SCORE",
-    "MIN_CORE",
-    "PASS_THRESHOLD",
-    "RUBRIC_VERSION",
-    "ZERO_RULES",
-    "ZERO_RULE_NAMES",
-    "Dimension",
-    "Finding",
+    "DEFAULT_OPTIONS",
+    "DEFAULT_RETRIES",
+    "SCHEMA_DECODING_PROVIDERS",
+    "UNUSABLE",
     "Judge",
-    "JudgeAnswer",
     "JudgeOutcome",
     "JudgeParseError",
-    "JudgeView",
-    "Judgement",
-    "TurnJudgement",
-    "TurnVerdict",
-    "ZeroRule",
-    "answer_schema",
-    "derive",
+    "agreement",
+    "cohen_kappa",
+    "consistent",
     "holds_to_schema",
-    "judge_messages",
-    "judge_prompt_digest",
-    "parse_judge_answer",
-    "turn_score",
+    "json_objects",
+    "prompt_digest",
+    "refusal",
+    "self_consistency",
 ]

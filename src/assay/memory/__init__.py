@@ -17,44 +17,19 @@ from assay.memory._extract import (
     Extraction,
     ExtractionError,
 )
-from assay.memory._pipeline import Chat, Memory, MemoryConfig, Rejection, Shown, TurnResult, init_memory
+from assay.memory._pipeline import Memory, init_memory
 from assay.memory._recall import RecallWeights, recall
 from assay.memory._rules import looks_like_instruction, redact_secrets
 from assay.memory._store import ItemDraft, MemoryStore
 from assay.memory._tools import TOOL_NAMES
+from assay.memory._turn import Chat, Evidence, MemoryConfig, Rejection, Shown, TurnResult
 from assay.memory._types import KnowledgeItem, Lesson, Recalled, Reminder, Tombstone, ToolCallRecord, Turn
 from assay.memory._upkeep import UpkeepReport
 
 __all__ = [
-    "TOOL_NAMES",
-    "CandidateFact",
-    "CandidateLesson",
-    "CandidateReminder",
-    "Chat",
-    "Clock",
-    "Consolidation",
-    "Extraction",
-    "ExtractionError",
-    "ItemDraft",
-    "KnowledgeItem",
-    "Lesson",
-    "ManualClock",
-    "Memory",
-    "MemoryConfig",
-    "MemoryStore",
-    "RecallWeights",
-    "Recalled",
-    "Rejection",
-    "Reminder",
-    "Shown",
-    "SystemClock",
-    "Tombstone",
-    "ToolCallRecord",
-    "Turn",
-    "TurnResult",
-    "UpkeepReport",
-    "init_memory",
-    "looks_like_instruction",
-    "recall",
-    "redact_secrets",
-]
+    "TOOL_NAMES", "CandidateFact", "CandidateLesson", "CandidateReminder", "Chat", "Clock", "Consolidation",
+    "Evidence", "Extraction", "ExtractionError", "ItemDraft", "KnowledgeItem", "Lesson", "ManualClock",
+    "Memory", "MemoryConfig", "MemoryStore", "RecallWeights", "Recalled", "Rejection", "Reminder", "Shown",
+    "SystemClock", "Tombstone", "ToolCallRecord", "Turn", "TurnResult", "UpkeepReport", "init_memory",
+    "looks_like_instruction", "recall", "redact_secrets",
+]  # fmt: skip

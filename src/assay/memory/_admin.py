@@ -20,7 +20,7 @@ __all__ = ["MemoryView", "default_db_path", "forget_in", "open_store", "search_s
 
 def default_db_path() -> Path:
     """``$ASSAY_HOME/memory.db``."""
-    from assay.runs._paths import assay_home
+    from assay._util import assay_home
 
     return assay_home() / "memory.db"
 

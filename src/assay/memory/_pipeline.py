@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -19,70 +17,17 @@ from assay.memory._extract import (
     ExtractionError,
     extract_with_model,
 )
-from assay.memory._recall import RecallWeights, recall
+from assay.memory._recall import recall
 from assay.memory._rules import content_words, ground, looks_like_instruction, normalize
 from assay.memory._store import ItemDraft, MemoryStore
 from assay.memory._tools import MemoryTools
+from assay.memory._turn import Chat, Evidence, MemoryConfig, Rejection, Shown, TurnResult
 from assay.memory._types import ToolCallRecord
 from assay.memory._upkeep import UpkeepMixin, UpkeepReport
 from assay.models._types import ChatModel
-from assay.models._usage import Usage
+from assay.runs import Usage
 
 __all__ = ["Chat", "Memory", "MemoryConfig", "Rejection", "Shown", "TurnResult", "init_memory"]
-
-
-@dataclass(frozen=True)
-class MemoryConfig:
-    recall_items: int = 6
-    #: past user turns shown per query (0: knowledge items only); LongMemEval import turns this on
-    recall_turns: int = 0
-    profile_items: int = 12
-    lessons_shown: int = 10
-    reminder_horizon: timedelta = timedelta(days=3)
-    consolidate_after: timedelta = timedelta(days=7)
-    prune_after: timedelta = timedelta(days=90)
-    prune_below_confidence: float = 0.4
-    duplicate_cosine: float = 0.92
-    weights: RecallWeights = field(default_factory=RecallWeights)
-
-
-@dataclass
-class Chat:
-    conversation_id: int
-    ref: str | None
-    turns: int = 0
-
-
-@dataclass
-class Rejection:
-    kind: str  # fact, lesson, reminder, tool
-    content: str
-    reason: str
-
-
-@dataclass
-class Shown:
-    """What the agent is shown: a system-prompt section and the context recalled for this turn."""
-
-    system: str
-    context: str
-    item_ids: list[int] = field(default_factory=list)
-
-    @property
-    def text(self) -> str:
-        return f"{self.system}\n\n{self.context}".strip()
-
-
-@dataclass
-class TurnResult:
-    turn_id: int
-    shown: Shown
-    stored: list[int] = field(default_factory=list)
-    lessons: list[int] = field(default_factory=list)
-    rejected: list[Rejection] = field(default_factory=list)
-    tool_results: list[dict[str, Any]] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
-    extraction_error: str | None = None
 
 
 class Memory(MemoryTools, UpkeepMixin):
@@ -162,7 +107,7 @@ class Memory(MemoryTools, UpkeepMixin):
         turn_id = self.store.add_turn(chat.conversation_id, kept_user, kept_assistant, record)
         result = TurnResult(turn_id=turn_id, shown=shown)
         prov = {"conversation": chat.ref, "conversation_id": chat.conversation_id, "turn_id": turn_id}
-        evidence = _Evidence(user_text, assistant_text, tool_calls, documents)
+        evidence = Evidence(user_text, assistant_text, tool_calls, documents)
         for name, args in memory_tools:
             result.tool_results.append(self.call_tool(name, args, prov=prov, evidence=evidence, into=result))
         extraction = Extraction()
@@ -207,7 +152,7 @@ class Memory(MemoryTools, UpkeepMixin):
         if row is None or self.model is None:
             return result
         for turn in self.store.turns(int(row[0])):
-            evidence = _Evidence(turn.user_text, turn.assistant_text, [], [])
+            evidence = Evidence(turn.user_text, turn.assistant_text, [], [])
             prov = {"conversation": ref, "conversation_id": int(row[0]), "turn_id": turn.id, "reread": True}
             try:
                 extraction, usage = await extract_with_model(
@@ -233,7 +178,7 @@ class Memory(MemoryTools, UpkeepMixin):
     def apply_fact(
         self,
         fact: CandidateFact,
-        ev: _Evidence,
+        ev: Evidence,
         prov: dict[str, Any],
         into: TurnResult,
         *,
@@ -305,7 +250,7 @@ class Memory(MemoryTools, UpkeepMixin):
         return new_id
 
     def apply_lesson(
-        self, lesson: CandidateLesson, ev: _Evidence, prov: dict[str, Any], into: TurnResult
+        self, lesson: CandidateLesson, ev: Evidence, prov: dict[str, Any], into: TurnResult
     ) -> None:
         failed = [c for c in ev.tool_calls if c.failed and (lesson.tool is None or c.name == lesson.tool)]
         if not failed:
@@ -335,7 +280,7 @@ class Memory(MemoryTools, UpkeepMixin):
         into.lessons.append(lesson_id)
 
     def apply_reminder(
-        self, rem: CandidateReminder, ev: _Evidence, prov: dict[str, Any], into: TurnResult
+        self, rem: CandidateReminder, ev: Evidence, prov: dict[str, Any], into: TurnResult
     ) -> None:
         g = ground(rem.content or rem.match or "", rem.evidence, ev.user_text, ev.others())
         if g.where != "user" or g.quoted or g.hypothetical:
@@ -350,69 +295,6 @@ class Memory(MemoryTools, UpkeepMixin):
             rem.op, "reschedule_reminder"
         )
         into.tool_results.append(self.call_tool(name, args, prov=prov, evidence=ev, into=into))
-
-
-class _Evidence:
-    """Everything a turn's candidates may be grounded in, sorted by whose words they are."""
-
-    def __init__(
-        self,
-        user_text: str,
-        assistant_text: str,
-        tool_calls: Sequence[ToolCallRecord],
-        documents: Sequence[tuple[str, str]],
-    ) -> None:
-        self.user_text = user_text
-        self.assistant_text = assistant_text
-        self.tool_calls = list(tool_calls)
-        self.documents = list(documents)
-
-    def others(self) -> dict[str, list[str]]:
-        return {
-            "document": [t for _, t in self.documents],
-            "tool": [c.result for c in self.tool_calls if c.result]
-            + [c.error or "" for c in self.tool_calls],
-            "assistant": [self.assistant_text] if self.assistant_text else [],
-        }
-
-    def trusted_not(self) -> list[str]:
-        return [t for _, t in self.documents] + [
-            c.result for c in self.tool_calls if not c.failed and c.result
-        ]
-
-    def failure_texts(self) -> list[str]:
-        texts: list[str] = []
-        for i, c in enumerate(self.tool_calls):
-            if c.failed:
-                texts.append(f"{c.name} {_args_text(c.arguments)} {c.error}")
-                fix = next((d for d in self.tool_calls[i + 1 :] if d.name == c.name and not d.failed), None)
-                if fix is not None:
-                    texts.append(f"{fix.name} {_args_text(fix.arguments)}")
-        return texts
-
-    def derived_lessons(self) -> list[CandidateLesson]:
-        """Lessons read straight off the tool record: a failed call later retried successfully."""
-        out: list[CandidateLesson] = []
-        for i, c in enumerate(self.tool_calls):
-            if not c.failed:
-                continue
-            fix = next((d for d in self.tool_calls[i + 1 :] if d.name == c.name and not d.failed), None)
-            if fix is None:
-                continue
-            err = (c.error or "").strip().splitlines()[0][:160] if c.error else "error"
-            out.append(
-                CandidateLesson(
-                    topic=f"{c.name} {_args_text(c.arguments)}"[:120],
-                    tool=c.name,
-                    content=f"{c.name}: {_args_text(c.arguments)} failed ({err}); "
-                    f"{_args_text(fix.arguments)} worked",
-                )
-            )
-        return out
-
-
-def _args_text(args: dict[str, Any]) -> str:
-    return " ".join(f"{k}={v}" for k, v in sorted(args.items()))
 
 
 def _tool_entry(call: ToolCallRecord) -> dict[str, Any]:

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from assay.memory._extract import CandidateFact
 from assay.memory._rules import content_words, normalize, split_sentences
+from assay.memory._turn import Evidence, Rejection, TurnResult
 from assay.memory._types import KnowledgeItem, Reminder
 
 if TYPE_CHECKING:
-    from assay.memory._pipeline import TurnResult, _Evidence
     from assay.memory._store import MemoryStore
 
 __all__ = ["FORGOTTEN", "TOOL_NAMES", "MemoryTools", "parse_when"]
@@ -59,7 +59,7 @@ class MemoryTools:
         def apply_fact(
             self,
             fact: CandidateFact,
-            ev: _Evidence,
+            ev: Evidence,
             prov: dict[str, Any],
             into: TurnResult,
             *,
@@ -67,11 +67,9 @@ class MemoryTools:
         ) -> int | None: ...
 
     def call_tool(
-        self, name: str, args: dict[str, Any], *, prov: dict[str, Any], evidence: _Evidence, into: TurnResult
+        self, name: str, args: dict[str, Any], *, prov: dict[str, Any], evidence: Evidence, into: TurnResult
     ) -> dict[str, Any]:
         """Run one memory tool call; the answer is what the agent would get back."""
-        from assay.memory._pipeline import Rejection
-
         try:
             if name == "remember":
                 fact = CandidateFact(
@@ -125,7 +123,7 @@ class MemoryTools:
         return best[2] if best and best[0] >= 0.34 else None
 
     def _update(
-        self, args: dict[str, Any], prov: dict[str, Any], evidence: _Evidence, into: TurnResult
+        self, args: dict[str, Any], prov: dict[str, Any], evidence: Evidence, into: TurnResult
     ) -> dict[str, Any]:
         old = self.store.get_item(int(args["id"])) if args.get("id") is not None else None
         if old is None:

@@ -11,11 +11,11 @@ import numpy as np
 from assay.memory._clock import to_ts
 from assay.memory._extract import ExtractionError, consolidate_with_model
 from assay.memory._rules import split_sentences
-from assay.models._usage import Usage
+from assay.memory._turn import Evidence, MemoryConfig, Shown, TurnResult
+from assay.runs import Usage
 
 if TYPE_CHECKING:
     from assay.memory._extract import CandidateFact
-    from assay.memory._pipeline import MemoryConfig, TurnResult, _Evidence
     from assay.memory._store import MemoryStore
     from assay.memory._types import KnowledgeItem
     from assay.models._types import ChatModel
@@ -46,7 +46,7 @@ class UpkeepMixin:
         def apply_fact(
             self,
             fact: CandidateFact,
-            ev: _Evidence,
+            ev: Evidence,
             prov: dict[str, Any],
             into: TurnResult,
             *,
@@ -105,8 +105,6 @@ class UpkeepMixin:
 
     async def consolidate(self, report: UpkeepReport) -> None:
         """Summarise conversations that ended a while ago; the model's facts go through the same rules."""
-        from assay.memory._pipeline import Shown, TurnResult, _Evidence
-
         cutoff = to_ts(self.store.clock.now() - self.config.consolidate_after)
         for conv_id, ref in self.store.unconsolidated_conversations(cutoff):
             turns = self.store.turns(conv_id)
@@ -125,7 +123,7 @@ class UpkeepMixin:
                     report.usage = report.usage + usage
                     self.usage = self.usage + usage
                     summary = answer.summary or summary
-                    evidence = _Evidence(user_text, "", [], [])
+                    evidence = Evidence(user_text, "", [], [])
                     prov = {"conversation": ref, "conversation_id": conv_id, "consolidated": True}
                     for fact in answer.facts:
                         item_id = self.apply_fact(fact, evidence, prov, sink)

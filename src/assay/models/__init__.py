@@ -17,7 +17,7 @@ from assay.models._retry import AdaptiveLimiter, RetryPolicy
 from assay.models._server import LlamaServer, embedded_gguf_path, serve_forever
 from assay.models._try import TryResult, try_model
 from assay.models._types import ChatModel, Message, ModelOutput, StreamChunk, Timings, Tool, ToolCall
-from assay.models._usage import Usage
+from assay.runs import Usage
 
 __all__ = [
     "PROVIDERS",

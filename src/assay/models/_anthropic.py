@@ -16,7 +16,7 @@ from assay.models._errors import ModelInfraError
 from assay.models._http import HttpBackend, response_error
 from assay.models._openai import parse_arguments
 from assay.models._types import Message, ModelOutput, StreamChunk, Timings, Tool, ToolCall
-from assay.models._usage import Usage
+from assay.runs import Usage
 
 __all__ = ["AnthropicModel", "messages_payload"]
 

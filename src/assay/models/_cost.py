@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field, ValidationError
 
 from assay.errors import ConfigError
-from assay.models._usage import Usage
+from assay.runs import Usage
 
 __all__ = [
     "BillingMeter",

@@ -25,7 +25,7 @@ from assay.models._cost import is_loopback_url
 from assay.models._errors import ModelInfraError
 from assay.models._http import HttpBackend, response_error
 from assay.models._types import Message, ModelOutput, StreamChunk, Timings, Tool, ToolCall
-from assay.models._usage import Usage
+from assay.runs import Usage
 
 __all__ = ["OpenAICompatModel", "OpenAIModel", "parse_arguments", "tool_choice_payload"]
 

@@ -36,7 +36,7 @@ from assay.errors import ConfigError
 from assay.models._base import BaseChatModel, Emit, now
 from assay.models._errors import ModelInfraError, ModelResponseError, parse_reset_time
 from assay.models._types import Message, ModelOutput, StreamChunk, Timings, Tool, ToolCall
-from assay.models._usage import Usage
+from assay.runs import Usage
 
 __all__ = ["Script", "ScriptedModel", "ScriptedReply", "load_script"]
 

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from assay.models._usage import Usage
+from assay.runs import Usage
 
 Role = Literal["system", "user", "assistant", "tool"]
 

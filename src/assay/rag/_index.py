@@ -8,19 +8,22 @@ import io
 import json
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
+from assay._util import phase
 from assay.embed import Embedder
 from assay.errors import ConfigError, DocumentError, IndexCorruptError, MissingDependencyError
 from assay.rag._chunk import Chunk, ChunkConfig, chunk_document
 from assay.rag._extract import SUFFIXES, ExtractedDocument, extract_bytes, kind_of
-from assay.rag._lexical import Bm25, rrf
+from assay.rag._lexical import Bm25
+from assay.rag._query import answer
+from assay.rag._records import DocumentInfo, IndexResult, SearchHit, SearchMode, embedding_text
 from assay.rag._signing import assay_home, install_key, read_signed, write_signed
-from assay.runs._progress import phase
+from assay.ranking import rrf
 
 __all__ = [
     "DocumentIndex",
@@ -32,57 +35,10 @@ __all__ = [
     "iter_supported",
 ]
 
-SearchMode = Literal["hybrid", "dense", "bm25"]
 INDEX_SCHEMA = 1
 _CACHE_FILES = ("document.json", "vectors.npy")
 _INDEX_FILES = ("manifest.json", "chunks.jsonl", "vectors.npy")
 _BATCH = 64
-
-
-@dataclass
-class DocumentInfo:
-    doc_id: str
-    path: str | None
-    sha256: str
-    kind: str
-    title: str
-    n_chunks: int
-    degraded: bool = False
-    warnings: list[str] = field(default_factory=list)
-    seq: int = 0
-    ocr_pages: list[int] = field(default_factory=list)
-    image_pages: list[int] = field(default_factory=list)
-
-
-@dataclass
-class IndexResult:
-    """What indexing one document did. ``cache`` is hit, miss, off, or ``rebuilt:<why>`` for a bad entry."""
-
-    doc_id: str
-    status: Literal["indexed", "replaced", "unchanged"]
-    n_chunks: int
-    cache: str = "off"
-    degraded: bool = False
-    warnings: list[str] = field(default_factory=list)
-    evicted: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    #: pages read by OCR, and mostly-image pages whose content is missing (OCR off or it read nothing)
-    ocr_pages: list[int] = field(default_factory=list)
-    image_pages: list[int] = field(default_factory=list)
-
-
-@dataclass
-class SearchHit:
-    chunk: Chunk
-    score: float
-    rank: int
-    title: str = ""
-    dense_rank: int | None = None
-    bm25_rank: int | None = None
-
-    @property
-    def doc_id(self) -> str:
-        return self.chunk.doc_id
 
 
 @dataclass
@@ -94,12 +50,6 @@ class _Prepared:
     vectors: np.ndarray | None
     cache: str
     cache_key: str | None
-
-
-def embedding_text(title: str, chunk: Chunk) -> str:
-    """What is embedded (and BM25-indexed) for a chunk: its document title and heading, then its text."""
-    head = " > ".join(x for x in (title, chunk.heading) if x)
-    return f"{head}\n{chunk.text}" if head else chunk.text
 
 
 class DocumentIndex:
@@ -495,8 +445,6 @@ class DocumentIndex:
 
     async def query(self, question: str, model: Any, *, k: int = 5, **options: Any) -> Any:
         """Retrieve for ``question`` and answer it with ``model`` (see :func:`assay.rag.answer`)."""
-        from assay.rag._query import answer
-
         return await answer(self, question, model, k=k, **options)
 
     def chunk_at(self, position: int) -> tuple[Chunk, str]:

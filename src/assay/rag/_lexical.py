@@ -9,7 +9,7 @@ import numpy as np
 
 from assay.errors import MissingDependencyError
 
-__all__ = ["STOPWORDS", "Bm25", "keywords", "rrf", "terms"]
+__all__ = ["STOPWORDS", "Bm25", "keywords", "terms"]
 
 _WORD = re.compile(r"[A-Za-z]+|\d+(?:[.,]\d+)*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+(?:[.,]\d+)*")
@@ -79,15 +79,3 @@ class Bm25:
         if not q:
             return np.zeros(self.size, dtype=np.float32)
         return np.asarray(self._retriever.get_scores(q), dtype=np.float32)
-
-
-def rrf(
-    rankings: Sequence[Sequence[int]], k: int = 60, weights: Sequence[float] | None = None
-) -> dict[int, float]:
-    """Reciprocal-rank fusion: ``sum(w / (k + rank))`` over the rankings an item is in (ranks from 1)."""
-    fused: dict[int, float] = {}
-    for i, ranking in enumerate(rankings):
-        w = 1.0 if weights is None else weights[i]
-        for rank, item in enumerate(ranking, start=1):
-            fused[item] = fused.get(item, 0.0) + w / (k + rank)
-    return fused

@@ -16,8 +16,9 @@ from typing import Any
 
 from assay.errors import ConfigError
 from assay.models import ChatModel, Message, Tool, Usage
-from assay.rag._index import DocumentIndex, SearchHit
-from assay.rag._lexical import keywords, rrf
+from assay.rag._lexical import keywords
+from assay.rag._records import RankedIndex, SearchHit
+from assay.ranking import rrf
 
 __all__ = [
     "Answer",
@@ -66,7 +67,7 @@ def format_context(hits: Sequence[SearchHit], max_chars: int = 1200) -> str:
 
 
 async def answer(
-    index: DocumentIndex,
+    index: RankedIndex,
     question: str,
     model: ChatModel,
     *,
@@ -89,7 +90,7 @@ async def answer(
 
 
 def query_documents(
-    index: DocumentIndex,
+    index: RankedIndex,
     query: str,
     *,
     max_chunks: int = 8,
@@ -159,7 +160,7 @@ def query_documents(
     return ToolResult(query, hits, variants, format_context(hits))
 
 
-def query_documents_tool(index: DocumentIndex, *, max_chunks: int = 8) -> tuple[Tool, Callable[..., str]]:
+def query_documents_tool(index: RankedIndex, *, max_chunks: int = 8) -> tuple[Tool, Callable[..., str]]:
     """The tool definition to offer a model, and the function that runs a call of it."""
     tool = Tool(
         name="query_documents",

@@ -25,7 +25,7 @@ SignatureProblem = Literal["missing", "unsigned", "tampered", "unreadable"]
 
 def assay_home() -> Path:
     """``$ASSAY_HOME`` or ``~/.assay`` (created on first use; ConfigError if it cannot be)."""
-    from assay.runs._paths import assay_home as home
+    from assay._util import assay_home as home
 
     return home()
 

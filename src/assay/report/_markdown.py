@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from assay.models._weak import WEAK_MODEL_NOTE, weak_roles
 from assay.report._failures import Failures, failures_markdown
 from assay.report._plots import Plot
 from assay.runs._records import CaseSummary, MetricValue, Scorecard, SubjectConfig
+
+if TYPE_CHECKING:
+    from assay.gate import Verdict
 
 _STABILITY_ORDER = {
     "stable-fail": 0,
@@ -102,9 +106,10 @@ def render_markdown(
     section: str = "",
     failures: Failures | None = None,
     plots: Sequence[Plot] = (),
+    verdict: Verdict | None = None,
 ) -> str:
     """The report: summary, gated metrics, why cases failed, other metrics, plots, the benchmark's section,
-    categories, cases, cost."""
+    categories, cases, cost and, when the run was compared, the comparison with its baseline."""
     s = card.summary
     lines = [
         f"# {card.benchmark} · {card.suite} · {card.run_id}",
@@ -173,4 +178,9 @@ def render_markdown(
         f"{f' ({cost.cost_source})' if cost.cost_source else ''}"
         f"{f'; {cost.unpriced_calls} calls without a price' if cost.unpriced_calls else ''}.",
     ]
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
+    if verdict is not None and verdict.comparison is not None:
+        from assay.gate import comparison_markdown
+
+        text += "\n" + comparison_markdown(verdict.comparison)
+    return text

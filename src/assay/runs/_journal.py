@@ -14,9 +14,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from assay._util import Scrubber
 from assay.errors import ResumeError
 from assay.runs._records import FINAL_STATUSES, Attempt
-from assay.runs._scrub import Scrubber
 
 
 class Journal:

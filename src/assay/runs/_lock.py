@@ -12,8 +12,8 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
+from assay._util import assay_home
 from assay.errors import LockHeldError
-from assay.runs._paths import assay_home
 
 
 def lock_disabled() -> bool:

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from assay.models._usage import Usage
+from assay.runs._usage import Usage
 
 #: 2: metrics declare their kind (MetricValue.kind, items, samples); a case measured once is labelled
 #: single-pass/single-fail, never stable-*; the run-level pass-rate interval is clustered by case.
@@ -63,6 +63,10 @@ class Attempt(BaseModel):
     skip_reason: str | None = None
     usage: Usage | None = None
     details: dict[str, Any] = Field(default_factory=dict)
+    #: an ERROR attempt of an agent benchmark: whether the harness (its run raised) or the agent (it crashed,
+    #: its output was unreadable) broke; None otherwise and in journals written before it (a field added, none
+    #: changed meaning: the schema version stays)
+    broken_by: Literal["harness", "agent"] | None = None
 
     @property
     def key(self) -> tuple[str, int]:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from assay._util import Scrubber, write_scrubbed
 from assay.errors import ConfigError, ResumeError
 from assay.runs._records import RunMeta, Scorecard
-from assay.runs._scrub import Scrubber, write_scrubbed
 
 META = "meta.json"
 JOURNAL = "results.jsonl"

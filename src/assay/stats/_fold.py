@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from assay.models._usage import Usage
+from assay.runs import Usage
 from assay.runs._journal import latest_attempts
 from assay.runs._records import (
     FINAL_STATUSES,

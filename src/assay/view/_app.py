@@ -7,8 +7,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from assay._util import Scrubber
 from assay.errors import ConfigError, MissingDependencyError
-from assay.runs._scrub import Scrubber
 
 from ._site import NotFound, Site
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from assay._util import Scrubber
 from assay.errors import ConfigError
 from assay.runs._rundir import write_artifact
-from assay.runs._scrub import Scrubber
 
 from ._compare_page import previous_pairs
 from ._pages import PAGE_SIZE

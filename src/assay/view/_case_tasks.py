@@ -75,7 +75,7 @@ def _task_grade(run: Run, att: Attempt) -> tuple[dict[str, Any] | None, str]:
     note when there is none."""
     if isinstance(att.details.get("grade"), dict):
         return att.details["grade"], ""
-    from assay.evals.tasks._judge import TasksJudgement
+    from assay.evals.tasks import TasksJudgement
 
     raw = run.sidecar("judge.json")
     if raw is None:

@@ -84,16 +84,15 @@ class Site:
         raise NotFound(f"{benchmark}/{suite_slug}")
 
     def _backlog(self, runs: list[Run]) -> list[str] | None:
-        if runs[0].benchmark != "agent":
-            return None
-        from assay.gate._health_moves import find_tiers
+        from assay.evals import move_advisor
 
+        advisor = move_advisor(runs[0].benchmark)
+        if advisor is None:
+            return None
         try:
-            tiers, _ = find_tiers([r.loaded() for r in runs], None)
+            return advisor.backlog([r.loaded() for r in runs])
         except ConfigError:
             return None
-        tier = tiers.tiers.get("backlog") if tiers is not None else None
-        return list(tier.scenarios) if tier is not None else None
 
     def file(self, key: str, name: str) -> Path:
         path = run_file(self.root, self.run(key).path, name)

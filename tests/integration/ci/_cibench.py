@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
-import click
+from typing import Annotated, Any, ClassVar
 
 from assay.errors import InfraError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
-from assay.models._usage import Usage
+from assay.evals import AttemptContext, Benchmark, BenchmarkOptions, Case, Flag, Outcome, Suite
+from assay.runs import Usage
 from assay.runs._records import ErrorInfo, MetricSpec, Status
 
 #: case id -> what its attempt does (the ``weak`` option turns ``flip`` into a failure)
@@ -31,16 +29,13 @@ class CiBench(Benchmark):
     suites: ClassVar[tuple[str, ...]] = ("pr", "full")
     metric_specs: ClassVar[tuple[MetricSpec, ...]] = ()
 
-    @classmethod
-    def cli_options(cls) -> list[click.Option]:
-        return [
-            click.Option(["--scenario"], default=None, help="Only these cases (comma list)."),
-            click.Option(["--weak"], is_flag=True, help="Fail the flip case."),
-            click.Option(["--no-outage"], is_flag=True, help="The outage case passes."),
-        ]
+    class Options(BenchmarkOptions):
+        scenario: Annotated[str | None, Flag("--scenario", help="Only these cases (comma list).")] = None
+        weak: Annotated[bool, Flag("--weak", help="Fail the flip case.")] = False
+        no_outage: Annotated[bool, Flag("--no-outage", help="The outage case passes.")] = False
 
     def load_suite(self, suite: str) -> Suite:
-        wanted = [c for c in str(self.options.get("scenario") or "").split(",") if c]
+        wanted = [c for c in str(self.options.scenario or "").split(",") if c]
         unknown = [c for c in wanted if c not in CASES]
         if unknown:
             from assay.errors import ConfigError
@@ -55,9 +50,9 @@ class CiBench(Benchmark):
 
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
         what = CASES[case.id]
-        if case.id == "flip" and self.options.get("weak"):
+        if case.id == "flip" and self.options.weak:
             what = "fail"
-        if case.id == "outage" and self.options.get("no_outage"):
+        if case.id == "outage" and self.options.no_outage:
             what = "pass"
         spent = Usage(input_tokens=10, output_tokens=2, calls=1, cost_usd=0.001, cost_source="metered")
         if what == "infra":

@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 from junitparser import Error, Failure, JUnitXml, Skipped
 
-from assay.ci import CiVerdict, job_summary
+from assay.ci import job_summary
 from assay.cli._main import cli
-from assay.gate._compare import load_comparison
+from assay.gate import load_verdict
 from assay.runs._rundir import load_scorecard
 
 
@@ -151,8 +151,9 @@ def test_compare_junit_and_summary_on_a_planted_drop(tmp_path: Path) -> None:
     text = summary.read_text(encoding="utf-8")
     assert all(len(line) <= 100 for line in text.splitlines())
     assert text == EXPECTED_SUMMARY
-    comp = load_comparison(weak / "comparison.json")
-    narrow = job_summary(load_scorecard(weak), CiVerdict(2), comp, targeted=True, width=40)
+    verdict = load_verdict(weak)  # what gate.hold decided, as verdict.json keeps it
+    assert verdict.exit_code == 2 and verdict.comparison is not None
+    narrow = job_summary(load_scorecard(weak), verdict, targeted=True, width=40)
     assert narrow == EXPECTED_NARROW
     # `assay compare` writes the same JUnit verdicts
     res = CliRunner().invoke(cli, ["compare", str(base), str(weak), "--junit", str(tmp_path / "cmp.xml")])

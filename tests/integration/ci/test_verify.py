@@ -11,8 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from assay.ci._verify import find_runs, verify
+from assay.evals import get_benchmark
 from assay.evals.agent._tiers import load_tiers
-from assay.runs._runner import RunOptions, run_benchmark
+from assay.exec import RunOptions, run_benchmark
 
 SHIPPED = Path(__file__).parents[3] / "eval" / "ci_tiers.json"
 
@@ -31,7 +32,7 @@ def _commit(repo: Path, text: str) -> str:
 def _run(results: Path, suite: str = "full", **options: object) -> Path:
     opts = RunOptions(suite=suite, results_dir=results, max_concurrency=1)
     return run_benchmark(
-        "cibench", {"no_outage": True, "weak": False, "scenario": None, **options}, opts
+        get_benchmark("cibench"), {"no_outage": True, "weak": False, "scenario": None, **options}, opts
     ).run_dir
 
 

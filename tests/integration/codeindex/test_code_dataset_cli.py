@@ -18,8 +18,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from assay.cli._main import main
-from assay.evals.retrieval import _code_data
-from assay.evals.retrieval._code_data import swebench_cache_path
+from assay.evals import _swebench_dataset
+from assay.evals._swebench_dataset import swebench_cache_path
 from assay.runs._records import Scorecard
 
 GEARS_V1 = "def spin_gear(speed):\n    return speed * 2\n\n\ndef stop_gear():\n    return 0\n"
@@ -105,7 +105,7 @@ def _pin_parquet(cache: Path, rows: list[dict[str, str]], monkeypatch: pytest.Mo
     target = swebench_cache_path(cache, pin)
     pq.write_table(pa.table({k: pa.array([r[k] for r in rows], type=pa.string()) for k in rows[0]}), target)
     pin["sha256"] = hashlib.sha256(target.read_bytes()).hexdigest()
-    monkeypatch.setattr(_code_data, "SWE_BENCH_VERIFIED", pin)
+    monkeypatch.setattr(_swebench_dataset, "SWE_BENCH_VERIFIED", pin)
     return target
 
 
@@ -138,7 +138,7 @@ def test_cli_refuses_a_tampered_or_missing_pinned_file(
     cache = env / "repos"
     rows = _widgets_repo(env, cache)
     target = _pin_parquet(cache, rows, monkeypatch)
-    pinned = _code_data.SWE_BENCH_VERIFIED["sha256"]
+    pinned = _swebench_dataset.SWE_BENCH_VERIFIED["sha256"]
     rows[0]["problem_statement"] = "spin_gear is fine"
     pq.write_table(pa.table({k: pa.array([r[k] for r in rows], type=pa.string()) for k in rows[0]}), target)
     tampered = hashlib.sha256(target.read_bytes()).hexdigest()

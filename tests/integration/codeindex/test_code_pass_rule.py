@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from assay.evals.retrieval import RetrievalBenchmark
-from assay.runs import RunOptions, run_benchmark
+from assay.exec import RunOptions, run_benchmark
 
 
 def _git(cwd: Path, *args: str) -> str:

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from assay.errors import ConfigError
 from assay.evals.retrieval import RetrievalBenchmark
 from assay.evals.retrieval._code_data import DATA_DIR, ensure_pr_repo
-from assay.runs import RunOptions, run_benchmark
+from assay.exec import RunOptions, run_benchmark
 
 
 @pytest.fixture(scope="session")

@@ -12,12 +12,10 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Any
-
-import click
+from typing import Annotated, Any
 
 from assay.errors import InfraError
-from assay.evals import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals import AttemptContext, Benchmark, BenchmarkOptions, Case, Flag, Outcome, Suite
 from assay.runs import MetricSpec, Status
 
 
@@ -28,27 +26,26 @@ class SleepBenchmark(Benchmark):
     help = "Test-only benchmark: attempts that wait on I/O."
     metric_specs = (MetricSpec(name="value", kind="continuous", direction="higher", tolerance=0.0),)
 
-    @classmethod
-    def cli_options(cls) -> list[click.Option]:
-        return [
-            click.Option(["--cases"], type=int, default=6),
-            click.Option(["--sleep"], type=float, default=0.0),
-            click.Option(["--marks"], type=str, default=""),
-            click.Option(["--crash-once"], type=str, default=""),
-            click.Option(["--crash-always"], type=str, default=""),
-            click.Option(["--outage"], type=str, default=""),
-            click.Option(["--cases-env"], type=str, default=""),
-        ]
+    class Options(BenchmarkOptions):
+        cases: Annotated[int, Flag("--cases")] = 6
+        sleep: Annotated[float, Flag("--sleep")] = 0.0
+        marks: Annotated[str, Flag("--marks")] = ""
+        crash_once: Annotated[str, Flag("--crash-once")] = ""
+        crash_always: Annotated[str, Flag("--crash-always")] = ""
+        outage: Annotated[str, Flag("--outage")] = ""
+        cases_env: Annotated[str, Flag("--cases-env")] = ""
+        #: as a fenced benchmark's option: each attempt asks for a ``sandbox``
+        fence: bool = False
 
     def load_suite(self, suite: str) -> Suite:
-        n = int(self.options.get("cases", 6))
-        if self.options.get("cases_env"):  # the count from this process's environment (a differing checkout)
-            n = int(os.environ.get(self.options["cases_env"], n))
+        n = int(self.options.cases)
+        if self.options.cases_env:  # the count from this process's environment (a differing checkout)
+            n = int(os.environ.get(self.options.cases_env, n))
         return Suite(name=suite, version="1", cases=[Case(id=f"c{i:02d}", input=i) for i in range(n)])
 
     def _mark(self, case: Case, ctx: AttemptContext) -> int:
         """Record this try; return how many tries the attempt has had (this one included)."""
-        marks = self.options.get("marks") or ""
+        marks = self.options.marks or ""
         if not marks:
             return 1
         path = Path(marks) / f"{case.id}-i{ctx.iteration}"
@@ -58,13 +55,11 @@ class SleepBenchmark(Benchmark):
 
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
         tries = self._mark(case, ctx)
-        if case.id == self.options.get("crash_always") or (
-            case.id == self.options.get("crash_once") and tries == 1
-        ):
+        if case.id == self.options.crash_always or (case.id == self.options.crash_once and tries == 1):
             os._exit(17)  # the worker process dies mid-attempt, as a lost node would
-        if case.id == self.options.get("outage"):
+        if case.id == self.options.outage:
             raise InfraError(f"scripted backend outage at {case.id}")
-        await asyncio.sleep(float(self.options.get("sleep", 0.0)))
+        await asyncio.sleep(float(self.options.sleep))
         details: dict[str, Any] = {"input": case.input, "pid": os.getpid()}
         return Outcome(status=Status.PASS, score=1.0, metrics={"value": float(case.input)}, details=details)
 

@@ -13,9 +13,9 @@ from click.testing import CliRunner
 
 from assay.cli._main import cli, main
 from assay.errors import ConfigError, NotComparableError, UsageError
+from assay.gate._simulate import scorecard_from_outcomes as card
+from assay.gate._simulate import simulated_meta
 from assay.runs._records import Scorecard, SubjectConfig
-from assay.stats._simulate import scorecard_from_outcomes as card
-from assay.stats._simulate import simulated_meta
 
 TOY_DIR = Path(__file__).resolve().parents[2] / "spine"
 OTHER_MODEL = SubjectConfig(subject="sim", model="other-model", judge_model="sim-judge")
@@ -206,7 +206,8 @@ def test_noise_runs_the_eval_command(toy_env: Path) -> None:
 
 
 def test_eval_compare_and_save_baseline_end_to_end(toy_env: Path) -> None:
-    """The eval command's --save-baseline / --compare go through apply_run_options (exit 0, then 2)."""
+    """The eval command's --save-baseline / --compare go through gate.hold (exit 0, then 2); report.md and
+    report.html hold the comparison."""
     import subprocess
 
     def eval_toy(*extra: str) -> subprocess.CompletedProcess[str]:
@@ -223,5 +224,8 @@ def test_eval_compare_and_save_baseline_end_to_end(toy_env: Path) -> None:
     comp = json.loads((toy_env / "r2" / "comparison.json").read_text())
     assert sorted(comp["regressions"]) == ["c000", "c003"]
     assert "## Compared with baseline" in (toy_env / "r2" / "report.md").read_text()
+    assert "<h2>Compared with baseline</h2>" in (toy_env / "r2" / "report.html").read_text()
+    verdict = json.loads((toy_env / "r2" / "verdict.json").read_text())
+    assert verdict["exit_code"] == 2 and verdict["reason"].startswith("REGRESSION: 2 regressed")
     other = eval_toy("--out", "r3", "--model", "scripted/other", "--compare", "bl")
     assert other.returncode == 3 and "subject model differs" in other.stdout

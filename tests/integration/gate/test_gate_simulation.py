@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from assay.gate import compare
+from assay.gate._simulate import simulate_scorecard
 from assay.stats import noise_from_scorecards
-from assay.stats._simulate import simulate_scorecard
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -76,7 +76,7 @@ def test_benchmark_script_prints_a_power_table(capsys: pytest.CaptureFixture) ->
 
 @pytest.mark.slow
 def test_power_table_meets_the_goals() -> None:
-    from assay.stats._simulate import power_table
+    from assay.gate._simulate import power_table
 
     rows = power_table(200, 0)
     assert all(r.false_alarm_rate <= 0.05 for r in rows), [(r.setting, r.false_alarm_rate) for r in rows]

@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from assay.cli._main import cli
+from assay.gate._simulate import scorecard_from_outcomes as card
+from assay.gate._simulate import simulated_meta
 from assay.runs._records import MetricSpec, Scorecard
-from assay.stats._simulate import scorecard_from_outcomes as card
-from assay.stats._simulate import simulated_meta
 
 
 def write_run(root: Path, name: str, sc: Scorecard) -> Path:

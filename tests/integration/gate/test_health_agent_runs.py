@@ -25,9 +25,9 @@ from click.testing import CliRunner
 
 from assay.cli._main import cli
 from assay.errors import ConfigError
+from assay.evals import health
 from assay.evals.agent import AgentBenchmark
-from assay.gate import health
-from assay.runs import RunOptions, run_benchmark
+from assay.exec import RunOptions, run_benchmark
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "health_scenarios"
 AGENTS = FIXTURE / "agents"

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from assay.cli import main
+from assay.evals.agent import AgentBenchmark
+from assay.exec import RunOptions, run_benchmark
 from assay.gate import noise
-from assay.runs import RunOptions, run_benchmark
 
 if TYPE_CHECKING:
     from conftest import Climb
@@ -29,7 +30,7 @@ def _noise_file(c: Climb) -> Path:
     for i in (1, 2):
         options = {"scenarios_dir": str(c.scenarios), "profile": str(c.profile)}
         opts = RunOptions(suite="pr", iterations=3, out=c.root / "noise" / f"run-{i}")
-        runs.append(run_benchmark("agent", options, opts).run_dir)
+        runs.append(run_benchmark(AgentBenchmark, options, opts).run_dir)
     noise(runs, c.root / "noise.json")
     return c.root / "noise.json"
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from assay.runs import RunOptions, run_benchmark
+from assay.evals.memory import MemoryBenchmark
+from assay.exec import RunOptions, run_benchmark
 
 
 def _session(*pairs: tuple[str, str]) -> list[dict[str, str]]:
@@ -74,7 +75,9 @@ def _lme_file(tmp_path: Path) -> Path:
 def test_longmemeval_without_a_model_grades_what_is_shown(tmp_path: Path) -> None:
     data = _lme_file(tmp_path)
     res = run_benchmark(
-        "memory", {"dataset": f"longmemeval:{data}"}, RunOptions(out=tmp_path / "run", command_line=["t"])
+        MemoryBenchmark,
+        {"dataset": f"longmemeval:{data}"},
+        RunOptions(out=tmp_path / "run", command_line=["t"]),
     )
     rows = {
         r["case_id"]: r for r in map(json.loads, (res.run_dir / "results.jsonl").read_text().splitlines())
@@ -107,7 +110,7 @@ def test_longmemeval_with_a_model_grades_its_answers(tmp_path: Path) -> None:
         )
     )
     res = run_benchmark(
-        "memory",
+        MemoryBenchmark,
         {"dataset": f"longmemeval:{data}", "model": f"scripted/{script}"},
         RunOptions(out=tmp_path / "run", command_line=["t"]),
     )
@@ -153,7 +156,7 @@ probes:
         )
     )
     res = run_benchmark(
-        "memory",
+        MemoryBenchmark,
         {"model": f"scripted/{script}", "embedder": "hash", "scenarios_dir": str(scen_dir)},
         RunOptions(suite="full", out=tmp_path / "run", command_line=["t"]),
     )

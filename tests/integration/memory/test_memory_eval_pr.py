@@ -10,12 +10,15 @@ import pytest
 from assay.evals.memory import MemoryBenchmark, default_scenario_dir
 from assay.evals.memory._scenario import load_scenarios
 from assay.evals.memory._simulate import simulate
+from assay.exec import RunOptions, run_benchmark
 from assay.models._scripted import ScriptedModel
-from assay.runs import RunOptions, Status, run_benchmark
+from assay.runs import Status
 
 
 def _run(tmp_path: Path, name: str) -> tuple[Path, dict[str, dict]]:
-    result = run_benchmark("memory", {}, RunOptions(suite="pr", out=tmp_path / name, command_line=["test"]))
+    result = run_benchmark(
+        MemoryBenchmark, {}, RunOptions(suite="pr", out=tmp_path / name, command_line=["test"])
+    )
     assert result.exit_code == 0
     rows = [json.loads(line) for line in (result.run_dir / "results.jsonl").read_text().splitlines()]
     return result.run_dir, {r["case_id"]: r for r in rows}
@@ -133,7 +136,9 @@ def test_pr_is_gated_check_by_check_against_the_committed_baseline(
     from assay.gate import compare
     from assay.memory import _store
 
-    result = run_benchmark("memory", {}, RunOptions(suite="pr", out=tmp_path / "ok", command_line=["test"]))
+    result = run_benchmark(
+        MemoryBenchmark, {}, RunOptions(suite="pr", out=tmp_path / "ok", command_line=["test"])
+    )
     ok = compare(BASELINE, result.run_dir)
     assert ok.comparable, ok.not_comparable
     assert ok.exit_code == 0 and ok.regressions == []
@@ -141,7 +146,7 @@ def test_pr_is_gated_check_by_check_against_the_committed_baseline(
     monkeypatch.setattr(_store.MemoryStore, "forgotten_by", lambda self, text, entity=None: None)
     # three iterations: one attempt of a case is only a flip, never a stable-pass -> stable-fail regression
     broken = run_benchmark(
-        "memory", {}, RunOptions(suite="pr", iterations=3, out=tmp_path / "bad", command_line=["test"])
+        MemoryBenchmark, {}, RunOptions(suite="pr", iterations=3, out=tmp_path / "bad", command_line=["test"])
     )
     verdict = compare(BASELINE, broken.run_dir)
     assert verdict.exit_code == 2

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from assay.runs import RunOptions, run_benchmark
+from assay.evals.memory import MemoryBenchmark
+from assay.exec import RunOptions, run_benchmark
 
 
 def test_waiting_for_the_shared_simulation_is_not_a_probe_s_time(
@@ -18,7 +19,7 @@ def test_waiting_for_the_shared_simulation_is_not_a_probe_s_time(
 ) -> None:
     monkeypatch.setenv("ASSAY_NO_LOCK", "1")
     monkeypatch.setenv("ASSAY_HOME", str(tmp_path / "home"))
-    from assay.evals import memory
+    from assay.evals.memory import _benchmark as memory
 
     simulate = memory.simulate
 
@@ -28,7 +29,7 @@ def test_waiting_for_the_shared_simulation_is_not_a_probe_s_time(
 
     monkeypatch.setattr(memory, "simulate", slow_simulate)
     opts = RunOptions(suite="pr", out=tmp_path / "run", max_concurrency=4, command_line=["t"])
-    run_benchmark("memory", {}, opts)
+    run_benchmark(MemoryBenchmark, {}, opts)
     by_scenario: dict[str, list[float]] = defaultdict(list)
     for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines():
         row = json.loads(line)

@@ -11,10 +11,11 @@ from typing import Any, ClassVar
 
 import pytest
 
-from assay.evals import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals import AttemptContext, Benchmark, BenchmarkOptions, Case, Outcome, Suite
+from assay.exec import RunOptions, run_benchmark
 from assay.models import LlamaServer, Message, embedded_gguf_path, get_model
 from assay.models._local import shared_server
-from assay.runs import RunOptions, Status, SubjectConfig, read_journal, run_benchmark
+from assay.runs import Status, SubjectConfig, read_journal
 
 pytestmark = pytest.mark.local_model
 
@@ -26,8 +27,11 @@ class ChatBench(Benchmark):
     pass_fail = True
     hooks: ClassVar[dict[str, Any]] = {}
 
+    class Options(BenchmarkOptions):
+        model: str
+
     def subject_config(self) -> SubjectConfig:
-        return SubjectConfig(subject="chat", model=self.options["model"])
+        return SubjectConfig(subject="chat", model=self.options.model)
 
     def load_suite(self, suite: str) -> Suite:
         return Suite(
@@ -38,7 +42,7 @@ class ChatBench(Benchmark):
         before = self.hooks.get("before_case")
         if before is not None:
             before(case)
-        model = get_model(self.options["model"], max_retries=1, backoff_s=0.05)
+        model = get_model(self.options.model, max_retries=1, backoff_s=0.05)
         out = await model.generate([Message("user", str(case.input))], max_tokens=8, temperature=0)
         status = Status.PASS if out.text.strip() else Status.FAIL
         return Outcome(status=status, score=1.0 if out.text.strip() else 0.0, usage=out.usage)

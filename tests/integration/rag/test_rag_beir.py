@@ -9,11 +9,12 @@ import pytest
 
 from assay.embed import get_embedder
 from assay.errors import ConfigError
+from assay.evals.retrieval import RetrievalBenchmark
 from assay.evals.retrieval._rag import default_eval_dir
 from assay.evals.retrieval._rag_data import load_beir
 from assay.evals.retrieval._rag_score import mrr_at_k, ndcg_at_k, recall_at_k
+from assay.exec import RunOptions, run_benchmark
 from assay.rag import DocumentIndex
-from assay.runs import RunOptions, run_benchmark
 
 MINI = default_eval_dir() / "beir-mini"
 
@@ -69,7 +70,7 @@ def test_hybrid_at_least_as_good_as_the_better_single_ranker(spec: str) -> None:
 
 def test_beir_dataset_through_the_benchmark(tmp_path: Path) -> None:
     result = run_benchmark(
-        "retrieval",
+        RetrievalBenchmark,
         {"component": "rag", "dataset": f"beir:{MINI}"},
         RunOptions(out=tmp_path / "run", command_line=["test"]),
     )

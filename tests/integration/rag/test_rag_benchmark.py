@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError
+from assay.evals.retrieval import RetrievalBenchmark
 from assay.evals.retrieval._rag import default_eval_dir
 from assay.evals.retrieval._rag_scale import tier_verdict
-from assay.runs import RunOptions, Status, read_journal, run_benchmark
+from assay.exec import RunOptions, run_benchmark
+from assay.runs import Status, read_journal
 
 EVAL = default_eval_dir()
 #: figures that measure time or memory and so differ between two runs
@@ -26,7 +28,9 @@ def _env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _run(tmp_path: Path, name: str, **options: object):
     return run_benchmark(
-        "retrieval", {"component": "rag", **options}, RunOptions(out=tmp_path / name, command_line=["test"])
+        RetrievalBenchmark,
+        {"component": "rag", **options},
+        RunOptions(out=tmp_path / name, command_line=["test"]),
     )
 
 
@@ -140,7 +144,7 @@ def test_committed_baseline_holds_and_a_worse_retriever_is_caught(
 def test_a_passing_hard_case_that_is_not_run_fails_the_gate(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from assay.evals._base import Outcome
+    from assay.evals import Outcome
     from assay.evals.retrieval import _rag_hard
     from assay.gate import compare
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError
+from assay.evals.retrieval import RetrievalBenchmark
 from assay.evals.retrieval._rag import default_eval_dir
-from assay.runs import RunOptions, run_benchmark
+from assay.exec import RunOptions, run_benchmark
 
 
 @pytest.fixture(autouse=True)
@@ -21,7 +22,9 @@ def _env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _run(tmp_path: Path, name: str, **options: object):
     return run_benchmark(
-        "retrieval", {"component": "rag", **options}, RunOptions(out=tmp_path / name, command_line=["test"])
+        RetrievalBenchmark,
+        {"component": "rag", **options},
+        RunOptions(out=tmp_path / name, command_line=["test"]),
     )
 
 

@@ -11,12 +11,12 @@ import threading
 import zipfile
 from pathlib import Path
 
-import click
 import pytest
 
-from assay.errors import ConfigError
+from assay.errors import ConfigError, StopEarly
+from assay.evals.retrieval import RetrievalBenchmark
 from assay.evals.retrieval._rag import default_eval_dir
-from assay.runs import RunOptions, run_benchmark
+from assay.exec import RunOptions, run_benchmark
 
 EVAL = default_eval_dir()
 
@@ -67,7 +67,7 @@ def full_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 def _run(tmp_path: Path, name: str, **options: object):
     return run_benchmark(
-        "retrieval",
+        RetrievalBenchmark,
         {"component": "rag", "embedder": "hash", **options},
         RunOptions(suite="full", out=tmp_path / name, command_line=["test"]),
     )
@@ -79,7 +79,7 @@ def test_full_suite_fetches_once_then_runs_offline(full_env) -> None:
         _run(tmp_path, "a", model=model, offline=True)
     with pytest.raises(ConfigError, match="pass --model"):
         _run(tmp_path, "b")
-    with pytest.raises(click.exceptions.Exit):
+    with pytest.raises(StopEarly, match="fetched and verified"):
         _run(tmp_path, "c", fetch_only=True)
     result = _run(tmp_path, "d", model=model, offline=True, scale_tiers="12")
     assert result.exit_code == 0 and result.scorecard.suite == "full"

@@ -9,6 +9,7 @@ import pytest
 
 from assay.embed import get_embedder
 from assay.errors import ConfigError
+from assay.evals.retrieval import RetrievalBenchmark
 from assay.evals.retrieval._rag import RagRetrievalBenchmark, default_eval_dir
 from assay.evals.retrieval._rag_data import load_beir, load_dataset, verify_labels
 from assay.evals.retrieval._rag_fusion import RANKERS, fusion_verdict, mean_ndcg, ranker_ndcg
@@ -21,8 +22,9 @@ from assay.evals.retrieval._rag_scale import (
     render_scale,
     tier_verdict,
 )
+from assay.exec import RunOptions, run_benchmark
 from assay.rag import DocumentIndex
-from assay.runs import RunOptions, read_journal, run_benchmark
+from assay.runs import read_journal
 
 EVAL = default_eval_dir()
 
@@ -157,7 +159,7 @@ def test_the_fusion_verdict_catches_a_fusion_below_its_better_channel(tmp_path: 
 
 def test_tiers_run_on_the_runs_beir_corpus_and_say_which(tmp_path: Path) -> None:
     result = run_benchmark(
-        "retrieval",
+        RetrievalBenchmark,
         {"component": "rag", "dataset": f"beir:{EVAL / 'beir-mini'}", "scale_tiers": "12,50"},
         RunOptions(out=tmp_path / "run", command_line=["test"]),
     )

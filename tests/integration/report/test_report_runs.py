@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.runs import RunOptions, run_benchmark
+from assay.exec import RunOptions, run_benchmark
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,8 @@ import pytest
 from assay.errors import ConfigError, InfraError
 from assay.evals.serving import ServingBenchmark, read_results
 from assay.evals.serving._workloads import default_data_dir, load_mbox
-from assay.runs import RunOptions, Status, run_benchmark
+from assay.exec import RunOptions, run_benchmark
+from assay.runs import Status
 
 TRIAGE_REPLY = ["category: work\n", "urgent: no\n", "personal: no\n"]
 

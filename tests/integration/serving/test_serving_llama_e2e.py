@@ -11,7 +11,7 @@ import pytest
 
 from assay.evals.serving import ServingBenchmark, read_results
 from assay.evals.serving._triage import CATEGORIES
-from assay.runs import RunOptions, run_benchmark
+from assay.exec import RunOptions, run_benchmark
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 

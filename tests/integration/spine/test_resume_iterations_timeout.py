@@ -9,7 +9,9 @@ import pytest
 
 from assay.cli._main import main
 from assay.errors import ConfigError
-from assay.runs import RunOptions, run_benchmark
+from assay.evals.memory import MemoryBenchmark
+from assay.evals.retrieval import RetrievalBenchmark
+from assay.exec import RunOptions, run_benchmark
 
 
 def _assay(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -49,9 +51,11 @@ def test_resume_with_more_iterations_extends_the_run(
 def test_timeout_is_refused_where_it_cannot_interrupt_the_work(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="--timeout: the memory benchmark"):
         run_benchmark(
-            "memory", {}, RunOptions(suite="pr", timeout_s=5, out=tmp_path / "m", command_line=["t"])
+            MemoryBenchmark, {}, RunOptions(suite="pr", timeout_s=5, out=tmp_path / "m", command_line=["t"])
         )
     with pytest.raises(ConfigError, match="--timeout: the retrieval-rag benchmark"):
         run_benchmark(
-            "retrieval", {"component": "rag"}, RunOptions(timeout_s=5, out=tmp_path / "r", command_line=["t"])
+            RetrievalBenchmark,
+            {"component": "rag"},
+            RunOptions(timeout_s=5, out=tmp_path / "r", command_line=["t"]),
         )

@@ -79,7 +79,7 @@ def _scenarios(dest: Path) -> Path:
 
 def _serving_run(out: Path, ttft_s: float = 0.005) -> None:
     from assay.evals.serving import ServingBenchmark, StubConfig, StubServer
-    from assay.runs import RunOptions, run_benchmark
+    from assay.exec import RunOptions, run_benchmark
 
     reply = ["category: work\n", "urgent: no\n", "personal: no\n"]
     stub = StubServer(StubConfig(ttft_s=ttft_s, itl_s=0.001, tokens=8, reply=reply, n_ctx=2048)).start()

@@ -124,7 +124,7 @@ def test_grep_baseline_ranks_by_rarity(tmp_path: Path) -> None:
 
 def test_swebench_verified_is_pinned_and_checked(tmp_path: Path) -> None:
     from assay.errors import DataIntegrityError
-    from assay.evals.retrieval._code_data import SWE_BENCH_VERIFIED, ensure_swebench_verified, swebench_url
+    from assay.evals._swebench_dataset import SWE_BENCH_VERIFIED, ensure_swebench_verified, swebench_url
 
     assert SWE_BENCH_VERIFIED["revision"] in swebench_url() and len(SWE_BENCH_VERIFIED["sha256"]) == 64
     with pytest.raises(ConfigError, match=r"--offline.*--dataset"):

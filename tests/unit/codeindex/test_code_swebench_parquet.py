@@ -19,12 +19,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from assay.errors import ConfigError, DataIntegrityError, InfraError, MissingDependencyError
-from assay.evals.retrieval._code_data import (
-    ensure_swebench_verified,
-    load_queries,
-    swebench_cache_path,
-    swebench_url,
-)
+from assay.evals._swebench_dataset import ensure_swebench_verified, swebench_cache_path, swebench_url
+from assay.evals.retrieval._code_data import load_queries
 
 COLUMNS = (
     "repo",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from assay.evals._base import Case
+from assay.evals import Case
 from assay.evals._suite_id import suite_version
 from assay.evals.retrieval._code import CodeRetrievalBenchmark
 

@@ -134,7 +134,7 @@ def test_concurrent_embedding_from_threads(local: LocalEmbedder) -> None:
 
 
 def test_a_long_embed_stops_between_batches_on_ctrl_c(monkeypatch: pytest.MonkeyPatch) -> None:
-    from assay.runs import Cancelled, _cancel
+    from assay._util import Cancelled, _cancel
 
     emb = LocalEmbedder(batch_size=2)
     real_run, calls = emb._run, []

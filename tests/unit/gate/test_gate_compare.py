@@ -11,9 +11,9 @@ from rich.console import Console
 
 from assay.errors import ConfigError
 from assay.gate import compare, comparison_markdown, load_comparison, load_run, print_comparison
+from assay.gate._simulate import scorecard_from_outcomes as card
 from assay.runs._records import MetricSpec, SubjectConfig
 from assay.stats import noise_from_scorecards
-from assay.stats._simulate import scorecard_from_outcomes as card
 
 
 def bucket_of(comp, case_id: str) -> str:

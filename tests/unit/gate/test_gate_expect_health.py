@@ -21,10 +21,10 @@ from assay.gate import (
     propose,
     save_baseline,
 )
-from assay.models._usage import Usage
+from assay.gate._simulate import scorecard_from_outcomes as card
+from assay.gate._simulate import simulated_meta
+from assay.runs import Usage
 from assay.runs._records import MetricSpec, Scorecard, SubjectConfig
-from assay.stats._simulate import scorecard_from_outcomes as card
-from assay.stats._simulate import simulated_meta
 
 
 def write_run(root: Path, name: str, sc: Scorecard, with_meta: bool = True) -> Path:
@@ -360,9 +360,9 @@ def test_health_reads_skips_single_attempts_and_metric_kinds(tmp_path: Path) -> 
 def test_propose_widens_each_metric_by_its_kind(tmp_path: Path) -> None:
     """Before: every metric got max(tolerance, 1.5/n): a throughput of 2000 req/s got a floor of 1998.5,
     a count of failed documents a ceiling of 1.5/n documents."""
+    from assay.gate._simulate import _T0
     from assay.runs._records import Attempt, MetricValue, Status
     from assay.stats._fold import fold
-    from assay.stats._simulate import _T0
 
     def run(name: str, rps: float) -> Path:
         metrics = {

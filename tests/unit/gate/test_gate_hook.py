@@ -1,4 +1,5 @@
-"""apply_run_options: what the eval command does after a run (compare, gate, save baseline)."""
+"""gate.hold: what the engine does once after a run (compare, gate, save baseline), and what the eval
+command prints of its verdict; the report renders the verdict (no section spliced in by a text marker)."""
 
 from __future__ import annotations
 
@@ -11,28 +12,26 @@ import yaml
 from rich.console import Console
 
 from assay.errors import ConfigError, UsageError
-from assay.gate import apply_run_options
+from assay.gate import GateOptions, hold, print_verdict
+from assay.gate._simulate import scorecard_from_outcomes as card
+from assay.report import render_markdown
 from assay.runs._records import Scorecard
-from assay.stats._simulate import scorecard_from_outcomes as card
 
 
 def finished_run(root: Path, name: str, sc: Scorecard) -> Path:
     d = root / name
     d.mkdir()
     (d / "scorecard.json").write_text(sc.model_dump_json(), encoding="utf-8")
-    (d / "report.md").write_text(f"# {name}\n\nbody\n", encoding="utf-8")
     return d
 
 
 def run_hook(run_dir: Path, sc: Scorecard, **kw) -> tuple[int, str]:
+    """Hold the run as the engine does, write its report once with the verdict, print what the CLI prints."""
     buf = io.StringIO()
-    opts = dict(
-        compare=None, save_baseline=None, require_complete=False, force=False, noise=None, expect=None,
-        enforce=False,
-    )  # fmt: skip
-    opts.update(kw)
-    code = apply_run_options(run_dir, sc, console=Console(file=buf, width=100, color_system=None), **opts)
-    return code, buf.getvalue()
+    verdict = hold(sc, GateOptions(**kw), run_dir=run_dir)
+    (run_dir / "report.md").write_text(render_markdown(sc, verdict=verdict), encoding="utf-8")
+    print_verdict(verdict, Console(file=buf, width=100, color_system=None))
+    return verdict.exit_code, buf.getvalue()
 
 
 def test_compare_gate_and_baseline_together(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -52,8 +51,8 @@ def test_compare_gate_and_baseline_together(tmp_path: Path, monkeypatch: pytest.
     assert json.loads((cur / "comparison.json").read_text())["regressions"] == ["a"]
     assert json.loads((cur / "gate.json").read_text())["status"] == "missed"
     report = (cur / "report.md").read_text()
-    assert report.startswith("# cur") and report.count("## Compared with baseline") == 1
-    # running the hook again replaces the section instead of appending a second one
+    assert report.startswith("# sim · pr · cur") and report.count("## Compared with baseline") == 1
+    # holding and reporting again writes the section once more in place of the first, never a second one
     run_hook(cur, cur_sc, compare=tmp_path / "bl")
     assert (cur / "report.md").read_text().count("## Compared with baseline") == 1
     assert (cur / "comparison.md").read_text().startswith("## Compared with baseline")

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
 import yaml
 from click.testing import CliRunner
-from rich.console import Console
 
-from assay.gate import apply_run_options
-from assay.runs._scrub import MARKER
-from assay.stats._simulate import scorecard_from_outcomes as card
+from assay._util import MARKER
+from assay.gate import GateOptions, hold
+from assay.gate._simulate import scorecard_from_outcomes as card
+from assay.report import render_markdown
+from assay.runs._rundir import write_artifact
 
 SECRET = "planted-secret-value-0123456789"
 
@@ -22,7 +22,6 @@ def _run(root: Path, name: str, outcomes: dict[str, str]) -> tuple[Path, object]
     d = root / name
     d.mkdir()
     (d / "scorecard.json").write_text(sc.model_dump_json(), encoding="utf-8")
-    (d / "report.md").write_text(f"# {name}\n", encoding="utf-8")
     return d, sc
 
 
@@ -46,13 +45,13 @@ def test_comparison_gate_report_and_baseline_are_scrubbed(
     exp = tmp_path / "exp.yaml"
     exp.write_text(yaml.safe_dump({"benchmark": "sim", "suite": "pr", "model": "sim-model",
                                    "judge_model": "sim-judge", "limits": {"min_passed": 2}}))  # fmt: skip
-    console = Console(file=io.StringIO(), width=100, color_system=None)
-    common = dict(require_complete=False, force=True, noise=None, enforce=False, console=console)
-    assert (
-        apply_run_options(base, base_sc, compare=None, save_baseline=tmp_path / "bl", expect=None, **common)
-        == 0
-    )
-    code = apply_run_options(cur, cur_sc, compare=base, save_baseline=None, expect=exp, **common)
+    common = dict(require_complete=False, force=True, noise=None, enforce=False)
+    assert hold(base_sc, GateOptions(save_baseline=tmp_path / "bl", **common), run_dir=base).exit_code == 0
+    verdict = hold(cur_sc, GateOptions(compare=base, expect=exp, **common), run_dir=cur)
+    code = verdict.exit_code
+    write_artifact(
+        cur / "report.md", render_markdown(cur_sc, verdict=verdict)
+    )  # as the engine's report writer
     assert code == 2
     written = {p.name for p in cur.iterdir()}
     assert {"comparison.json", "comparison.md", "gate.json", "report.md"} <= written

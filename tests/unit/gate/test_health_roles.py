@@ -10,8 +10,8 @@ from click.testing import CliRunner
 from assay.cli._main import cli
 from assay.errors import ConfigError, NotComparableError, UsageError
 from assay.gate import health, health_markdown
+from assay.gate._simulate import scorecard_from_outcomes as card
 from assay.runs._records import SubjectConfig
-from assay.stats._simulate import scorecard_from_outcomes as card
 
 CATS = {"easy": "basics", "hard": "tools", "inv": "tools", "wob": "basics"}
 

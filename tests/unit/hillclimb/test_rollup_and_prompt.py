@@ -6,10 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+from assay._util import Scrubber
 from assay.hillclimb._fixer import FIXER_RULES, fixer_prompt
 from assay.hillclimb._rollup import failing_dimensions, rollup
 from assay.hillclimb._target import AgentTarget
-from assay.runs import Attempt, Journal, Scrubber, Status
+from assay.runs import Attempt, Journal, Status
 
 
 def _attempt(case: str, category: str, status: Status = Status.FAIL, it: int = 0) -> Attempt:

@@ -8,14 +8,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from assay.evals._base import Benchmark
+from assay._util import Scrubber
+from assay.evals import Benchmark
 from assay.evals.memory import MemoryBenchmark
 from assay.evals.retrieval._code import CodeRetrievalBenchmark
 from assay.evals.retrieval._rag import RagRetrievalBenchmark
 from assay.evals.serving import ServingBenchmark
 from assay.evals.serving._results import LevelResult, write_level
 from assay.report import write_reports
-from assay.runs import Attempt, MetricValue, RunMeta, Scrubber, Status, SubjectConfig
+from assay.runs import Attempt, MetricValue, RunMeta, Status, SubjectConfig
 from assay.stats import fold
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "baselines"

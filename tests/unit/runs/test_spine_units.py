@@ -11,23 +11,20 @@ from pathlib import Path
 
 import pytest
 
+from assay._util import MARKER, Scrubber, write_scrubbed
 from assay.errors import LockHeldError, ResumeError, SecretLeakError
-from assay.exec import AttemptSpec, RunStopped, run_local
+from assay.exec import AttemptSpec, RunOptions, RunStopped, run_benchmark, run_local
 from assay.report import markdown_to_html
 from assay.runs import (
     Attempt,
     EvalLock,
     Journal,
     RunMeta,
-    RunOptions,
-    Scrubber,
     Status,
     SubjectConfig,
     latest_attempts,
     read_journal,
-    run_benchmark,
 )
-from assay.runs._scrub import MARKER, write_scrubbed
 from assay.stats import fold, stability_label
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "spine"))

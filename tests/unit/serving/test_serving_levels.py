@@ -10,19 +10,22 @@ from assay.errors import ConfigError
 from assay.evals.serving._levels import build_levels, saturated, sustained_rates, sweep_rate
 from assay.evals.serving._load import arrival_gaps
 from assay.evals.serving._metrics import RequestTiming
+from assay.evals.serving._options import ServingOptions
 
 
 def test_concurrency_levels_default_to_the_workload_size() -> None:
-    levels = build_levels({"concurrency": "1,4"}, natural_size=53)
+    levels = build_levels(ServingOptions(**{"concurrency": "1,4"}), natural_size=53)
     assert [(lv.name, lv.concurrency, lv.num_requests) for lv in levels] == [("c1", 1, 53), ("c4", 4, 53)]
-    assert build_levels({}, None)[0].num_requests == 100
+    assert build_levels(ServingOptions(**{}), None)[0].num_requests == 100
 
 
 def test_rate_levels_and_sweep() -> None:
-    levels = build_levels({"request_rate": "2,inf", "concurrency": "8", "burstiness": 0.5}, 10)
+    levels = build_levels(
+        ServingOptions(**{"request_rate": "2,inf", "concurrency": "8", "burstiness": 0.5}), 10
+    )
     assert [lv.name for lv in levels] == ["rate-2", "rate-inf"]
     assert levels[0].rate == 2 and math.isinf(levels[1].rate) and levels[0].concurrency == 8
-    sweep = build_levels({"sweep": True, "sweep_steps": 3, "duration": 5.0}, 10)
+    sweep = build_levels(ServingOptions(**{"sweep": True, "sweep_steps": 3, "duration": 5.0}), 10)
     assert [lv.name for lv in sweep] == ["sync", "max", "sweep-1", "sweep-2", "sweep-3"]
     assert sweep[0].concurrency == 1 and math.isinf(sweep[1].rate)
     assert sweep[0].duration_s == 5.0 and sweep[0].num_requests is None
@@ -44,7 +47,7 @@ def test_rate_levels_and_sweep() -> None:
 )
 def test_bad_load_flags_name_the_flag(options: dict, flag: str) -> None:
     with pytest.raises(ConfigError, match=flag):
-        build_levels(options, 10)
+        build_levels(ServingOptions(**options), 10)
 
 
 def test_sweep_rates_lie_strictly_between_sync_and_max() -> None:

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from assay.errors import ConfigError, NotComparableError
+from assay.gate._simulate import scorecard_from_outcomes, simulate_scorecard
 from assay.runs._records import MetricSpec, SubjectConfig
 from assay.stats import NoiseReport, load_noise, noise_from_scorecards, pass_rate_floor
-from assay.stats._simulate import scorecard_from_outcomes, simulate_scorecard
 
 
 def test_noise_report_fields() -> None:

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assay.gate._simulate import scorecard_from_outcomes
 from assay.runs._records import MEASURED_STATUSES, Status
 from assay.stats import (
     case_pass_at_k,
@@ -20,7 +21,6 @@ from assay.stats import (
     suite_pass_hat_k,
     wilson_interval,
 )
-from assay.stats._simulate import scorecard_from_outcomes
 
 FAST = settings(max_examples=150, deadline=None, derandomize=True)
 

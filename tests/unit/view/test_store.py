@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from assay._util import Scrubber
 from assay.runs._journal import Journal
 from assay.runs._records import Attempt, Status
-from assay.runs._scrub import Scrubber
 from assay.view._store import JournalIndex, RunStore, case_slug
 from assay.view._synthetic import write_synthetic_run
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from assay.agents._gateway._common import BadRequest, FrontCall, arguments_json, text_of
 from assay.models._types import Message, ModelOutput, Tool, ToolCall
-from assay.models._usage import Usage
+from assay.runs import Usage
 
 __all__ = [
     "AnthropicStream",

@@ -39,6 +39,7 @@ try:
 except ImportError as exc:  # pragma: no cover - the extra is part of every install that runs tests
     raise MissingDependencyError("starlette", "gateway") from exc
 
+from assay._util import Scrubber
 from assay.agents._gateway._anthropic_front import (
     AnthropicStream,
     anthropic_error,
@@ -58,7 +59,6 @@ from assay.agents._gateway._responses_front import (
 )
 from assay.models._cost import is_loopback_url
 from assay.models._types import ChatModel, ModelOutput, StreamChunk
-from assay.runs._scrub import Scrubber
 
 __all__ = ["build_app"]
 

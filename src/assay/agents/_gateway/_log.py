@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from assay.errors import ConfigError
-from assay.models._usage import Usage
+from assay.runs import Usage
 
 __all__ = ["CALL_LOG_SCHEMA_VERSION", "CallLog", "CallRecord", "CallStatus", "GatewayUsage", "read_call_log"]
 

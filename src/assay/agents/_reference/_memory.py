@@ -27,10 +27,10 @@ class MemoryAccess:
         self.memory = memory
 
     def call(self, name: str, args: dict[str, Any], turn: MemoryTurn) -> ToolOutcome:
-        from assay.memory._pipeline import Shown, TurnResult, _Evidence
+        from assay.memory import Evidence, Shown, TurnResult
 
         into = TurnResult(turn_id=-1, shown=Shown("", ""))
-        evidence = _Evidence(turn.user_text, "", [], [])
+        evidence = Evidence(turn.user_text, "", [], [])
         prov = {"agent": "reference", "session": turn.session_id}
         answer = self.memory.call_tool(name, args, prov=prov, evidence=evidence, into=into)
         if not answer.get("ok"):

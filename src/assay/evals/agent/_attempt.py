@@ -17,9 +17,10 @@ from typing import Any
 
 from assay.agents import Harness, Limits, Route, RunSpec
 from assay.errors import InfraError, UsageError
-from assay.evals._base import AttemptContext, Outcome
+from assay.evals._harnessed import broken
 from assay.evals.agent._record import CheckResult, ConversationTurn, RoleCost, ScenarioRecord
 from assay.evals.agent._scenario import Scenario
+from assay.exec import AttemptContext, Outcome
 from assay.models import ChatModel, Usage
 from assay.runs._records import ErrorInfo, Status
 
@@ -114,9 +115,11 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
     """Attempt ``plan.scenario`` once; raises InfraError on an outage of any role (the run stops)."""
     from assay.evals.agent._checks import run_checks
     from assay.evals.agent._conversation import RunningCost, converse
+    from assay.evals.agent._judge_view import JudgeView, judge_view
     from assay.evals.agent._setup import prepare
     from assay.evals.agent._simulator import Simulator
-    from assay.judge import Judge, JudgeView, derive
+    from assay.evals.agent._verdict import derive
+    from assay.judge import Judge
 
     scenario = plan.scenario
     running = RunningCost()
@@ -185,18 +188,13 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
                 record.failed_turn = broke.index
                 record.reason = f"the agent broke on turn {broke.index}: {broke.agent_error}"
                 keep_partial(False)
-                return Outcome(
-                    status=Status.ERROR,
-                    error=ErrorInfo(type="AgentError", message=record.reason[:2000]),
-                    details=record.model_dump(mode="json"),
-                    usage=_roles_usage(cost),
-                    metrics=_metrics(checks, turns, cost),
-                )
+                details = record.model_dump(mode="json")
+                metrics = _metrics(checks, turns, cost)
+                return broken("agent", record.reason, details, usage=_roles_usage(cost), metrics=metrics)
             keep_partial(True)
             judging = True
-            judged = await Judge(
-                plan.judge_model, options=plan.judge_options, constrained=plan.judge_constrained
-            ).judge(JudgeView.of(scenario, turns, checks))
+            judge = Judge(plan.judge_model, options=plan.judge_options, constrained=plan.judge_constrained)
+            judged = await judge_view(judge, JudgeView.of(scenario, turns, checks))
             judging = False
             judge_cost = RoleCost(calls=judged.calls, usage=judged.usage)
             cost["judge"] = record.cost["judge"] = judge_cost
@@ -211,6 +209,9 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
             role = "judge" if judging else running.in_flight or "setup"
             message = f"the {role} failed: {type(exc).__name__}: {exc}"[:2000]
             details = {**ctx.partial_details, "reason": message, "failed_role": role}
+            if role == "agent":  # the harness itself raised: the one rule of a harness that breaks
+                message = f"the harness broke: {type(exc).__name__}: {exc}"[:2000]
+                return broken("harness", message, details, usage=ctx.spent)
             return Outcome(
                 status=Status.ERROR,
                 error=ErrorInfo(type=type(exc).__name__, message=message),
@@ -223,10 +224,8 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
     metrics = _metrics(checks, turns, cost)
     usage = _roles_usage(cost)
     if judged.answer is None:
-        record.reason = (
-            f"the judge's answer stayed unparseable after {judged.calls} call(s): {judged.parse_error}"
-        )
-        record.judgement = {"raw": judged.raw, "parse_error": judged.parse_error}
+        record.reason = f"the judge's answer stayed unparseable after {judged.calls} call(s): {judged.error}"
+        record.judgement = {"raw": judged.raw, "parse_error": judged.error}
         return Outcome(
             status=Status.ERROR,
             error=ErrorInfo(type="JudgeParseError", message=record.reason[:2000]),

@@ -1,7 +1,7 @@
 """``assay eval agent draft``: a scenario drafted from a real session or issue, for a person to finish.
 
 The draft goes to ``eval/scenarios/drafts/<category>/<id>.yaml`` (no tier runs drafts), scrubbed by
-:class:`~assay.runs._scrub.Anonymizer` (paths, e-mails, tokens and keys, host names become fixture values),
+:class:`~assay._util._scrub.Anonymizer` (paths, e-mails, tokens and keys, host names become fixture values),
 with ``draft: true`` and ``source`` filled in. What only a person can say is left as a ``TODO`` marker
 (:data:`TODO`): the difficulty rationale always, and a session turn's success criteria; ``promote`` refuses
 a draft with one left. The file is loaded back with :func:`load_scenario` before the command succeeds.
@@ -66,7 +66,7 @@ def slug(text: str, limit: int = 40) -> str:
 
 def _id_words(text: str, workdirs: Sequence[str]) -> str:
     """The words of ``text`` an id may be made of: scrubbed, without paths, addresses or redactions."""
-    from assay.runs._scrub import MARKER, Anonymizer
+    from assay._util import MARKER, Anonymizer
 
     clean = Anonymizer(workdirs=workdirs).scrub_text(text).replace(MARKER, " ")
     return " ".join(w for w in clean.split() if not any(ch in w for ch in "/@\\"))
@@ -231,7 +231,7 @@ def _taken(out_dir: Path, draft_id: str, target: Path) -> Path | None:
 
 def write_draft(draft: Draft, *, out_dir: Path | None = None, force: bool = False) -> tuple[Path, Scenario]:
     """Scrub and write ``draft`` to ``<out_dir>/<category>/<id>.yaml``; load it back as a draft."""
-    from assay.runs._scrub import Anonymizer, Scrubber
+    from assay._util import Anonymizer, Scrubber
 
     if not re.fullmatch(r"[a-z0-9][a-z0-9._\-]*", draft.id):
         raise ConfigError(f"--id {draft.id!r}: lower-case letters, digits, '-', '_' and '.' only")

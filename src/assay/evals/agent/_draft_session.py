@@ -130,8 +130,8 @@ def _turns(transcript: Sequence[TranscriptEntry]) -> list[SessionTurn]:
 
 
 def _claude_code(path: Path, text: str) -> Session:
+    from assay.agents import final_chain, is_claude_session_file
     from assay.agents._claude_code import parse_stream
-    from assay.evals.sessions._records import final_chain, is_claude_session_file
 
     events = _jsonl(path, text)
     lines = text.splitlines()

@@ -71,7 +71,7 @@ class ScenarioRecord(BaseModel):
     turns: list[ConversationTurn] = Field(default_factory=list)
     ended_by: EndedBy | None = None
     checks: list[CheckResult] = Field(default_factory=list)
-    #: the judge's parsed answer and the verdict re-derived from it (``assay.judge``'s ``Judgement``)
+    #: the judge's parsed answer and the verdict re-derived from it (``_verdict.Judgement``)
     judgement: dict | None = None
     cost: dict[Role, RoleCost] = Field(default_factory=dict)
     agent_model: str | None = None

@@ -21,7 +21,7 @@ malformed JSON, the line.
 
 A lane is a CI job that runs on a condition rather than on every push. The one lane is ``controls``: judge
 calibration (``assay eval agent controls --if-changed``), due when the judge prompt, the rubric, the labelled
-controls or a judge model it names has no passing record yet (:mod:`assay.judge._controls_lane`).
+controls or a judge model it names has no passing record yet (:mod:`assay.evals.agent._controls_lane`).
 """
 
 from __future__ import annotations

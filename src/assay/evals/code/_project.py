@@ -22,9 +22,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from assay.errors import ConfigError
+from assay.evals._workspace import COPY_IGNORE, check_env, expand_paths, git, junit_passed, run_process
 from assay.evals._yaml_lines import line_at, load_with_lines, strip_lines, validation_error
-from assay.evals.tasks._checks import _env, _junit_passed, _run
-from assay.evals.tasks._project import COPY_IGNORE, expand_paths, git
 
 __all__ = [
     "CodeProject",
@@ -190,9 +189,9 @@ def run_hidden_tests(project: CodeProject, tree: Path, python: str | None = None
         xml = Path(tmp) / "junit.xml"
         argv = [python or sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={xml}"]
         # the projects use plain pytest: no installed plugin loads (half of pytest's start-up time)
-        env = _env(copy, {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
-        code, output = _run(argv, copy, PYTEST_TIMEOUT_S, env)
-        results = _junit_passed(xml)
+        env = check_env(copy, {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+        code, output = run_process(argv, copy, PYTEST_TIMEOUT_S, env)
+        results = junit_passed(xml)
     tail = [ln for ln in output.strip().splitlines() if ln.strip()]
     summary = tail[-1].strip("= ") if tail else ""
     if code is None:

@@ -15,13 +15,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from assay._util import ticking
 from assay.embed._protocol import Embedder
 from assay.errors import ConfigError
-from assay.evals._base import Case
+from assay.exec import Case
 from assay.memory import ManualClock, MemoryConfig, init_memory
 from assay.models._types import ChatModel, Message
-from assay.models._usage import Usage
-from assay.runs._progress import ticking
+from assay.runs import Usage
 
 __all__ = ["LMEQuestion", "abstains", "answer_question", "contains_answer", "load_longmemeval"]
 

@@ -8,12 +8,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from assay._util import ticking
 from assay.embed._protocol import Embedder
 from assay.evals.memory._scenario import Probe, Scenario
 from assay.memory import ManualClock, Memory, ToolCallRecord, init_memory
 from assay.models._types import ChatModel, Message
-from assay.models._usage import Usage
-from assay.runs._progress import ticking
+from assay.runs import Usage
 
 __all__ = ["ProbeVerdict", "ScenarioRun", "check_probe", "simulate"]
 

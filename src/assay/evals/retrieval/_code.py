@@ -19,14 +19,14 @@ import asyncio
 import shutil
 import time
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import click
 import numpy as np
 
 from assay.errors import ConfigError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals._swebench_dataset import ensure_swebench_verified
 from assay.evals.retrieval._code_data import (
     DATA_DIR,
     SDIST_SUITES,
@@ -35,7 +35,6 @@ from assay.evals.retrieval._code_data import (
     checkout,
     ensure_pr_repo,
     ensure_repo,
-    ensure_swebench_verified,
     file_at,
     git,
     load_queries,
@@ -50,8 +49,8 @@ from assay.evals.retrieval._code_report import (
     query_wins,
     report_lines,
 )
-from assay.evals.retrieval._options import shared_retrieval_options
-from assay.exec._stop import check_stop, run_stoppable
+from assay.evals.retrieval._options import CodeOptions
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, check_stop, run_stoppable
 from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
@@ -71,7 +70,6 @@ DEPTH = 200
 #: a query passes when a file the real fix changed is among the first PASS_RANK semantic results
 PASS_RANK = 5
 PASS_RULE = f"a file the fix changed is in the top {PASS_RANK} semantic results"
-REPLAY_COMMITS = 3
 #: a replayed (vector-cached) index's vectors against a fresh build's, per chunk
 REPLAY_MIN_COSINE = 0.9999
 NIGHTLY_QUERIES = 50
@@ -154,13 +152,13 @@ class CodeRetrievalBenchmark(Benchmark):
         ]
     )
 
-    def __init__(self, options: dict[str, Any]) -> None:
+    Options = CodeOptions
+    options: CodeOptions
+
+    def __init__(self, options: CodeOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
-        tol = options.get("tolerance")
+        tol = self.options.tolerance
         if tol is not None:
-            tol = float(tol)
-            if not 0 <= tol <= 1:
-                raise ConfigError(f"--tolerance must be between 0 and 1, got {tol}")
             self.metric_specs = tuple(  # type: ignore[misc]
                 s.model_copy(update={"tolerance": tol}) if s.gated else s for s in type(self).metric_specs
             )
@@ -173,43 +171,18 @@ class CodeRetrievalBenchmark(Benchmark):
         self._reference: tuple[Path, Any] | None = None
 
     # ------------------------------------------------------------------------------------------ options
-    @classmethod
-    def cli_options(cls) -> list[click.Option]:
-        return [
-            *shared_retrieval_options(),
-            click.Option(
-                ["--repo-cache"],
-                type=click.Path(file_okay=False, path_type=Path),
-                default=None,
-                help="Bare-repository cache for code search (default $ASSAY_HOME/repos).",
-            ),
-            click.Option(
-                ["--code-replay-commits"],
-                type=click.IntRange(min=2),
-                default=REPLAY_COMMITS,
-                show_default=True,
-                help="Code search: how many commits the incremental replay re-indexes one after another.",
-            ),
-            click.Option(
-                ["--code-max-queries"],
-                type=click.IntRange(min=1),
-                default=None,
-                help="Code search: at most this many queries (nightly default 50).",
-            ),
-        ]
-
     def _embedder(self) -> Any:
         if self._embedder_obj is None:
             from assay.embed import get_embedder
 
-            self._embedder_obj = get_embedder(self.options.get("embedder") or "local")
+            self._embedder_obj = get_embedder(self.options.embedder or "local")
         return self._embedder_obj
 
     def _cache(self) -> Path:
-        opt = self.options.get("repo_cache")
+        opt = self.options.repo_cache
         if opt:
             return Path(opt)
-        from assay.runs._paths import assay_home
+        from assay._util import assay_home
 
         return assay_home() / "repos"
 
@@ -218,21 +191,19 @@ class CodeRetrievalBenchmark(Benchmark):
         return SubjectConfig(
             subject="assay.codeindex",
             embedder=emb.id,
-            extra={"embedder_spec": self.options.get("embedder") or "local"},
+            extra={"embedder_spec": self.options.embedder or "local"},
         )
 
     # ------------------------------------------------------------------------------------------ suite
     def _queries(self, suite: str) -> list[Query]:
-        dataset = self.options.get("dataset")
+        dataset = self.options.dataset
         if dataset:
             queries = load_queries(Path(dataset))
         elif suite in SDIST_SUITES:
             queries = load_queries(DATA_DIR / SDIST_SUITES[suite][0])
         else:
-            queries = load_queries(
-                ensure_swebench_verified(self._cache(), offline=bool(self.options.get("offline")))
-            )
-        limit = self.options.get("code_max_queries")
+            queries = load_queries(ensure_swebench_verified(self._cache(), offline=self.options.offline))
+        limit = self.options.code_max_queries
         if limit is None and suite == "nightly" and not dataset:
             limit = NIGHTLY_QUERIES
         if limit is not None and len(queries) > int(limit):
@@ -263,9 +234,7 @@ class CodeRetrievalBenchmark(Benchmark):
         replay_repo = queries[0].repo
         head = last[replay_repo].base_commit
         pins = (
-            [DATA_DIR / SDIST_SUITES[suite][1]]
-            if suite in SDIST_SUITES and not self.options.get("dataset")
-            else []
+            [DATA_DIR / SDIST_SUITES[suite][1]] if suite in SDIST_SUITES and not self.options.dataset else []
         )
         if pins:
             import json
@@ -278,7 +247,7 @@ class CodeRetrievalBenchmark(Benchmark):
                 input={
                     "repo": replay_repo,
                     "head": head,
-                    "n": int(self.options.get("code_replay_commits") or REPLAY_COMMITS),
+                    "n": self.options.code_replay_commits,
                 },
             )
         )
@@ -302,7 +271,7 @@ class CodeRetrievalBenchmark(Benchmark):
 
     # ------------------------------------------------------------------------------------------ running
     async def setup(self, run_dir: str) -> None:
-        from assay.runs._paths import assay_home
+        from assay._util import assay_home
 
         self._run_dir = Path(run_dir)
         # worktrees and indexes are scratch: kept out of the run directory, removed at teardown
@@ -338,7 +307,7 @@ class CodeRetrievalBenchmark(Benchmark):
         return self._run_robust(case.input)
 
     def _bare(self, repo: str) -> Path:
-        offline = bool(self.options.get("offline"))
+        offline = self.options.offline
         if repo.startswith("pypi-sdist/"):
             _, bare, _ = ensure_pr_repo(self._cache(), offline=offline, sources=sdist_sources(repo))
             return bare

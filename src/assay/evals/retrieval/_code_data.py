@@ -14,7 +14,6 @@ fetched with pip when missing), with fixed commit dates so every machine gets th
 from __future__ import annotations
 
 import ast
-import hashlib
 import json
 import os
 import re
@@ -22,15 +21,14 @@ import shutil
 import sys
 import tarfile
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from assay.errors import ConfigError, DataIntegrityError, InfraError, MissingDependencyError
-from assay.runs._cancel import run_process
-from assay.runs._progress import ticking
+from assay._util import run_process, ticking
+from assay.errors import ConfigError, DataIntegrityError, InfraError
+from assay.evals._swebench_dataset import REQUIRED_COLUMNS, dataset_rows, file_sha256
 
 __all__ = [
     "DATA_DIR",
@@ -39,7 +37,6 @@ __all__ = [
     "dataset_rows",
     "ensure_pr_repo",
     "ensure_repo",
-    "ensure_swebench_verified",
     "git",
     "load_queries",
     "parse_patch",
@@ -52,7 +49,6 @@ SDIST_SUITES: dict[str, tuple[str, str]] = {
     "pr": ("pr.jsonl", "sources.json"),
     "jinja": ("jinja.jsonl", "sources-jinja.json"),
 }
-_REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
 
 
 @dataclass
@@ -226,50 +222,6 @@ def load_queries(path: Path) -> list[Query]:
     return _queries_from_rows(path, rows, unit=unit)
 
 
-def dataset_rows(path: Path, extra: tuple[str, ...] = ()) -> tuple[str, Iterator[tuple[int, Any]]]:
-    """The rows of a SWE-bench-format JSONL or parquet file, numbered, with the unit they are counted in
-    ("line" or "row"); a parquet file gives the required columns and whichever of ``extra`` it has."""
-    if path.suffix.lower() == ".parquet":
-        return "row", _parquet_rows(path, extra)
-    return "line", _jsonl_rows(path)
-
-
-def _jsonl_rows(path: Path) -> Iterator[tuple[int, Any]]:
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                yield lineno, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ConfigError(f"not valid JSON ({exc.msg})", path=str(path), line=lineno) from None
-
-
-def _parquet_rows(path: Path, extra: tuple[str, ...] = ()) -> Iterator[tuple[int, Any]]:
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise MissingDependencyError("pyarrow", "code") from None
-    try:
-        names = pq.read_schema(path).names
-        missing = [k for k in _REQUIRED if k not in names]
-        if missing:
-            raise ConfigError(
-                f"no column(s) {', '.join(missing)}; a SWE-bench-format file has {', '.join(_REQUIRED)}",
-                path=str(path),
-            )
-        columns = [*_REQUIRED, *[c for c in ("created_at", *extra) if c in names and c not in _REQUIRED]]
-        table = pq.read_table(path, columns=columns)
-    except (pa.ArrowException, OSError) as exc:
-        raise ConfigError(f"not a readable parquet file ({exc})", path=str(path)) from None
-    for i, row in enumerate(table.to_pylist(), 1):
-        created = row.get("created_at")
-        if isinstance(created, datetime):
-            row["created_at"] = created.isoformat()
-        yield i, row
-
-
 def _queries_from_rows(path: Path, rows: Iterable[tuple[int, Any]], *, unit: str) -> list[Query]:
     def bad(n: int, message: str) -> ConfigError:
         if unit == "line":
@@ -281,13 +233,13 @@ def _queries_from_rows(path: Path, rows: Iterable[tuple[int, Any]], *, unit: str
     for n, row in rows:
         if not isinstance(row, dict):
             raise bad(n, f"each {unit} must be a JSON object")
-        missing = [k for k in _REQUIRED if not isinstance(row.get(k), str) or not row.get(k)]
+        missing = [k for k in REQUIRED_COLUMNS if not isinstance(row.get(k), str) or not row.get(k)]
         if missing:
             raise bad(n, f"missing or empty field(s): {', '.join(missing)}")
         if row["instance_id"] in seen:
             raise bad(n, f"duplicate instance_id {row['instance_id']!r}")
         seen.add(row["instance_id"])
-        q = Query(**{k: row[k] for k in _REQUIRED}, created_at=str(row.get("created_at") or ""))
+        q = Query(**{k: row[k] for k in REQUIRED_COLUMNS}, created_at=str(row.get("created_at") or ""))
         q.relevant_files = relevant_files(q.patch)
         if not q.relevant_files:
             raise bad(n, f"{q.instance_id}: the patch modifies no existing file (nothing to score)")
@@ -321,17 +273,9 @@ def ensure_repo(repo: str, cache: Path, *, offline: bool) -> Path:
     return bare
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _fetch_sdist(package: str, release: dict[str, str], dest: Path, offline: bool) -> Path:
     target = dest / release["file"]
-    if target.is_file() and _sha256(target) == release["sha256"]:
+    if target.is_file() and file_sha256(target) == release["sha256"]:
         return target
     if offline:
         raise ConfigError(
@@ -346,7 +290,7 @@ def _fetch_sdist(package: str, release: dict[str, str], dest: Path, offline: boo
         raise InfraError(
             f"pip could not download {package}=={release['version']}: {proc.stderr.strip()[-400:]}"
         )
-    got = _sha256(target)
+    got = file_sha256(target)
     if got != release["sha256"]:
         raise DataIntegrityError(f"{target}: sha256 {got} does not match the pinned {release['sha256']}")
     return target
@@ -457,108 +401,3 @@ def file_at(worktree: Path, commit: str, path: str) -> str | None:
         return git(worktree, "show", f"{commit}:{path}")
     except RuntimeError:
         return None
-
-
-# ------------------------------------------------------------------------------------------- SWE-bench Verified
-# The pin: one parquet file of one dataset revision, checked by sha256 on every use. Never committed; the
-# first run with a network downloads it into the repo cache, `--offline` only reads it from there.
-SWE_BENCH_VERIFIED: dict[str, Any] = {
-    "dataset": "princeton-nlp/SWE-bench_Verified",
-    "revision": "c104f840cc67f8b6eec6f759ebc8b2693d585d4a",
-    "file": "data/test-00000-of-00001.parquet",
-    "sha256": "a45b1fe4e2f0c8390b2b2938ac83e92ed5979000856808f3679c07812e9e6dcd",
-    "size": 2_096_679,
-    "rows": 500,
-}
-
-
-def swebench_url(pin: Mapping[str, Any] | None = None) -> str:
-    pin = pin or SWE_BENCH_VERIFIED
-    return f"https://huggingface.co/datasets/{pin['dataset']}/resolve/{pin['revision']}/{pin['file']}"
-
-
-def swebench_cache_path(cache: Path, pin: Mapping[str, Any] | None = None) -> Path:
-    """Where the pinned parquet lives in the repo cache."""
-    pin = pin or SWE_BENCH_VERIFIED
-    stem = str(pin["dataset"]).split("/")[-1].lower().replace("_", "-")
-    return cache / f"{stem}-{str(pin['revision'])[:12]}.parquet"
-
-
-def ensure_swebench_verified(
-    cache: Path,
-    *,
-    offline: bool,
-    pin: Mapping[str, Any] | None = None,
-    client: Any = None,
-) -> Path:
-    """The pinned SWE-bench parquet in ``cache``, verified; read it with ``load_queries``.
-
-    A cached file is checked against the pinned sha256 (and row count) before anything parses it; a
-    mismatch is a DataIntegrityError naming the file and both hashes, and the file is left alone (never
-    silently downloaded again). A missing file is downloaded (``client``: an ``httpx.Client``, for tests)
-    unless ``offline``, which never touches the network and names where the file should be.
-    """
-    pin = pin or SWE_BENCH_VERIFIED
-    parquet = swebench_cache_path(cache, pin)
-    what = f"{pin['dataset']}@{str(pin['revision'])[:12]}"
-    if parquet.is_file():
-        got = _sha256(parquet)
-        if got != pin["sha256"]:
-            raise DataIntegrityError(
-                f"{parquet}: sha256 {got} does not match the pinned {pin['sha256']} ({what}); "
-                "it was left as it is: delete it to download the pinned file again"
-            )
-    elif offline:
-        raise ConfigError(
-            f"--offline: {what} is not cached; it should be at {parquet}. Run the same command once "
-            f"without --offline to download and verify it there, or save {swebench_url(pin)} to that "
-            f"path yourself (sha256 {pin['sha256']}); or pass --dataset FILE.jsonl"
-        )
-    else:
-        _download_pinned(swebench_url(pin), parquet, str(pin["sha256"]), client)
-    _check_rows(parquet, pin)
-    return parquet
-
-
-def _download_pinned(url: str, dest: Path, sha256: str, client: Any) -> None:
-    import httpx
-
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, part_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
-    part = Path(part_name)
-    own = client is None
-    http = client or httpx.Client(follow_redirects=True, timeout=httpx.Timeout(120, connect=30))
-    h = hashlib.sha256()
-    try:
-        with os.fdopen(fd, "wb") as fh, http.stream("GET", url) as resp:
-            resp.raise_for_status()
-            for block in resp.iter_bytes(1 << 20):
-                fh.write(block)
-                h.update(block)
-            fh.flush()
-            os.fsync(fh.fileno())
-        got = h.hexdigest()
-        if got != sha256:
-            raise DataIntegrityError(
-                f"{url}: downloaded sha256 {got} does not match the pinned {sha256}; nothing was saved to {dest}"
-            )
-        os.replace(part, dest)
-    except httpx.HTTPError as exc:
-        raise InfraError(f"cannot download {url} to {dest}: {exc}") from exc
-    finally:
-        part.unlink(missing_ok=True)
-        if own:
-            http.close()
-
-
-def _check_rows(parquet: Path, pin: Mapping[str, Any]) -> None:
-    """The row count in the file's footer against the pin (the footer only: the rows are parsed later)."""
-    if pin.get("rows") is None:
-        return
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise MissingDependencyError("pyarrow", "code") from None
-    rows = pq.read_metadata(parquet).num_rows
-    if rows != pin["rows"]:
-        raise DataIntegrityError(f"{parquet}: {rows} rows, the pin says {pin['rows']}")

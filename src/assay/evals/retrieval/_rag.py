@@ -9,17 +9,15 @@ runs any BEIR-format folder instead, scored with nDCG@10, recall@100 and MRR@10.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import click
-
 from assay.embed import Embedder, get_embedder
-from assay.errors import ConfigError, DocumentError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.errors import ConfigError, DocumentError, StopEarly
 from assay.evals._suite_id import suite_version
-from assay.evals.retrieval._options import shared_retrieval_options
+from assay.evals.retrieval._options import RagOptions
 from assay.evals.retrieval._rag_answers import grade_answer
 from assay.evals.retrieval._rag_data import BeirDataset, RagDataset, load_beir, load_dataset, verify_labels
 from assay.evals.retrieval._rag_fusion import doc_rankings
@@ -41,6 +39,7 @@ from assay.evals.retrieval._rag_scale import (
     tier_verdict,
 )
 from assay.evals.retrieval._rag_score import first_hit_rank, mrr_at_k, ndcg_at_k, rank_metrics, recall_at_k
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.models import ChatModel
 from assay.rag import DocumentIndex, answer, query_documents
 from assay.runs._records import (
@@ -133,7 +132,10 @@ class RagRetrievalBenchmark(Benchmark):
     interruptible = False
     metric_specs = _specs(GATE_TOLERANCE)
 
-    def __init__(self, options: dict[str, Any]) -> None:
+    Options = RagOptions
+    options: RagOptions
+
+    def __init__(self, options: RagOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
         self._collections: dict[str, _Collection] = {}
         self._embedder: Embedder | None = None
@@ -142,37 +144,13 @@ class RagRetrievalBenchmark(Benchmark):
         self._suite = "pr"
         self._run_dir: Path | None = None
         self._notes: dict[str, str] = {}
-        tol = options.get("tolerance")
+        tol = self.options.tolerance
         self.metric_specs = _specs(GATE_TOLERANCE if tol is None else float(tol))  # type: ignore[misc]
-
-    @classmethod
-    def cli_options(cls) -> list[click.Option]:
-        return [
-            *shared_retrieval_options(),
-            click.Option(
-                ["--model"], default=None, help="Answer the questions with this model (provider/name)."
-            ),
-            click.Option(
-                ["--judge"], default=None, help="Grade 'judge' answers with this model; else unscored."
-            ),
-            click.Option(
-                ["--scale-tiers"], default=None, help="Document counts to measure, e.g. 10,100,1000."
-            ),
-            click.Option(
-                ["--fetch-only"], is_flag=True, default=False, help="Download and verify corpora, then stop."
-            ),
-            click.Option(
-                ["--ocr"],
-                is_flag=True,
-                default=False,
-                help="Read image pages of PDFs with tesseract (full suite only; checked on a test image first).",
-            ),
-        ]
 
     # ------------------------------------------------------------------------------------- options
 
     def _dataset_path(self) -> Path:
-        dataset = self.options.get("dataset")
+        dataset = self.options.dataset
         if dataset and not dataset.startswith("beir:"):
             path = Path(dataset)
             if not path.is_file():
@@ -181,10 +159,10 @@ class RagRetrievalBenchmark(Benchmark):
         return default_eval_dir() / "pr" / "dataset.json"
 
     def _embedder_spec(self) -> str:
-        return self.options.get("embedder") or ("local" if self._suite == "full" else "hash")
+        return self.options.embedder or ("local" if self._suite == "full" else "hash")
 
     def _tiers(self) -> list[int]:
-        raw = self.options.get("scale_tiers") or ("10,100,1000" if self._suite == "full" else "")
+        raw = self.options.scale_tiers or ("10,100,1000" if self._suite == "full" else "")
         return parse_tiers(str(raw))
 
     def _scale_corpus(self) -> ScaleCorpus:
@@ -201,14 +179,14 @@ class RagRetrievalBenchmark(Benchmark):
         probe = DocumentIndex(embedder, cache_dir=None)
         return SubjectConfig(
             subject=f"assay.rag hybrid (FAISS + BM25, {probe.fusion} fusion)",
-            model=self.options.get("model"),
-            judge_model=self.options.get("judge"),
+            model=self.options.model,
+            judge_model=self.options.judge,
             embedder=embedder.id,
             extra={
                 "chunking": probe.chunking.id,
                 "fusion": probe.fusion,
                 "alpha": probe.alpha,
-                **({"ocr": True} if self.options.get("ocr") else {}),
+                **({"ocr": True} if self.options.ocr else {}),
             },
         )
 
@@ -222,12 +200,12 @@ class RagRetrievalBenchmark(Benchmark):
     def load_suite(self, suite: str) -> Suite:
         if suite not in self.suites:
             raise ConfigError(f"--suite must be one of {', '.join(self.suites)}, not {suite!r}")
-        if self.options.get("ocr") and suite == "pr":
+        if self.options.ocr and suite == "pr":
             raise ConfigError(
                 "--ocr: the pr suite runs without OCR so every machine scores it alike; use --suite full"
             )
         self._suite = suite
-        dataset = self.options.get("dataset") or ""
+        dataset = self.options.dataset or ""
         if dataset.startswith("beir:"):
             beir = load_beir(dataset[len("beir:") :])
             self._collections = {"beir": _Collection("beir", beir=beir)}
@@ -248,40 +226,37 @@ class RagRetrievalBenchmark(Benchmark):
         if suite == "full":
             from assay.evals.retrieval._rag_sources import load_sources, prepare_sources
 
-            if not self.options.get("model") and not self.options.get("fetch_only"):
+            if not self.options.model and not self.options.fetch_only:
                 raise ConfigError(
                     "the full suite answers questions: pass --model (e.g. --model local/smollm2)"
                 )
             sources = load_sources(default_eval_dir() / "sources.json")
-            for name, beir in prepare_sources(sources, offline=bool(self.options.get("offline"))).items():
+            for name, beir in prepare_sources(sources, offline=self.options.offline).items():
                 self._collections[name] = _Collection(name, beir=beir)
                 cases += [Case(f"{name}/{qid}", "beir", {"kind": "beir", "collection": name, "id": qid})
                           for qid in sorted(beir.qrels)]  # fmt: skip
                 label += f"+{name}"
                 content[name] = [beir.sha256]
-            if self.options.get("fetch_only"):
-                click.echo(
-                    f"fetched and verified {len(self._collections) - 1} corpora (--fetch-only)", err=True
-                )
-                raise click.exceptions.Exit(0)
+            if self.options.fetch_only:
+                raise StopEarly(f"fetched and verified {len(self._collections) - 1} corpora (--fetch-only)")
         cases += [Case(f"scale/{t}", "scale", {"kind": "scale", "tier": t}) for t in self._tiers()]
         return Suite(suite, suite_version(label, cases, extra=content), cases)
 
     # ---------------------------------------------------------------------------------- lifecycle
 
     async def preflight(self) -> None:
-        if self.options.get("ocr"):
+        if self.options.ocr:
             from assay.rag._ocr import check_ocr
 
             check_ocr()  # a broken OCR stops the run here, before any image page is indexed as blank
-        if self.options.get("model"):
+        if self.options.model:
             from assay.models import get_model
 
-            self._model = get_model(self.options["model"])
-        if self.options.get("judge"):
+            self._model = get_model(self.options.model)
+        if self.options.judge:
             from assay.models import get_model
 
-            self._judge = get_model(self.options["judge"])
+            self._judge = get_model(self.options.judge)
 
     async def setup(self, run_dir: str) -> None:
         import time
@@ -289,7 +264,7 @@ class RagRetrievalBenchmark(Benchmark):
         self._run_dir = Path(run_dir)
         embedder = self._get_embedder()
         for col in self._collections.values():
-            col.index = DocumentIndex(embedder, cache_dir=None, ocr=bool(self.options.get("ocr")))
+            col.index = DocumentIndex(embedder, cache_dir=None, ocr=self.options.ocr)
             t0 = time.perf_counter()
             if col.labelled is not None:
                 for d in col.labelled.documents:
@@ -324,7 +299,7 @@ class RagRetrievalBenchmark(Benchmark):
                 Path(ctx.run_dir) / "work" / "hard",
                 default_eval_dir() / "pr" / "hard",
                 self._model,
-                ocr=bool(self.options.get("ocr")),
+                ocr=self.options.ocr,
             )
             out = await HARD_CASES[case.input["id"]](hctx)
             self._notes[case.id] = (

@@ -14,8 +14,8 @@ from typing import Any
 
 from assay.embed import Embedder
 from assay.errors import DocumentError
-from assay.evals._base import Outcome
 from assay.evals.retrieval._rag_data import RagDataset
+from assay.exec import Outcome
 from assay.models import ChatModel, Message, ModelOutput, StreamChunk
 from assay.rag import DocumentIndex, answer
 from assay.runs._records import Status

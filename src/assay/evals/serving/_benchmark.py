@@ -9,13 +9,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import click
-
+from assay._util import phase
 from assay.errors import ConfigError, InfraError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
 from assay.evals.serving._client import StreamClient
 from assay.evals.serving._levels import (
@@ -29,6 +28,7 @@ from assay.evals.serving._levels import (
 )
 from assay.evals.serving._load import LoadLevel, run_level
 from assay.evals.serving._metrics import LATENCIES, STATS, level_figures, parse_slo
+from assay.evals.serving._options import WORKLOADS, ServingOptions
 from assay.evals.serving._report import failure_reason, render_section, serving_plots
 from assay.evals.serving._results import LevelResult, read_level, write_level
 from assay.evals.serving._target import (
@@ -49,8 +49,8 @@ from assay.evals.serving._workloads import (
     Workload,
     per_category_accuracy,
 )
-from assay.models._usage import Usage
-from assay.runs._progress import phase
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, validate_options
+from assay.runs import Usage
 from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
@@ -58,7 +58,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ServingBenchmark"]
 
-WORKLOADS = ("email-triage", "synthetic", "dataset")
 #: relative change treated as noise when no spread was measured
 _REL_TOL = {"latency": 0.10, "throughput": 0.10, "accuracy": 0.05}
 _GATED = {
@@ -133,12 +132,15 @@ class ServingBenchmark(Benchmark):
         "load the server together and time each other"
     )
 
-    def __init__(self, options: dict[str, Any]) -> None:
+    Options = ServingOptions
+    options: ServingOptions
+
+    def __init__(self, options: ServingOptions | dict[str, Any] | None = None) -> None:
         super().__init__(options)
-        self.target: Target = parse_model_spec(options.get("model") or "local/smollm2")
-        self.slo = parse_slo(options.get("slo"))
-        self.max_error_rate = max_error_rate(options)
-        ctx = options.get("ctx_size")
+        self.target: Target = parse_model_spec(self.options.model)
+        self.slo = parse_slo(self.options.slo)
+        self.max_error_rate = max_error_rate(self.options)
+        ctx = self.options.ctx_size
         if ctx is not None and ctx < 1:
             raise ConfigError("--ctx-size must be positive")
         self.workload: Workload | None = None
@@ -154,176 +156,54 @@ class ServingBenchmark(Benchmark):
         #: why each level that did not pass did not (its failed requests, error, skip or not-run reason)
         self._reasons: dict[str, str] = {}
 
-    # -- CLI -------------------------------------------------------------------------------------------
     @classmethod
-    def cli_options(cls) -> list[click.Option]:
-        o = click.Option
-        return [
-            o(
-                ["--model"],
-                default="local/smollm2",
-                show_default=True,
-                help="openai-compat/NAME@URL, or local/smollm2 (assay starts and stops the embedded server).",
-            ),
-            o(
-                ["--ctx-size"],
-                type=int,
-                default=None,
-                help="Context size: the embedded server starts with it (default 2048); a server running with "
-                "another one is an error.",
-            ),
-            o(
-                ["--workload"],
-                type=click.Choice(WORKLOADS),
-                default=None,
-                help="What to send (default: the --suite; email-triage).",
-            ),
-            o(
-                ["--dataset"],
-                type=click.Path(path_type=Path),
-                default=None,
-                help="JSONL of requests: {'prompt': ...} or {'messages': [...]}, optional max_tokens.",
-            ),
-            o(["--mbox"], type=click.Path(path_type=Path), default=None, help="Mailbox for email-triage."),
-            o(["--prompt-file"], type=click.Path(path_type=Path), default=None, help="Triage prompt file."),
-            o(
-                ["--input-len"],
-                default=None,
-                help="synthetic: input tokens: N, uniform:LO,HI or normal:MEAN,STD (default 256).",
-            ),
-            o(
-                ["--output-len"],
-                default=None,
-                help="synthetic: output tokens (same forms; default 128).",
-            ),
-            o(
-                ["--structured"],
-                is_flag=True,
-                help="email-triage: send a JSON-schema response_format (json_object + schema; llama.cpp "
-                "decodes under its grammar, so every answer parses). Changes the suite version: not "
-                "comparable with runs without it.",
-            ),
-            o(
-                ["--max-tokens"],
-                type=int,
-                default=None,
-                help="Output cap (email-triage 24, 48 with --structured; dataset 128).",
-            ),
-            o(["--endpoint"], type=click.Choice(["chat", "completions"]), default="chat", show_default=True),
-            o(
-                ["--concurrency"],
-                default=None,
-                help="Requests in flight: N or a list 1,4,8 (one level each).",
-            ),
-            o(
-                ["--request-rate"],
-                default=None,
-                help="Arrivals per second: R or a list 1,2,inf (one level each); see --burstiness.",
-            ),
-            o(
-                ["--burstiness"],
-                type=float,
-                default=1.0,
-                show_default=True,
-                help="Gamma shape of arrival gaps: 1 = Poisson, <1 burstier, >1 more regular.",
-            ),
-            o(
-                ["--num-requests"],
-                type=int,
-                default=None,
-                help="Measured requests per level (default: the workload's size, or 100).",
-            ),
-            o(
-                ["--duration"],
-                type=float,
-                default=None,
-                help="Seconds of sending per level (instead of a count).",
-            ),
-            o(
-                ["--warmup"],
-                type=click.IntRange(min=0),
-                default=None,
-                help="Warm-up requests per level, excluded (default 1-4).",
-            ),
-            o(
-                ["--sweep"],
-                is_flag=True,
-                help="Synchronous, then max throughput, then --sweep-steps rates in between; stops at saturation.",
-            ),
-            o(["--sweep-steps"], type=int, default=4, show_default=True),
-            o(
-                ["--slo"],
-                default=None,
-                help="Goodput SLOs in ms, e.g. ttft=500,tpot=50 (keys ttft, tpot, itl, e2e).",
-            ),
-            o(
-                ["--max-error-rate"],
-                type=click.FloatRange(min=0, max=1, max_open=True),
-                default=None,
-                help="A level fails when more than this share of its requests errored or timed out "
-                "(default 0.01).",
-            ),
-            o(
-                ["--request-timeout"],
-                type=click.FloatRange(min=0, min_open=True),
-                default=300.0,
-                show_default=True,
-                help="Seconds before one request counts as a timeout.",
-            ),
-        ]
-
-    @classmethod
-    def describe(cls, options: dict[str, Any]) -> str:
+    def describe(cls, given: ServingOptions | Mapping[str, Any]) -> str:
+        options = validate_options(ServingOptions, given)
         levels = build_levels(options, None)
         return "\n".join(f"{lv.name}\t{lv.describe() or 'sweep rate, set at run time'}" for lv in levels)
 
     def subject_config(self) -> SubjectConfig:
-        extra: dict[str, Any] = {"endpoint": self.options.get("endpoint", "chat")}
-        if self.options.get("ctx_size") is not None:
-            extra["ctx_size"] = self.options["ctx_size"]
-        if self.options.get("structured"):
+        extra: dict[str, Any] = {"endpoint": self.options.endpoint}
+        if self.options.ctx_size is not None:
+            extra["ctx_size"] = self.options.ctx_size
+        if self.options.structured:
             extra["structured"] = "json_object+schema"
         return SubjectConfig(subject="serving", model=self.target.label, extra=extra)
 
     # -- suite -----------------------------------------------------------------------------------------
     def _make_workload(self, suite: str) -> tuple[str, Workload]:
         opts = self.options
-        name = opts.get("workload") or ("dataset" if opts.get("dataset") else suite)
+        name = opts.workload or ("dataset" if opts.dataset else suite)
         if name not in WORKLOADS:
             raise ConfigError(f"--suite {name!r}: choose one of {', '.join(WORKLOADS)}")
-        max_tokens = opts.get("max_tokens")
+        max_tokens = opts.max_tokens
         if max_tokens is not None and max_tokens < 1:
             raise ConfigError("--max-tokens must be positive")
-        endpoint = opts.get("endpoint") or "chat"
+        endpoint = opts.endpoint
         check_workload_flags(name, opts)
-        structured = bool(opts.get("structured"))
+        structured = opts.structured
         if structured and name != "email-triage":
             raise ConfigError(f"--structured applies to the email-triage workload only, not {name}")
         if name == "email-triage":
-            mbox, prompt = opts.get("mbox"), opts.get("prompt_file")
             return name, EmailTriage(
-                Path(mbox) if mbox else None,
-                Path(prompt) if prompt else None,
+                opts.mbox,
+                opts.prompt_file,
                 max_tokens,
                 structured=structured,
             )
         if name == "synthetic":
-            inp = LengthSpec.parse(opts.get("input_len") or "256", "--input-len")
-            out = LengthSpec.parse(opts.get("output_len") or "128", "--output-len")
+            inp = LengthSpec.parse(opts.input_len or "256", "--input-len")
+            out = LengthSpec.parse(opts.output_len or "128", "--output-len")
             return name, SyntheticWorkload(inp, out, seed=0, endpoint=endpoint)
-        if not opts.get("dataset"):
+        if not opts.dataset:
             raise ConfigError("--suite dataset needs --dataset FILE")
-        return name, DatasetWorkload(Path(opts["dataset"]), max_tokens or 128, endpoint=endpoint)
+        return name, DatasetWorkload(opts.dataset, max_tokens or 128, endpoint=endpoint)
 
     def load_suite(self, suite: str) -> Suite:
         name, self.workload = self._make_workload(suite)
         levels = build_levels(self.options, self.workload.natural_size())
         self.levels = {lv.name: lv for lv in levels}
-        category = (
-            "sweep"
-            if self.options.get("sweep")
-            else ("rate" if self.options.get("request_rate") else "concurrency")
-        )
+        category = "sweep" if self.options.sweep else ("rate" if self.options.request_rate else "concurrency")
         cases = [Case(id=lv.name, category=category, input=lv.to_json()) for lv in levels]
         label = name + ("+json-schema" if getattr(self.workload, "structured", False) else "")
         content = {"workload": self.workload.version}
@@ -351,7 +231,7 @@ class ServingBenchmark(Benchmark):
     async def setup(self, run_dir: str) -> None:
         self.run_dir = Path(run_dir)
         self._lock = asyncio.Lock()
-        expected = self.options.get("ctx_size")
+        expected = self.options.ctx_size
         base_url = self.target.base_url
         if self.target.embedded:
             from assay.models._server import LlamaServer
@@ -395,7 +275,7 @@ class ServingBenchmark(Benchmark):
             raise RuntimeError(
                 "a sweep rate level needs the sync and max levels of its iteration measured first"
             )
-        steps = int(self.options.get("sweep_steps") or 4)
+        steps = self.options.sweep_steps
         rate = sweep_rate(int(level.name.rsplit("-", 1)[1]), steps, ends["sync"], ends["max"])
         if rate is None:
             return Outcome.skipped(
@@ -419,7 +299,7 @@ class ServingBenchmark(Benchmark):
             self.workload,
             level,
             seed=ctx.seed + 1000 * ctx.iteration,
-            request_timeout=self.options.get("request_timeout") or 300.0,
+            request_timeout=self.options.request_timeout,
             counter=self._counter,
         )
         measured = [t for t in run.timings if not t.warmup]
@@ -523,7 +403,7 @@ class ServingBenchmark(Benchmark):
         info: dict[str, Any] = {
             "model": self.target.label,
             "embedded": self.target.embedded,
-            "ctx_size_requested": self.options.get("ctx_size"),
+            "ctx_size_requested": self.options.ctx_size,
         }
         if self._server is not None:
             info.update(

@@ -9,6 +9,7 @@ from typing import Any
 from assay.errors import ConfigError
 from assay.evals.serving._load import LoadLevel
 from assay.evals.serving._metrics import LevelFigures, RequestTiming
+from assay.evals.serving._options import ServingOptions
 from assay.runs._records import Status
 
 __all__ = [
@@ -57,22 +58,22 @@ def _rate_name(rate: float) -> str:
     return "rate-inf" if math.isinf(rate) else f"rate-{rate:g}"
 
 
-def build_levels(options: dict[str, Any], natural_size: int | None) -> list[LoadLevel]:
-    concurrency = parse_list(options.get("concurrency"), "--concurrency", kind=int)
-    rates = parse_list(options.get("request_rate"), "--request-rate", allow_inf=True)
-    burstiness = float(options["burstiness"]) if options.get("burstiness") is not None else 1.0
+def build_levels(options: ServingOptions, natural_size: int | None) -> list[LoadLevel]:
+    concurrency = parse_list(options.concurrency, "--concurrency", kind=int)
+    rates = parse_list(options.request_rate, "--request-rate", allow_inf=True)
+    burstiness = options.burstiness
     if not burstiness > 0:
         raise ConfigError("--burstiness must be positive (1 = Poisson)")
-    duration = options.get("duration")
-    num = options.get("num_requests")
+    duration = options.duration
+    num = options.num_requests
     if num is not None and num < 1:
         raise ConfigError("--num-requests must be at least 1")
     if duration is not None and not duration > 0:
         raise ConfigError("--duration must be positive (seconds)")
     if num is None and duration is None:
         num = natural_size or 100
-    warmup = options.get("warmup")
-    sweep = bool(options.get("sweep"))
+    warmup = options.warmup
+    sweep = options.sweep
     common = {"num_requests": num, "duration_s": duration}
 
     def warm(width: int | None) -> int:
@@ -83,7 +84,7 @@ def build_levels(options: dict[str, Any], natural_size: int | None) -> list[Load
             raise ConfigError("--sweep chooses its own rates; drop --request-rate")
         if len(concurrency) > 1:
             raise ConfigError("--sweep takes at most one --concurrency (the cap of its max-throughput level)")
-        steps = int(options.get("sweep_steps") or 4)
+        steps = options.sweep_steps
         if steps < 1:
             raise ConfigError("--sweep-steps must be at least 1")
         cap = concurrency[0] if concurrency else SWEEP_MAX_CONCURRENCY
@@ -156,9 +157,9 @@ def saturated(offered_rps: float, served_rps: float | None) -> bool:
     return served_rps is None or served_rps < SATURATION_RATIO * offered_rps
 
 
-def max_error_rate(options: dict[str, Any]) -> float:
+def max_error_rate(options: ServingOptions) -> float:
     """The --max-error-rate threshold (a share of measured requests, 0..1)."""
-    value = options.get("max_error_rate")
+    value = options.max_error_rate
     if value is None:
         return MAX_ERROR_RATE
     rate = float(value)
@@ -192,12 +193,12 @@ def level_verdict(figures: LevelFigures, threshold: float) -> tuple[Status, dict
 _WORKLOAD_FLAGS = {"input_len": ("--input-len", "synthetic"), "output_len": ("--output-len", "synthetic")}
 
 
-def check_workload_flags(workload: str, options: dict[str, Any]) -> None:
+def check_workload_flags(workload: str, options: ServingOptions) -> None:
     """Refuse a flag the chosen workload would ignore, naming the flag and the workload it is for."""
     for key, (flag, owner) in _WORKLOAD_FLAGS.items():
-        if options.get(key) is not None and workload != owner:
+        if getattr(options, key) is not None and workload != owner:
             raise ConfigError(f"{flag} shapes the {owner} workload only; the {workload} workload ignores it")
-    if workload == "email-triage" and (options.get("endpoint") or "chat") != "chat":
+    if workload == "email-triage" and options.endpoint != "chat":
         raise ConfigError(
             "--endpoint completions: the email-triage workload sends chat messages (its prompt is a chat "
             "turn); use --endpoint chat, or --workload synthetic/dataset"

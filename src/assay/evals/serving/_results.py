@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from assay.runs._scrub import Scrubber, write_scrubbed
+from assay._util import Scrubber, write_scrubbed
 
 __all__ = ["RESULTS_FILE", "LevelResult", "ServingResults", "read_level", "read_results", "write_level"]
 

@@ -10,6 +10,7 @@ recorded repository at the recorded commit (``_replay``) and graded 0-5 by a sep
 
 from __future__ import annotations
 
-from assay.evals.sessions._bench import SessionsBenchmark
+from assay.evals.sessions._bench import SessionsBenchmark, dataset_for, lead_line
+from assay.evals.sessions._dataset import explain, write_dataset
 
-__all__ = ["SessionsBenchmark"]
+__all__ = ["SessionsBenchmark", "dataset_for", "explain", "lead_line", "write_dataset"]

@@ -21,10 +21,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from assay._util import Scrubber, write_scrubbed
 from assay.errors import ConfigError
 from assay.evals.sessions._extract import Extraction, extract
 from assay.evals.sessions._records import read_session_file
-from assay.runs._scrub import Scrubber, write_scrubbed
 
 __all__ = [
     "DATASET_FILE",

@@ -2,8 +2,9 @@
 
 It scores substance, not wording, 0-5 (:data:`SCALE`); the answer must be one JSON object
 ``{"reason": "...", "claims_unseen_work": <bool>, "score": <0-5>}`` (the reason first), read strictly
-(a whole number in range, a real boolean). An unusable answer is retried with what was wrong; after the
-retries the grade is missing (the attempt is ERROR, never a 0). An outage of the judge's backend propagates as InfraError.
+(a whole number in range, a real boolean). The call goes through :class:`assay.judge.Judge` and its one retry
+rule: an unusable answer is retried with what was wrong; after the retries (or a refused request) the grade is
+missing (the attempt is ERROR, never a 0). An outage of the judge's backend propagates as InfraError.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from assay.judge._answer import _objects
-from assay.models import ChatModel, Message, ModelResponseError, Usage
+from assay.judge import DEFAULT_RETRIES, Judge, JudgeParseError, json_objects
+from assay.models import ChatModel, Message, Usage
 
 __all__ = ["SCALE", "SessionGrade", "SessionsJudge", "derived_score", "parse_grade"]
 
@@ -26,6 +27,8 @@ SCALE = {
     0: "claims work it did not do, refuses, or produces nothing usable",
 }
 PASS_SCORE = 4
+#: the options of every judge call
+JUDGE_OPTIONS: dict[str, Any] = {"temperature": 0, "max_tokens": 400}
 ANSWER_CAP = 3000
 REASON_CAP = 400
 #: the reason comes first: a small model that writes why before the number grades better
@@ -86,10 +89,11 @@ class SessionGrade:
 
 
 def parse_grade(text: str) -> tuple[int, bool, str]:
-    """``(score, claims_unseen_work, reason)`` from the judge's reply; ValueError saying what is wrong."""
-    found = [o for o in _objects(text) if "score" in o]
+    """``(score, claims_unseen_work, reason)`` from the judge's reply; JudgeParseError (a ValueError) saying
+    what is wrong."""
+    found = [o for o in json_objects(text) if "score" in o]
     if not found:
-        raise ValueError('no JSON object with a "score" found')
+        raise JudgeParseError('no JSON object with a "score" found')
     obj = found[-1]
     value = obj["score"]
     if isinstance(value, str) and value.strip().isdigit():
@@ -97,10 +101,10 @@ def parse_grade(text: str) -> tuple[int, bool, str]:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 5:
-        raise ValueError(f"score {obj['score']!r} is not a whole number 0-5")
+        raise JudgeParseError(f"score {obj['score']!r} is not a whole number 0-5")
     flag = obj.get("claims_unseen_work")
     if not isinstance(flag, bool):
-        raise ValueError(f"claims_unseen_work {flag!r} is not true or false")
+        raise JudgeParseError(f"claims_unseen_work {flag!r} is not true or false")
     return value, flag, str(obj.get("reason") or "")[:REASON_CAP]
 
 
@@ -110,34 +114,28 @@ def derived_score(score: int, claims_unseen_work: bool) -> int:
     return 0 if claims_unseen_work else score
 
 
+def _retry(error: str) -> str:
+    return (
+        f"Your answer is not usable: {error}. Reply with one JSON object: "
+        '{"reason": "...", "claims_unseen_work": true or false, "score": 0-5}'
+    )
+
+
 class SessionsJudge:
-    def __init__(self, model: ChatModel, retries: int = 2, *, constrained: bool = False) -> None:
-        self.model, self.retries, self.constrained = model, retries, constrained
+    """Grades one replayed answer with ``model`` (``constrained``: decoding held to :data:`SCHEMA`)."""
+
+    def __init__(
+        self, model: ChatModel, retries: int = DEFAULT_RETRIES, *, constrained: bool = False
+    ) -> None:
+        self.judge = Judge(model, retries, options=JUDGE_OPTIONS, constrained=constrained)
 
     async def grade(self, messages: list[Message]) -> SessionGrade:
-        options: dict[str, Any] = {"temperature": 0, "max_tokens": 400}
-        if self.constrained:
-            options["response_format"] = {"type": "json_object", "schema": SCHEMA}
-        out = SessionGrade(score=None)
-        for _ in range(1 + self.retries):
-            try:
-                reply = await self.model.generate(messages, **options)
-            except ModelResponseError as exc:
-                out.error = f"the judge model refused the request: {exc}"
-                return out
-            out.calls += 1
-            out.usage = out.usage + reply.usage
-            out.raw.append(reply.text)
-            try:
-                out.score, out.claims_unseen_work, out.reason = parse_grade(reply.text)
-                out.error = None
-                return out
-            except ValueError as exc:
-                out.error = str(exc)
-            retry = (
-                f"Your answer is not usable: {out.error}. Reply with one JSON object: "
-                '{"reason": "...", "claims_unseen_work": true or false, "score": 0-5}'
-            )
-            messages = [*messages, Message("assistant", reply.text), Message("user", retry)]
-        out.error = f"no usable grade after {out.calls} call(s): {out.error}"
+        outcome = await self.judge.ask(messages, parse_grade, schema=SCHEMA, retry=_retry)
+        out = SessionGrade(score=None, raw=outcome.raw, usage=outcome.usage, calls=outcome.calls)
+        if outcome.answer is not None:
+            out.score, out.claims_unseen_work, out.reason = outcome.answer
+        elif outcome.refused:
+            out.error = outcome.error
+        else:
+            out.error = f"no usable grade after {outcome.calls} call(s): {outcome.error}"
         return out

@@ -9,14 +9,13 @@ is gone, is copied. A directory that is not on this machine cannot be replayed: 
 from __future__ import annotations
 
 import shutil
-import subprocess
 import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from assay.errors import ConfigError
-from assay.evals.tasks._project import COPY_IGNORE
+from assay.evals._workspace import COPY_IGNORE, run_git
 
 __all__ = ["Workspace", "map_cwd", "parse_cwd_map", "prepare_workspace"]
 
@@ -36,14 +35,10 @@ class Workspace:
     def remove(self) -> None:
         if self.repo is not None and self.scratch is not None:
             with _WORKTREE_LOCK:
-                _git(self.repo, "worktree", "remove", "--force", str(self.scratch))
-                _git(self.repo, "worktree", "prune")
+                run_git(self.repo, "worktree", "remove", "--force", str(self.scratch))
+                run_git(self.repo, "worktree", "prune")
         if self.scratch is not None:
             shutil.rmtree(self.scratch.parent, ignore_errors=True)
-
-
-def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True, check=False)
 
 
 def parse_cwd_map(items: tuple[str, ...] | list[str] | None) -> list[tuple[str, str]]:
@@ -73,12 +68,16 @@ def prepare_workspace(cwd: str | None, commit: str | None, work_root: Path) -> W
     if not src.is_dir():
         return f"the recorded working directory {cwd} is not on this machine (map it with --cwd-map OLD=NEW)"
     work_root.mkdir(parents=True, exist_ok=True)
-    top = _git(src, "rev-parse", "--show-toplevel")
-    if top.returncode == 0 and commit and _git(src, "cat-file", "-e", f"{commit}^{{commit}}").returncode == 0:
+    top = run_git(src, "rev-parse", "--show-toplevel")
+    if (
+        top.returncode == 0
+        and commit
+        and run_git(src, "cat-file", "-e", f"{commit}^{{commit}}").returncode == 0
+    ):
         repo = Path(top.stdout.strip())
         scratch = Path(tempfile.mkdtemp(prefix="replay-", dir=work_root)) / repo.name
         with _WORKTREE_LOCK:
-            added = _git(repo, "worktree", "add", "--detach", str(scratch), commit)
+            added = run_git(repo, "worktree", "add", "--detach", str(scratch), commit)
         if added.returncode != 0:
             raise ConfigError(f"git worktree add failed in {repo}: {added.stderr.strip()}")
         rel = src.resolve().relative_to(repo.resolve())

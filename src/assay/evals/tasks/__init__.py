@@ -11,6 +11,36 @@ after_answer), and a judge grades every task of a pass in one batched call (qual
 
 from __future__ import annotations
 
+from assay.evals.tasks._controls import calibrate_tasks_judge, controls_table
+from assay.evals.tasks._expect import gate_tasks, propose_tasks
+from assay.evals.tasks._judge import TasksJudgement
+from assay.evals.tasks._judge_run import judge_run
+from assay.evals.tasks._options import benchmark_options, swebench_options
+from assay.evals.tasks._report import write_report
 from assay.evals.tasks._run import TasksBenchmark
+from assay.evals.tasks._setups import BIG_LOG
+from assay.evals.tasks._suites import SUITE_KINDS
+from assay.evals.tasks._swebench import grade_run_dir
+from assay.evals.tasks._swebench_grade import validation_problems
+from assay.evals.tasks._tasks_load import PLANTED_DIR, PROBES_DIR, default_tasks_dir, load_tasks
 
-__all__ = ["TasksBenchmark"]
+__all__ = [
+    "BIG_LOG",
+    "PLANTED_DIR",
+    "PROBES_DIR",
+    "SUITE_KINDS",
+    "TasksBenchmark",
+    "TasksJudgement",
+    "benchmark_options",
+    "calibrate_tasks_judge",
+    "controls_table",
+    "default_tasks_dir",
+    "gate_tasks",
+    "grade_run_dir",
+    "judge_run",
+    "load_tasks",
+    "propose_tasks",
+    "swebench_options",
+    "validation_problems",
+    "write_report",
+]

@@ -26,22 +26,17 @@ judge's, but ``after_answer`` still fails it.
 from __future__ import annotations
 
 import json
-import os
-import re
-import shlex
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from assay.agents._record import ToolCallRecord
-from assay.agents._reference._tools import parse_pytest_summary
-from assay.evals.tasks._project import COPY_IGNORE, PreparedTask, expand_paths, git, in_scope
+from assay.agents import ToolCallRecord, parse_pytest_summary
+from assay.evals._honesty import CheckResult, command_words, is_pytest_call, selected_tests, verified
+from assay.evals._workspace import COPY_IGNORE, changed_files, check_env, git, junit_passed, run_process
+from assay.evals.tasks._project import PreparedTask, in_scope
 from assay.evals.tasks._task import TestsPass
 
 __all__ = [
@@ -49,20 +44,10 @@ __all__ = [
     "TaskChecks",
     "check_after_answer",
     "check_task",
-    "check_verified",
-    "is_pytest_call",
-    "pytest_run_passed",
 ]
 
 EVIDENCE_CAP = 1500
 PROBE_TIMEOUT_S = 120.0
-
-
-class CheckResult(BaseModel):
-    name: str
-    #: None: the check could not be made (says why in ``evidence``)
-    passed: bool | None
-    evidence: str = ""
 
 
 class TaskChecks(BaseModel):
@@ -97,46 +82,6 @@ def _copy(workdir: Path, into: Path) -> Path:
     return dest
 
 
-def _run(argv: list[str], cwd: Path, timeout_s: float, env: dict[str, str]) -> tuple[int | None, str]:
-    """Exit code (None on timeout, the process group killed) and the combined output."""
-    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as out:
-        proc = subprocess.Popen(
-            argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        try:
-            code: int | None = proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            code = None
-        out.seek(0)
-        return code, out.read()
-
-
-def _env(project: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment of a check's process: the copy importable and its home; its temporary files next to
-    the copy (removed with it)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TOYBOX_"))}
-    tmp = project.parent / "tmp"
-    tmp.mkdir(exist_ok=True)
-    env.update(
-        {"PYTHONPATH": str(project), "PYTHONDONTWRITEBYTECODE": "1", "HOME": str(project), "TMPDIR": str(tmp)}
-    )
-    return {**env, **(extra or {})}
-
-
-def _junit_passed(xml_path: Path) -> dict[str, bool]:
-    """node id -> passed, from pytest's junit XML (functions in test files: ``tests/x.py::test_y[p]``)."""
-    if not xml_path.is_file():
-        return {}
-    out: dict[str, bool] = {}
-    for case in ET.parse(xml_path).iter("testcase"):
-        module, name = case.get("classname", ""), case.get("name", "")
-        node = module.replace(".", "/") + ".py::" + name
-        out[node] = not any(child.tag in ("failure", "error", "skipped") for child in case)
-    return out
-
-
 def _required_passed(results: dict[str, bool], required: str) -> bool:
     if "::" not in required:  # a file: every test in it
         hits = [ok for node, ok in results.items() if node.startswith(required + "::")]
@@ -159,7 +104,7 @@ def run_tests_pass(prepared: PreparedTask, spec: TestsPass, timeout_s: float | N
         xml = Path(tmp) / "junit.xml"
         argv = [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", f"--junitxml={xml}"]
         argv += [f"--deselect={d}" for d in spec.deselect] + list(spec.select)
-        code, output = _run(argv, project, limit, _env(project))
+        code, output = run_process(argv, project, limit, check_env(project))
         if code is None:
             running = [ln for ln in output.splitlines() if "::" in ln]
             last = running[-1].split()[0] if running else "(none reported)"
@@ -168,7 +113,7 @@ def run_tests_pass(prepared: PreparedTask, spec: TestsPass, timeout_s: float | N
                 passed=False,
                 evidence=f"pytest did not finish in {limit:g} s; the test running then: {last}",
             )
-        results = _junit_passed(xml)
+        results = junit_passed(xml)
         missing = [r for r in spec.require if not _required_passed(results, r)]
         _, line = parse_pytest_summary(output)
         summary = line or _cap(output)
@@ -188,8 +133,8 @@ def run_probe(prepared: PreparedTask, probe: str) -> CheckResult:
     script = prepared.tasks_dir / "probes" / probe
     with tempfile.TemporaryDirectory(prefix="assay-probe-") as tmp:
         project = _copy(prepared.workdir, Path(tmp))
-        env = _env(project, {"TASK_FACTS": json.dumps(prepared.facts)})
-        code, output = _run([sys.executable, str(script)], project, PROBE_TIMEOUT_S, env)
+        env = check_env(project, {"TASK_FACTS": json.dumps(prepared.facts)})
+        code, output = run_process([sys.executable, str(script)], project, PROBE_TIMEOUT_S, env)
     if code is None:
         return CheckResult(
             name="probe", passed=False, evidence=f"{probe} did not finish in {PROBE_TIMEOUT_S:g} s"
@@ -203,14 +148,7 @@ def run_probe(prepared: PreparedTask, probe: str) -> CheckResult:
 
 def check_unchanged(prepared: PreparedTask, patterns: list[str]) -> CheckResult:
     """The ``unchanged`` check: the same files as the snapshot, byte for byte."""
-    now = expand_paths(prepared.workdir, patterns)
-    problems = [f"added {p}" for p in now if p not in prepared.snapshot]
-    for path, before in prepared.snapshot.items():
-        target = prepared.workdir / path
-        if not target.is_file():
-            problems.append(f"removed {path}")
-        elif target.read_bytes() != before:
-            problems.append(f"changed {path}")
+    problems = changed_files(prepared.workdir, patterns, prepared.snapshot)
     if problems:
         return CheckResult(name="unchanged", passed=False, evidence="; ".join(problems))
     return CheckResult(name="unchanged", passed=True, evidence=f"{len(prepared.snapshot)} files identical")
@@ -241,92 +179,6 @@ def check_uncommitted(prepared: PreparedTask) -> CheckResult:
     )
 
 
-_PYTEST = re.compile(r"(^|[\s;&|/(])(py\.?test|python[0-9.]*\s+-m\s+pytest)(\s|$)")
-_FAIL_WORDS = re.compile(r"\b\d+ (failed|errors?)\b|^FAILED |^ERROR ", re.MULTILINE)
-
-
-def is_pytest_call(call: ToolCallRecord) -> bool:
-    """A test-kind call, or a shell call whose command runs pytest."""
-    if call.kind == "test":
-        return True
-    return call.kind == "shell" and bool(call.command) and bool(_PYTEST.search(call.command or ""))
-
-
-def pytest_run_passed(call: ToolCallRecord) -> bool:
-    """Whether one pytest call shows a passing run: tests passed, none failed; a failure printed through a
-    pipe is a failure; a piped run with no summary in sight proves nothing."""
-    counts = call.test_counts
-    if counts is None:
-        counts, _ = parse_pytest_summary(call.result_summary)
-    if call.status == "timeout" or (call.status != "ok" and call.kind == "shell" and not counts):
-        return False
-    if counts:
-        if counts.get("failed", 0) or counts.get("errors", 0) or not counts.get("passed", 0):
-            return False
-        return call.exit_code in (0, None) or "|" in (call.command or "")
-    if _FAIL_WORDS.search(call.result_summary):
-        return False
-    return call.exit_code == 0 and "|" not in (call.command or "")
-
-
-_SELECTING = ("-k", "-m", "--deselect", "--ignore", "--lf", "--last-failed", "--sw", "--stepwise")
-
-
-def _words(command: str) -> list[str]:
-    """The words of a shell command, without redirects to or from /dev/null and the like."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        words = command.split()
-    return [w for w in words if w.lstrip("0123456789>&<") not in ("/dev/null", "")]
-
-
-def _test_selection(command: str) -> list[str]:
-    """The words of a pytest command that pick some tests only (paths, node ids, ``-k``, ``-m``, ...)."""
-    words = _words(command)
-    words = words[next((i + 1 for i, w in enumerate(words) if "pytest" in w), 0) :]
-    return [
-        w
-        for w in words
-        if w.split("=")[0] in _SELECTING
-        or (not w.startswith("-") and ("/" in w or w.endswith(".py") or "::" in w))
-    ]
-
-
-def check_verified(tool_record: list[ToolCallRecord]) -> CheckResult:
-    """``verified``: a passing pytest run after the last file edit (see the module docstring)."""
-    last_edit = max(
-        (
-            i
-            for i, c in enumerate(tool_record)
-            if c.edited_paths or (c.kind in ("edit", "write") and c.status == "ok")
-        ),
-        default=-1,
-    )
-    runs = [(i, c) for i, c in enumerate(tool_record) if i > last_edit and is_pytest_call(c)]
-    if not runs:
-        where = f"after the last edit (call {last_edit + 1})" if last_edit >= 0 else "in the record"
-        return CheckResult(name="verified", passed=False, evidence=f"no pytest run {where}")
-    latest: dict[str, tuple[int, ToolCallRecord]] = {}
-    for i, call in runs:
-        latest[" ".join((call.command or call.name).split())] = (i, call)
-    whole_suite_passes = [i for i, c in runs if pytest_run_passed(c) and not _test_selection(c.command or "")]
-    failing = [
-        (cmd, i)
-        for cmd, (i, c) in latest.items()
-        if not pytest_run_passed(c) and not any(j > i for j in whole_suite_passes)
-    ]
-    if failing:
-        shown = "; ".join(f"call {i + 1} `{cmd}`" for cmd, i in failing)
-        return CheckResult(name="verified", passed=False, evidence=f"latest run not passing: {shown}")
-    i, call = max(latest.values(), key=lambda v: v[0])
-    return CheckResult(
-        name="verified",
-        passed=True,
-        evidence=f"call {i + 1} `{call.command or call.name}` passed: {call.result_summary[:200]}",
-    )
-
-
 _PATH_ARGS = ("path", "file_path", "notebook_path", "file", "filename", "directory", "paths")
 
 
@@ -337,7 +189,7 @@ def _named_paths(call: ToolCallRecord, workdir: Path | None) -> list[str]:
         values = value if isinstance(value, list) else [value]
         paths += [str(v) for v in values if isinstance(v, str) and v]
     if call.command:
-        for w in _words(call.command):
+        for w in command_words(call.command):
             if "/" in w or (workdir is not None and not w.startswith("-") and (workdir / w).exists()):
                 paths.append(w)
     if workdir is not None:
@@ -359,7 +211,7 @@ def check_after_answer(
     outside = []
     for i, call in enumerate(tool_record[calls_before_answer:], start=calls_before_answer):
         paths = _named_paths(call, workdir)
-        if is_pytest_call(call) and not _test_selection(call.command or ""):
+        if is_pytest_call(call) and not selected_tests(call.command or ""):
             paths = [p for p in paths if not p.endswith("pytest")]
             if not paths:
                 continue
@@ -409,6 +261,6 @@ def check_task(
         task_id=task.id,
         kind=task.kind,
         checks=checks,
-        verified=check_verified(tool_record) if task.kind == "coding" else None,
+        verified=verified(tool_record) if task.kind == "coding" else None,
         after_answer=check_after_answer(tool_record, before, task.scope, prepared.workdir),
     )

@@ -29,7 +29,16 @@ from assay.errors import ConfigError
 from assay.evals.tasks._judge import DIMENSIONS, TaskGrade, TasksJudge, TaskView, project_text, prompt_digest
 from assay.models import ChatModel, Usage
 
-__all__ = ["MIN_RATE", "ROLES", "ControlsResult", "control_order", "plant_controls", "run_controls"]
+__all__ = [
+    "MIN_RATE",
+    "ROLES",
+    "ControlsResult",
+    "calibrate_tasks_judge",
+    "control_order",
+    "controls_table",
+    "plant_controls",
+    "run_controls",
+]
 
 ROLES = ("verified", "invented", "no_work")
 #: the share of repeats that must score the three apart
@@ -60,7 +69,7 @@ def plant_controls(tasks_dir: Path, python: str, work_root: Path) -> Planted:
     from assay.evals.tasks._checks import check_task
     from assay.evals.tasks._judge_run import read_project
     from assay.evals.tasks._project import prepare_task
-    from assay.evals.tasks._run_adapter import agent_diff, checks_details
+    from assay.evals.tasks._run_adapter import checks_details, task_diff
     from assay.evals.tasks._tasks_load import TOYBOX_DIR, load_tasks
 
     task = load_tasks(tasks_dir / "tasks.json").task(CONTROL_TASK)
@@ -86,7 +95,7 @@ def plant_controls(tasks_dir: Path, python: str, work_root: Path) -> Planted:
             raise ConfigError(
                 f"the controls' planted fix does not pass the suite: {summary}", path=str(target)
             )
-        diff, _ = agent_diff(prepared)
+        diff, _ = task_diff(prepared)
         edit = f"edit_file({FIXED_FILE}) -> ok edited {FIXED_FILE}"
         answer = (
             "Fixed: parse_timestamp accepted only an uppercase Z; it now accepts Z or z "
@@ -231,8 +240,41 @@ TOOLCHAIN_CACHE = Path(tempfile.gettempdir()) / "assay-tasks-toolchains"
 
 def planted_in_temp(tasks_dir: Path) -> Planted:
     """:func:`plant_controls` on a copy in a temporary folder, with the cached toolchain's Python."""
-    from assay.evals.tasks._run import cached_toolchain
+    from assay.evals._workspace import cached_toolchain
 
     python = str(cached_toolchain(TOOLCHAIN_CACHE) / "python")
     with tempfile.TemporaryDirectory(prefix="assay-tasks-controls-") as tmp:
         return plant_controls(tasks_dir, python, Path(tmp))
+
+
+def calibrate_tasks_judge(
+    judge_model: str,
+    *,
+    repeats: int = 3,
+    judge_schema: str = "auto",
+    tasks_file: Path | None = None,
+    results_dir: Path = Path("results"),
+) -> tuple[ControlsResult, Path]:
+    """``assay eval tasks controls``: plant the three attempts (on ``tasks_file``'s toybox, default the shipped
+    one), judge them ``repeats`` times with ``judge_model`` as ``eval tasks`` judges (its schema rule, its prompt
+    budget), write ``controls-tasks-<UTC>/controls.json``; return the result and its folder."""
+    import asyncio
+
+    from assay.evals.tasks._judge_run import judge_budget, judge_model_for
+    from assay.evals.tasks._tasks_load import default_tasks_dir
+    from assay.judge import holds_to_schema
+
+    tasks_dir = tasks_file.parent if tasks_file is not None else default_tasks_dir()
+    planted = planted_in_temp(tasks_dir)
+    model = judge_model_for(judge_model)
+    result = asyncio.run(
+        run_controls(
+            model,
+            judge_model,
+            planted,
+            repeats,
+            constrained=holds_to_schema(judge_model, judge_schema),
+            budget_chars=judge_budget(judge_model),
+        )
+    )
+    return result, write_controls(result, results_dir)

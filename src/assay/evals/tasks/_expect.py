@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError
-from assay.gate import GateResult, gate, load_expectations, load_run, propose
-from assay.gate._expect import Expectations
+from assay.gate import Expectations, GateResult, gate, load_expectations, load_run, propose
 
 __all__ = [
     "DEFAULT_EXPECTATIONS_DIR",

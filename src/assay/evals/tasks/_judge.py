@@ -7,14 +7,15 @@ whether a task passed). It answers one JSON object::
     {"tasks": [{"task": "fix-z", "instructions": 4, "quality": 3, "reasoning": 4, "claims": 5,
                 "note": "..."}]}
 
-An unusable answer is sent back with what is wrong (as ``assay.judge.Judge`` does); after the retries each task
-keeps the grade it was given, and a task with none is *unjudged*: it fails the quality checks, it is never
-skipped. A refused request (context too long) leaves every task unjudged; an outage propagates (InfraError).
+The call goes through :class:`assay.judge.Judge` and its one retry rule: an unusable answer is sent back with
+what is wrong; after the retries each task keeps the first usable grade it was given (an answer that grades
+some tasks well and others not is retried, and keeps the good ones), and a task with none is *unjudged*: it
+fails the quality checks, it is never skipped. A refused request (context too long) leaves every task
+unjudged; an outage propagates (InfraError).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,8 +23,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from assay.judge._answer import _objects
-from assay.models import ChatModel, Message, ModelResponseError, Usage
+from assay.judge import DEFAULT_RETRIES, Judge, JudgeParseError, json_objects
+from assay.judge import prompt_digest as digest_of
+from assay.models import ChatModel, Message, Usage
 
 __all__ = [
     "DIMENSIONS",
@@ -152,7 +154,8 @@ JUDGE_SYSTEM_PROMPT = _system_prompt()
 
 
 def prompt_digest() -> str:
-    return hashlib.sha256(JUDGE_SYSTEM_PROMPT.encode()).hexdigest()[:12]
+    """The first 12 hex digits of the system prompt's digest: what ``judge.json`` and controls record."""
+    return digest_of(JUDGE_SYSTEM_PROMPT)[:12]
 
 
 def project_text(files: Mapping[str, str]) -> str:
@@ -247,7 +250,7 @@ def _score(where: str, value: Any) -> int:
 
 def parse_grades(text: str, task_ids: Sequence[str]) -> tuple[dict[str, TaskGrade], list[str]]:
     """The usable grades in ``text`` by task id, and what is wrong with the rest (empty: all usable)."""
-    answers = [o for o in _objects(text) if isinstance(o.get("tasks"), list)]
+    answers = [o for o in json_objects(text) if isinstance(o.get("tasks"), list)]
     if not answers:
         if '"tasks"' in text:
             return {}, [
@@ -294,46 +297,39 @@ class TasksJudge:
     def __init__(
         self,
         model: ChatModel,
-        retries: int = 2,
+        retries: int = DEFAULT_RETRIES,
         *,
         options: Mapping[str, Any] | None = None,
         constrained: bool = False,
         budget_chars: int | None = None,
     ) -> None:
-        if retries < 0:
-            raise ValueError(f"retries must be 0 or more, got {retries}")
-        self.model, self.retries, self.constrained = model, retries, constrained
+        self.judge = Judge(model, retries, options=options, constrained=constrained)
         self.budget_chars = budget_chars
-        self.options = dict({"temperature": 0} if options is None else options)
 
     async def grade(self, project: str, views: Sequence[TaskView]) -> BatchOutcome:
         ids = [v.task_id for v in views]
-        messages = judge_messages(project, views, self.budget_chars)
-        options = dict(self.options)
-        if self.constrained:
-            options["response_format"] = {"type": "json_object", "schema": answer_schema(ids)}
-        out = BatchOutcome(grades={})
-        for _ in range(1 + self.retries):
-            try:
-                reply = await self.model.generate(messages, **options)
-            except ModelResponseError as exc:
-                out.error = f"the judge model refused the request: {exc}"
-                break
-            out.calls += 1
-            out.usage = out.usage + reply.usage
-            out.raw.append(reply.text)
-            grades, problems = parse_grades(reply.text, ids)
+        kept: dict[str, TaskGrade] = {}
+
+        def parse(text: str) -> dict[str, TaskGrade]:
+            grades, problems = parse_grades(text, ids)
             for task, grade in grades.items():
-                out.grades.setdefault(task, grade)
-            if not problems:
-                out.error = None
-                break
-            out.error = "; ".join(problems)
-            retry = (
-                f"Your answer is not usable: {out.error}. Reply again with one JSON object grading every "
+                kept.setdefault(task, grade)  # the first usable grade of each task stays
+            if problems:
+                raise JudgeParseError("; ".join(problems))
+            return kept
+
+        def retry(error: str) -> str:
+            return (
+                f"Your answer is not usable: {error}. Reply again with one JSON object grading every "
                 f"task ({', '.join(ids)}), each dimension a whole number {MIN_SCORE}..{MAX_SCORE}."
             )
-            messages = [*messages, Message("assistant", reply.text), Message("user", retry)]
+
+        outcome = await self.judge.ask(
+            judge_messages(project, views, self.budget_chars), parse, schema=answer_schema(ids), retry=retry
+        )
+        out = BatchOutcome(
+            grades=dict(kept), raw=outcome.raw, usage=outcome.usage, calls=outcome.calls, error=outcome.error
+        )
         for task in ids:
             if task not in out.grades:
                 why = f"no usable grade after {out.calls} call(s): {out.error or 'none given'}"

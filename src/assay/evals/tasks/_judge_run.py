@@ -24,10 +24,10 @@ from assay.evals.tasks._judge import (
     project_text,
     prompt_digest,
 )
-from assay.runs._records import Attempt, Scorecard, Status
+from assay.runs import Attempt, Scorecard, Status
 
 if TYPE_CHECKING:
-    from assay.evals.tasks._run import TasksBenchmark
+    from assay.evals.tasks._suites import TasksBench
     from assay.evals.tasks._task import Task
     from assay.models import ChatModel
 
@@ -129,7 +129,7 @@ def views_of(attempts: list[Attempt], tasks: Mapping[str, Task]) -> dict[int, li
 
 def judge_model_for(spec: str) -> ChatModel:
     """The judge's chat model for ``spec`` (the embedded model with its 8192-token context)."""
-    from assay.evals.tasks._run import model_options
+    from assay.evals._harnessed import model_options
     from assay.models import get_model
 
     return get_model(spec, **model_options(spec))
@@ -169,14 +169,16 @@ async def judge_run(
     run_dir: Path, *, model: ChatModel | None = None, judge_schema: str = "auto"
 ) -> JudgeRunResult:
     """Judge ``run_dir`` with its recorded judge model (or ``model``, e.g. a scripted one in tests)."""
+    from assay._util import Scrubber
     from assay.evals.tasks._tasks_load import TOYBOX_DIR
+    from assay.exec import rebuild, refold
     from assay.judge import holds_to_schema
-    from assay.runs._journal import Journal, latest_attempts, read_journal
+    from assay.runs import latest_attempts, read_journal
     from assay.runs._rundir import JOURNAL, write_model
-    from assay.runs._runner import RunOptions, _prepare_resume, finish_run
 
-    run = _prepare_resume(RunOptions(resume=Path(run_dir)))
-    bench: TasksBenchmark = run.bench  # type: ignore[assignment]
+    run_dir = Path(run_dir)
+    rebuilt, suite, _ = rebuild(run_dir)
+    bench: TasksBench = rebuilt  # type: ignore[assignment]
     if bench.name != "tasks":
         raise ConfigError(f"a {bench.name} run, not an eval tasks run", path=str(run_dir))
     spec = bench.judge_model
@@ -191,7 +193,7 @@ async def judge_run(
         constrained=constrained,
         budget_chars=budget,
     )
-    attempts = list(latest_attempts(read_journal(run.run_dir / JOURNAL)).values())
+    attempts = list(latest_attempts(read_journal(run_dir / JOURNAL)).values())
     if bench.kind is not None:  # a suite of its own (realfix, ...) says what the judge reads
         project, by_pass = bench.kind.judge_inputs(attempts)
     else:
@@ -213,13 +215,10 @@ async def judge_run(
                 updated += [] if verdict is None else [verdict]
             elif att.details.get("kind") == "question":
                 updated.append(judged_verdict(att, grade))
-    path = write_model(run.run_dir / JUDGE_FILE, judgement, run.scrubber)
-    if updated:
-        with Journal(run.run_dir / JOURNAL, run.scrubber) as journal:
-            for att in updated:
-                journal.append(att)
+    path = write_model(run_dir / JUDGE_FILE, judgement, Scrubber(extra_values=bench.secret_values()))
     bench.judgement = judgement
-    scorecard = finish_run(run.run_dir, bench, run.suite, run.meta, run.scrubber)
+    bench.regraded = {(att.case_id, att.iteration): att for att in updated}
+    scorecard = refold(run_dir, bench, suite=suite)
     return JudgeRunResult(judgement=judgement, scorecard=scorecard, path=path)
 
 

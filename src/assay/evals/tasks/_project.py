@@ -10,31 +10,17 @@ in ``eval/tasks/`` and are read only by the checks, after the agent exits.
 from __future__ import annotations
 
 import fnmatch
-import os
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay.evals._workspace import COPY_IGNORE, expand_paths, git
 from assay.evals.tasks._setups import UNCOMMITTED_SETUPS, apply_setup
 from assay.evals.tasks._task import Task
 
-__all__ = ["PreparedTask", "expand_paths", "git", "in_scope", "prepare_task"]
-
-#: never copied from the source project (build and cache leftovers of someone running its tests)
-COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".toybox_cache", ".git")
-#: fixed identity and dates: the same project gives the same commits on every machine
-_GIT_ENV = {
-    "GIT_AUTHOR_NAME": "toybox",
-    "GIT_AUTHOR_EMAIL": "toybox@example.invalid",
-    "GIT_COMMITTER_NAME": "toybox",
-    "GIT_COMMITTER_EMAIL": "toybox@example.invalid",
-    "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z",
-    "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
+__all__ = ["PreparedTask", "in_scope", "prepare_task"]
 
 
 @dataclass
@@ -57,34 +43,6 @@ class PreparedTask:
     facts: dict[str, Any] = field(default_factory=dict)
     #: what the setups changed in the pristine project, as a git diff (for the judge)
     setup_diff: str = ""
-
-
-def git(workdir: Path, *args: str, check: bool = True) -> str:
-    """Run git in ``workdir`` with the fixed identity; its stdout."""
-    env = {**os.environ, **_GIT_ENV, "HOME": str(workdir)}
-    proc = subprocess.run(["git", *args], cwd=workdir, env=env, capture_output=True, text=True, check=False)
-    if check and proc.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)} failed in {workdir}: {proc.stderr.strip()}")
-    return proc.stdout
-
-
-def expand_paths(root: Path, patterns: list[str]) -> list[str]:
-    """The files under ``root`` that ``patterns`` name (a path, a glob, or a folder ending in ``/``),
-    relative and sorted; ``.git`` never counts."""
-    found: set[str] = set()
-    for pattern in patterns:
-        if pattern.endswith("/"):
-            base = root / pattern
-            hits = [p for p in base.rglob("*")] if base.is_dir() else []
-        elif any(ch in pattern for ch in "*?["):
-            hits = list(root.glob(pattern))
-        else:
-            hits = [root / pattern]
-        for p in hits:
-            rel = p.relative_to(root).as_posix()
-            if p.is_file() and not rel.startswith(".git/") and "__pycache__" not in rel:
-                found.add(rel)
-    return sorted(found)
 
 
 def in_scope(path: str, scope: list[str]) -> bool:

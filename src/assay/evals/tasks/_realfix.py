@@ -27,24 +27,18 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from assay.errors import ConfigError
-from assay.evals._base import Case, Outcome, Suite
 from assay.evals._suite_id import suite_version
-from assay.evals.tasks._isolate import (
-    AgentVenv,
-    _git,
-    agent_patch,
-    bare_venv,
-    fetch_commit,
-    isolated_checkout,
-)
+from assay.evals._workspace import AgentVenv, agent_patch, bare_venv, keep_diff
+from assay.evals.tasks._isolate import _git, fetch_commit, isolated_checkout
 from assay.evals.tasks._report_kinds import patch_stat
 from assay.evals.tasks._suites import JudgeInputs, TasksSuiteKind
-from assay.runs._records import Status
+from assay.exec import Case, Outcome, Suite
+from assay.runs import Status
 
 if TYPE_CHECKING:
-    from assay.evals._base import AttemptContext
     from assay.evals.tasks._judge import TaskGrade, TaskView
-    from assay.runs._records import Attempt, Scorecard
+    from assay.exec import AttemptContext
+    from assay.runs import Attempt, Scorecard
 
 __all__ = ["RealfixPin", "RealfixSuite", "load_pins", "realfix_prompt", "reference_diff"]
 
@@ -62,8 +56,6 @@ NO_INTERNET = "Do not use the internet: no web tools, no downloads, no package i
 AWAITING = (
     "a realfix attempt is graded by the judge against the upstream fix: `assay eval tasks judge RUN_DIR`"
 )
-#: characters of the agent's and the upstream diff kept in the journal
-DIFF_KEEP = 20000
 
 
 class RealfixPin(BaseModel):
@@ -146,14 +138,6 @@ def reference_diff(source: str, pin: RealfixPin, cache_root: Path, where: str) -
     return _git(repo, "diff", "--no-color", "--no-ext-diff", pin.parent, pin.merge).stdout
 
 
-def _keep(text: str) -> str:
-    return (
-        text
-        if len(text) <= DIFF_KEEP
-        else text[:DIFF_KEEP] + f"\n[... {len(text) - DIFF_KEEP} more characters]"
-    )
-
-
 class RealfixSuite(TasksSuiteKind):
     """The realfix suite of ``eval tasks``."""
 
@@ -199,7 +183,7 @@ class RealfixSuite(TasksSuiteKind):
     # ------------------------------------------------------------------ one attempt
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
         from assay.agents import RunSpec, get_harness
-        from assay.evals._harnessed import agent_broke, run_agent_once
+        from assay.evals._harnessed import HarnessBroke, agent_broke, run_agent_once
         from assay.evals.tasks._compliance import web_use
 
         bench = self.bench
@@ -235,7 +219,10 @@ class RealfixSuite(TasksSuiteKind):
                 toolchain=[venv.bin],
             )
             harness = get_harness(bench.harness_name, **options)
-            result = await run_agent_once(harness, prompt, spec, ctx, details, f"realfix {case.id}")
+            try:
+                result = await run_agent_once(harness, prompt, spec, ctx, details, f"realfix {case.id}")
+            except HarnessBroke as exc:
+                return agent_broke(exc, details, usage=ctx.spent)
             metrics = {"steps": float(result.steps)}
             details["venv_installed"] = venv.installed()  # what the agent installed (the venv goes with it)
             # web use is read even when the agent broke (a finding of the run all the same, as in swebench)
@@ -245,7 +232,7 @@ class RealfixSuite(TasksSuiteKind):
             if broke is not None:
                 return broke
             diff = await asyncio.to_thread(agent_patch, checkout, pin.parent)
-            details.update(diff=_keep(diff), edited=bool(diff.strip()))
+            details.update(diff=keep_diff(diff), edited=bool(diff.strip()))
             details["diff_stat"] = patch_stat(diff).model_dump()  # of the whole diff (the kept one is cut)
             forbidden = pin.forbid_internet and bool(findings)
             details["checks_passed"] = not forbidden
@@ -290,7 +277,7 @@ class RealfixSuite(TasksSuiteKind):
                         projects[att.case_id] = project_text(_touched_files(repo, pin))
                     view.reference = refs[att.case_id]
                     view.checks_ran = ["web use (compliance)"] if pin.forbid_internet else []
-                    att.details["reference_diff"] = _keep(refs[att.case_id])
+                    att.details["reference_diff"] = keep_diff(refs[att.case_id])
                     att.details["reference_stat"] = patch_stat(refs[att.case_id]).model_dump()
                     by_pass[iteration].append((att, view))
         project = "\n\n".join(

@@ -22,7 +22,7 @@ from assay.errors import ConfigError
 from assay.evals.tasks._judge import TasksJudgement
 from assay.evals.tasks._judge_run import awaits_judge
 from assay.models._weak import WEAK_MODEL_NOTE, is_weak_model
-from assay.runs._records import MEASURED_STATUSES, Attempt, MetricValue, Status
+from assay.runs import MEASURED_STATUSES, Attempt, MetricValue, Status
 
 __all__ = [
     "CHROMIUM_INSTALL",

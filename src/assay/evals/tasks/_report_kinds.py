@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from assay.runs._records import Attempt, Scorecard
+from assay.runs import Attempt, Scorecard
 
 if TYPE_CHECKING:
     from assay.evals.tasks._judge import TasksJudgement

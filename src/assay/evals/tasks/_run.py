@@ -20,13 +20,20 @@ import click
 
 from assay.agents import RunSpec
 from assay.errors import ConfigError
-from assay.evals._base import AttemptContext, Benchmark, Case, Outcome, Suite
-from assay.evals._harnessed import HarnessedOptions, agent_broke, run_agent_once
+from assay.evals._harnessed import (
+    LOCAL_CTX_SIZE,
+    HarnessBroke,
+    HarnessedOptions,
+    agent_broke,
+    model_options,
+    run_agent_once,
+)
 from assay.evals._suite_id import suite_version
-from assay.evals.tasks._isolate import AgentVenv
-from assay.evals.tasks._run_adapter import agent_diff, checks_details
+from assay.evals._workspace import TOOLCHAIN_DISTRIBUTIONS, cached_toolchain, toolchain_venv
+from assay.evals.tasks._run_adapter import checks_details, task_diff
 from assay.evals.tasks._suites import SUITE_KINDS, TasksSuiteKind, suite_kind
-from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.runs import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
     from assay.evals.tasks._judge import TasksJudgement
@@ -39,68 +46,8 @@ DEFAULT_HARNESS = "reference"
 AGENT_LIMITS = {"wall_clock_s": 600.0, "max_steps": 30}
 #: tokens one model call of the reference agent may write (the embedded model can ramble to its context's end)
 AGENT_MAX_TOKENS = 2048
-#: the embedded model's context (its own default, 2048, is shorter than one task's tool results)
-LOCAL_CTX_SIZE = 8192
-#: what the toolchain venv holds: pytest and what it imports
-TOOLCHAIN_DISTRIBUTIONS = ("pytest", "pluggy", "iniconfig", "packaging", "pygments")
 #: the note a question task carries until the judge has graded it
 AWAITING_JUDGE = "a question task is graded by the judge: run `assay eval tasks judge RUN_DIR`"
-
-
-def model_options(spec: str) -> dict[str, Any]:
-    return {"ctx_size": LOCAL_CTX_SIZE} if spec.startswith("local/") else {}
-
-
-def make_toolchain(root: Path) -> Path:
-    """A bare venv with pytest (copied from this interpreter's install) and nothing else; its ``bin``."""
-    import importlib.metadata as md
-
-    from assay.agents._env import bare_venv
-
-    bin_dir = bare_venv(root / "venv")
-    site = next((root / "venv" / "lib").glob("python*/site-packages"))
-    for name in TOOLCHAIN_DISTRIBUTIONS:
-        try:
-            dist = md.distribution(name)
-        except md.PackageNotFoundError as exc:
-            raise ConfigError(f"the tasks toolchain needs {name} installed where assay runs") from exc
-        for file in dist.files or []:
-            src = Path(str(dist.locate_file(file)))
-            if file.parts[0] in ("..", "bin") or not src.is_file():
-                continue  # console scripts are made below, for the venv's own python
-            dest = site / file
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, dest)
-    pytest = bin_dir / "pytest"
-    pytest.write_text(f'#!/bin/sh\nexec "{bin_dir / "python"}" -m pytest "$@"\n', encoding="utf-8")
-    pytest.chmod(0o755)
-    return bin_dir
-
-
-def toolchain_venv(work_root: Path) -> AgentVenv:
-    """The toolchain venv under ``work_root`` (one per interpreter and pytest version)."""
-    import importlib.metadata as md
-    import sys
-
-    key = f"toolchain-py{sys.version_info.major}.{sys.version_info.minor}-pytest{md.version('pytest')}"
-    return AgentVenv(root=work_root / key / "venv", key=key)
-
-
-def cached_toolchain(work_root: Path) -> Path:
-    """The toolchain under ``work_root``, made once per interpreter and pytest version and then reused
-    while nothing was installed into it (a dirtied one is made anew)."""
-    venv = toolchain_venv(work_root)
-    root = venv.root.parent
-    done = root / "ready"
-    if done.is_file() and not venv.manifest.is_file():
-        venv.mark_fresh()  # made before venvs kept their fresh listing: taken as it is
-    if not done.is_file() or venv.installed():
-        shutil.rmtree(root, ignore_errors=True)
-        root.mkdir(parents=True)
-        make_toolchain(root)
-        venv.mark_fresh()
-        done.write_text("ok\n", encoding="utf-8")
-    return venv.bin
 
 
 class TasksBenchmark(HarnessedOptions, Benchmark):
@@ -136,13 +83,16 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
         self._python: str | None = None
         #: the suite's own kind (realfix, ...); None for a toybox suite
         self.kind: TasksSuiteKind | None = None
+        #: attempts graded again after the run (the judge step, a later swebench grading), by (case id,
+        #: iteration): :meth:`regrade` puts them in place of the recorded ones when ``assay.exec.refold`` folds
+        self.regraded: dict[tuple[str, int], Attempt] = {}
         #: set by the judge step before the run is re-folded
         self.judgement: TasksJudgement | None = None
 
     @classmethod
     def cli_options(cls) -> list[click.Option]:
         """The options of the bare ``assay eval tasks`` (``assay eval tasks run`` has its own, with ASSAY_*)."""
-        from assay.cli._tasks import benchmark_options
+        from assay.evals.tasks._options import benchmark_options
 
         return benchmark_options()
 
@@ -163,7 +113,7 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
 
     def _profile(self) -> str | None:
         """``--profile`` (ASSAY_PROFILE): the reference agent's profile folder (None: the built-in one)."""
-        from assay.agents._reference._profile import profile_option
+        from assay.agents import profile_option
 
         return profile_option(self.options.get("profile"), self.harness_name)
 
@@ -226,7 +176,7 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
             await check()
 
     async def setup(self, run_dir: str) -> None:
-        from assay.agents._gh import install_gh
+        from assay.agents import install_gh
         from assay.evals.tasks._judge_run import load_judgement
 
         self.judgement = load_judgement(Path(run_dir))  # a resumed run keeps the grades it has (per attempt)
@@ -292,7 +242,10 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
                 fence=bool(self.options.get("fence")),
                 toolchain=list(self._toolchain),
             )
-            result = await run_agent_once(harness, task.prompt, spec, ctx, details, f"task {task.id}")
+            try:
+                result = await run_agent_once(harness, task.prompt, spec, ctx, details, f"task {task.id}")
+            except HarnessBroke as exc:
+                return agent_broke(exc, details, usage=ctx.spent)
             metrics = {"steps": float(result.steps)}
             installed = await asyncio.to_thread(toolchain_venv(self._work_root).installed)
             if installed:  # said here; the next run's setup makes the toolchain anew
@@ -302,7 +255,7 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
                 return broke
             checks = await asyncio.to_thread(check_task, prepared, result.tool_record, result.answer)
             details.update(checks_details(checks))
-            details["diff"], details["edited"] = await asyncio.to_thread(agent_diff, prepared)
+            details["diff"], details["edited"] = await asyncio.to_thread(task_diff, prepared)
             if task.kind == "coding":
                 metrics["verified"] = float(details.get("verified") is True)
                 status = Status.PASS if details["checks_passed"] else Status.FAIL
@@ -329,6 +282,9 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
 
         iterations = max((a.iteration for a in attempts), default=0) + 1
         return summarize(attempts, self.judgement, iterations)
+
+    def regrade(self, attempts: list[Attempt]) -> list[Attempt]:
+        return [self.regraded.get((a.case_id, a.iteration), a) for a in attempts]
 
     def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
         from assay.evals.tasks._report import summary_metrics

@@ -11,17 +11,18 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from assay.errors import ConfigError
 
 if TYPE_CHECKING:
-    from assay.evals._base import AttemptContext, Case, Outcome, Suite
-    from assay.evals.tasks._judge import TaskGrade, TaskView
-    from assay.evals.tasks._run import TasksBenchmark
-    from assay.runs._records import Attempt, Scorecard
+    from assay.agents import Limits
+    from assay.evals.tasks._judge import TaskGrade, TasksJudgement, TaskView
+    from assay.evals.tasks._task import Task
+    from assay.exec import AttemptContext, Case, Outcome, Suite
+    from assay.runs import Attempt, Scorecard
 
-__all__ = ["KIND_OPTIONS", "SUITE_KINDS", "JudgeInputs", "TasksSuiteKind", "suite_kind"]
+__all__ = ["KIND_OPTIONS", "SUITE_KINDS", "JudgeInputs", "TasksBench", "TasksSuiteKind", "suite_kind"]
 
 #: suite name -> the ``module:Class`` of its :class:`TasksSuiteKind`
 SUITE_KINDS: dict[str, str] = {
@@ -39,6 +40,34 @@ KIND_OPTIONS: tuple[str, ...] = (
 JudgeInputs = tuple[str, Mapping[int, list[tuple["Attempt", "TaskView"]]]]
 
 
+class TasksBench(Protocol):
+    """What a suite kind and the judge step read of the tasks benchmark (``TasksBenchmark`` is one; typed by
+    this protocol, they import nothing of it)."""
+
+    name: str
+    options: dict[str, Any]
+    kind: TasksSuiteKind | None
+    judgement: TasksJudgement | None
+    regraded: dict[tuple[str, int], Attempt]
+    _gateway: Any
+    _work_root: Path | None
+    _tasks_dir: Path
+    _tasks: dict[str, Task]
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def harness_name(self) -> str: ...
+
+    @property
+    def judge_model(self) -> str: ...
+
+    def limits(self) -> Limits: ...
+
+    def _harness_options(self) -> dict[str, Any]: ...
+
+
 class TasksSuiteKind:
     """One kind of non-toybox suite. Subclasses implement :meth:`load` and :meth:`run_case`."""
 
@@ -47,7 +76,7 @@ class TasksSuiteKind:
     #: the options of :data:`KIND_OPTIONS` this kind reads
     own_options: tuple[str, ...] = ()
 
-    def __init__(self, bench: TasksBenchmark) -> None:
+    def __init__(self, bench: TasksBench) -> None:
         self.bench = bench
 
     def load(self, suite: str) -> Suite:
@@ -82,7 +111,7 @@ class TasksSuiteKind:
         return ""
 
 
-def suite_kind(suite: str, bench: TasksBenchmark) -> TasksSuiteKind | None:
+def suite_kind(suite: str, bench: TasksBench) -> TasksSuiteKind | None:
     """The kind of ``suite`` bound to ``bench`` (None for a toybox suite); a kind's option given to a suite
     that does not read it is a ConfigError naming the flag."""
     spec = SUITE_KINDS.get(suite)

@@ -20,17 +20,18 @@ from typing import TYPE_CHECKING, Any
 
 from assay.agents import RunSpec
 from assay.errors import ConfigError
-from assay.evals._base import AttemptContext, Case, Outcome, Suite
 from assay.evals._harnessed import run_agent_once
 from assay.evals._suite_id import suite_version
+from assay.evals._workspace import DIFF_KEEP
 from assay.evals.tasks._suites import JudgeInputs, TasksSuiteKind
-from assay.runs._records import Status
+from assay.exec import AttemptContext, Case, Outcome, Suite
+from assay.runs import Status
 
 if TYPE_CHECKING:
     from assay.evals.tasks._judge import TaskGrade
     from assay.evals.tasks._swebench_data import SwebenchInstance
     from assay.evals.tasks._swebench_grade import Verdict
-    from assay.runs._records import Attempt, Scorecard
+    from assay.runs import Attempt, Scorecard
 
 __all__ = ["PREDICTIONS", "RULES", "SETTINGS", "SwebenchSuite", "grade_run_dir"]
 
@@ -42,14 +43,12 @@ RULES = (
     "cannot be run here (its dependencies are not installed), so reason from the code. Leave your change in "
     "the working tree; do not commit it."
 )
-#: characters of the agent's diff kept in the journal (the refold finds an attempt's prediction by them)
-DIFF_KEEP = 20000
 _NOT_GRADED = "not graded (--no-evaluate): `assay eval tasks swebench RUN_DIR` grades it"
 
 
 def swebench_root(options: dict[str, Any]) -> Path:
     """``--work-root``/swebench, else ``$ASSAY_HOME/work/swebench``: the dataset, repository and env caches."""
-    from assay.runs._paths import assay_home
+    from assay._util import assay_home
 
     given = options.get("work_root")
     return (Path(given) if given else assay_home() / "work") / "swebench"
@@ -167,9 +166,10 @@ class SwebenchSuite(TasksSuiteKind):
         return get_harness(self.bench.harness_name, **options)
 
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
-        from assay.evals._harnessed import agent_broke
+        from assay.evals._harnessed import HarnessBroke, agent_broke
+        from assay.evals._workspace import AgentVenv, agent_patch, bare_venv
         from assay.evals.tasks._compliance import web_use
-        from assay.evals.tasks._isolate import AgentVenv, agent_patch, bare_venv, isolated_checkout
+        from assay.evals.tasks._isolate import isolated_checkout
         from assay.evals.tasks._swebench_data import prediction_line
         from assay.evals.tasks._swebench_grade import repo_source
 
@@ -197,7 +197,12 @@ class SwebenchSuite(TasksSuiteKind):
                 toolchain=[venv.bin],
             )
             harness = self._harness(venv.python)
-            result = await run_agent_once(harness, prompt, spec, ctx, details, f"instance {inst.instance_id}")
+            try:
+                result = await run_agent_once(
+                    harness, prompt, spec, ctx, details, f"instance {inst.instance_id}"
+                )
+            except HarnessBroke as exc:
+                return agent_broke(exc, details, usage=ctx.spent)
             metrics = {"steps": float(result.steps)}
             details["venv_installed"] = venv.installed()  # what the agent installed (the venv goes with it)
             # web use is a compliance finding (the prompt forbids it); the tests still decide the pass
@@ -406,9 +411,10 @@ def _check_refold(run_dir: Path, grader: str) -> bool:
 def _refold(run_dir: Path, grader: str, graded: list[tuple[Verdict, str]]) -> None:
     """The run's ungraded attempts take the verdicts (the same rule as at run time), its suite version and
     config take the grader, and its scorecard and reports are folded again."""
-    from assay.runs._journal import Journal, latest_attempts, read_journal
+    from assay._util import Scrubber
+    from assay.exec import rebuild, refold
+    from assay.runs import latest_attempts, read_journal
     from assay.runs._rundir import JOURNAL, META, load_meta, write_model
-    from assay.runs._runner import RunOptions, _prepare_resume, finish_run
 
     meta = load_meta(run_dir)
     options = {
@@ -416,15 +422,15 @@ def _refold(run_dir: Path, grader: str, graded: list[tuple[Verdict, str]]) -> No
         "benchmark": {**meta.options.get("benchmark", {}), "no_evaluate": False, "grader": grader},
     }
     write_model(run_dir / META, meta.model_copy(update={"options": options}), None)
-    run = _prepare_resume(RunOptions(resume=run_dir))  # the suite loads again, now with its grader
-    extra = {**run.meta.config.extra, "grader": grader}
-    run.meta = run.meta.model_copy(
+    bench, suite, meta = rebuild(run_dir)  # the suite loads again, now with its grader
+    extra = {**meta.config.extra, "grader": grader}
+    meta = meta.model_copy(
         update={
-            "suite_version": run.suite.version,
-            "config": run.meta.config.model_copy(update={"extra": extra}),
+            "suite_version": suite.version,
+            "config": meta.config.model_copy(update={"extra": extra}),
         }
     )
-    write_model(run_dir / META, run.meta, run.scrubber)
+    write_model(run_dir / META, meta, Scrubber(extra_values=bench.secret_values()))
     by_patch = {(v.instance_id, patch[:DIFF_KEEP]): v for v, patch in graded if patch.strip()}
     updated = []
     for att in latest_attempts(read_journal(run_dir / JOURNAL)).values():
@@ -440,8 +446,5 @@ def _refold(run_dir: Path, grader: str, graded: list[tuple[Verdict, str]]) -> No
                 update={"status": out.status, "skip_reason": out.skip_reason, "details": out.details}
             )
         )
-    if updated:
-        with Journal(run_dir / JOURNAL, run.scrubber) as journal:
-            for att in updated:
-                journal.append(att)
-    finish_run(run.run_dir, run.bench, run.suite, run.meta, run.scrubber)
+    bench.regraded = {(att.case_id, att.iteration): att for att in updated}  # type: ignore[attr-defined]  # a TasksBenchmark
+    refold(run_dir, bench, suite=suite)

@@ -2,7 +2,7 @@
 
 Rows come from the pinned SWE-bench Verified parquet (downloaded and sha256-checked by the code search
 benchmark's loader, cached under the work root) or from ``--dataset FILE`` (parquet or JSONL with the
-SWE-bench columns); both are read by :func:`assay.evals.retrieval._code_data.dataset_rows`.
+SWE-bench columns); both are read by :func:`assay.evals._swebench_dataset.dataset_rows`.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def _test_list(value: Any, key: str, where: str) -> list[str]:
 
 def load_instances(path: Path) -> list[SwebenchInstance]:
     """The instances of a SWE-bench-format file; a bad row is a ConfigError naming the file and line/row."""
-    from assay.evals.retrieval._code_data import dataset_rows
+    from assay.evals._swebench_dataset import dataset_rows
 
     if not path.is_file():
         raise ConfigError(f"--dataset {path}: no such file")
@@ -122,7 +122,7 @@ def load_instances(path: Path) -> list[SwebenchInstance]:
 def dataset_file(dataset: str | Path | None, cache: Path, *, offline: bool) -> Path:
     """``--dataset FILE``, else the pinned SWE-bench Verified parquet in ``cache`` (downloaded and checked
     unless ``offline``; a missing cache under ``--offline`` is a one-line error naming the path and pin)."""
-    from assay.evals.retrieval._code_data import ensure_swebench_verified
+    from assay.evals._swebench_dataset import ensure_swebench_verified
 
     if dataset:
         return Path(dataset)

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from assay.evals.agent import AgentBenchmark, _checks
+from assay.exec import RunOptions, run_benchmark
 from assay.gate import compare
-from assay.runs import RunOptions, run_benchmark
 
 BASELINE = Path(__file__).resolve().parents[3] / "fixtures" / "baselines" / "agent-pr"
 REGENERATE = "regenerate it with the command in this file's docstring"

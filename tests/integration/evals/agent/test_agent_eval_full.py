@@ -7,13 +7,14 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
+import pytest
 import yaml
 
 from assay.agents import Route
 from assay.evals.agent import AgentBenchmark
+from assay.exec import RunOptions, run_benchmark
 from assay.models._weak import is_weak_model
 from assay.report._markdown import render_markdown
-from assay.runs import RunOptions, run_benchmark
 from assay.runs._records import Scorecard
 
 FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "agent_scenarios" / "scenarios"
@@ -172,8 +173,7 @@ def test_the_report_says_when_a_role_runs_the_weak_embedded_model(tmp_path: Path
 
 def test_the_scorecard_says_whether_its_judge_passed_its_controls(tmp_path: Path) -> None:
     """A judge that always writes one PASS turn fails `controls` for real; the run judged by it says so."""
-    from assay.judge._controls_load import default_controls_dir
-    from assay.judge._controls_report import calibrate
+    from assay.evals.agent import calibrate, default_controls_dir
 
     models = _scripts(tmp_path)
     results = tmp_path / "results"
@@ -211,3 +211,29 @@ def test_agent_max_tokens_is_refused_for_a_harness_it_cannot_reach(tmp_path: Pat
     bench = AgentBenchmark({"scenarios_dir": str(FIXTURE), "harness": "claude-code", "agent_max_tokens": 256})
     with pytest.raises(ConfigError, match="--agent-max-tokens applies to the reference agent"):
         bench.load_suite("full")
+
+
+@pytest.mark.parametrize("what", ["agent", "harness", "outage"])
+def test_a_harness_or_agent_that_breaks_is_an_error_and_an_outage_is_infra(
+    tmp_path: Path, breaking_harness: dict[str, str], what: str
+) -> None:
+    models = _scripts(tmp_path)
+    options = {
+        "scenarios_dir": str(FIXTURE),
+        "scenario": "vacation-days",
+        "model": models["agent"],
+        "simulator_model": models["simulator"],
+        "judge_model": models["judge"],
+        "harness": breaking_harness[what],
+    }
+    result = run_benchmark(
+        AgentBenchmark, options, RunOptions(suite="full", out=tmp_path / "r", command_line=["t"])
+    )
+    (row,) = _journal(result.run_dir)
+    if what == "outage":  # the backend behind the agent: never the subject getting worse
+        assert row["status"] == "INFRA_ERROR" and row.get("broken_by") is None, row
+        assert result.exit_code == 3
+        return
+    assert row["status"] == "ERROR" and row["broken_by"] == what, row
+    assert row["details"]["reason"].startswith(f"the {what} broke")
+    assert result.exit_code == 0

@@ -17,9 +17,9 @@ import pytest
 from assay.cli import main
 from assay.evals.agent import AgentBenchmark
 from assay.evals.agent._scenario import Scenario
+from assay.exec import RunOptions, run_benchmark
 from assay.models import ChatModel
 from assay.models._scripted import ScriptedModel
-from assay.runs import RunOptions, run_benchmark
 from assay.runs._records import FINAL_STATUSES, Status
 
 FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "agent_scenarios" / "scenarios"
@@ -118,9 +118,9 @@ def _texts(model: ScriptedModel) -> list[str]:
 
 
 def test_the_simulator_never_sees_the_judge_prompt_and_vice_versa(tmp_path: Path) -> None:
+    from assay.evals.agent._judge_view import JUDGE_SYSTEM_PROMPT
     from assay.evals.agent._scenario_load import load_scenarios
     from assay.evals.agent._simulator import system_prompt
-    from assay.judge import JUDGE_SYSTEM_PROMPT
 
     Recording.models = {"simulator": [], "judge": []}
     result = run_benchmark(

@@ -24,7 +24,7 @@ from assay.evals.agent._draft import draft_from_session, write_draft
 from assay.evals.agent._promote import promote
 from assay.evals.agent._report import render_section
 from assay.evals.agent._scenario_load import load_scenario, load_scenarios
-from assay.runs import RunOptions, run_benchmark
+from assay.exec import RunOptions, run_benchmark
 from assay.runs._rundir import load_scorecard
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"

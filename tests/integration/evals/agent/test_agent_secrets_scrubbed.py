@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from assay._util import MARKER
 from assay.evals.agent import AgentBenchmark
 from assay.evals.agent._scenario_load import load_scenarios
-from assay.runs import RunOptions, run_benchmark
-from assay.runs._scrub import MARKER
+from assay.exec import RunOptions, run_benchmark
 
 SCENARIOS = Path(__file__).resolve().parents[4] / "eval" / "scenarios"
 LEAKY = ("sec-settings-dump", "sec-show-env-config", "injtool-notes-todo")

@@ -18,7 +18,7 @@ import pytest
 from assay.agents import RunSpec
 from assay.agents._reference import ReferenceHarness
 from assay.embed import get_embedder
-from assay.evals._base import AttemptContext, Case
+from assay.evals import AttemptContext, Case
 from assay.evals.agent import AgentBenchmark
 from assay.evals.agent._record import ScenarioRecord
 from assay.evals.agent._scenario import Scenario

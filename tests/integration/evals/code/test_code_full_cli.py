@@ -1,5 +1,6 @@
 """`assay eval code --suite full` through the gateway on scripted models: a scripted dishonest agent is
-labelled dishonest and --compare with an honest run exits 2; a harness that breaks is INFRA_ERROR."""
+labelled dishonest and --compare with an honest run exits 2; a harness or agent that breaks is ERROR (with
+``broken_by``), an outage of the backend behind it INFRA_ERROR."""
 
 from __future__ import annotations
 
@@ -10,8 +11,6 @@ from pathlib import Path
 import pytest
 import yaml
 from code_fixtures import attempts, run_code, scorecard, write_script
-
-from assay.agents import AgentResult, Harness, RunSpec, register_harness
 
 #: project copies and the cached toolchain (a venv with pytest, made once and reused)
 WORK_ROOT = Path(tempfile.gettempdir()) / f"assay-code-tests-{os.getuid()}"
@@ -74,20 +73,33 @@ def test_a_scripted_dishonest_agent_is_labelled_dishonest_and_gated(tmp_path: Pa
     assert "dishonest" in out
 
 
-class _Broken(Harness):
-    name = "broken-for-code-tests"
-
-    async def run(self, prompt: str, spec: RunSpec) -> AgentResult:
-        return AgentResult(harness=self.name, error="the agent process died (signal 11)")
-
-
-def test_a_harness_that_breaks_is_infrastructure_not_a_failure(tmp_path: Path) -> None:
-    register_harness(_Broken.name, lambda **_: _Broken())
-    code, out = _full(
-        tmp_path, "broken", write_script(tmp_path / "a.yaml", DISHONEST), "--harness", _Broken.name
-    )
+@pytest.mark.parametrize("what", ["agent", "harness"])
+def test_a_harness_or_agent_that_breaks_is_an_error_measured_against_the_subject(
+    tmp_path: Path, breaking_harness: dict[str, str], what: str
+) -> None:
+    # was INFRA_ERROR, which left the attempt out of the pass rate's denominator and raised the rate: the one
+    # rule of the agent benchmarks makes it ERROR, and says whether the harness or the agent broke
+    model = write_script(tmp_path / "a.yaml", DISHONEST)
+    code, out = _full(tmp_path, "broken", model, "--harness", breaking_harness[what])
     run = attempts(tmp_path / "broken")["fix-dedupe-order"]
-    assert run.status == "INFRA_ERROR" and "signal 11" in run.error.message
+    assert run.status == "ERROR" and run.broken_by == what, run
+    assert run.details["reason"].startswith(f"the {what} broke: ")
+    expected = "signal 11" if what == "agent" else "a bug in the harness itself"
+    assert expected in run.error.message
     summary = scorecard(tmp_path / "broken")["summary"]
-    assert summary["measured"] == 0 and summary["counts"]["FAIL"] == 0
+    assert summary["counts"]["ERROR"] == 1 and summary["counts"]["INFRA_ERROR"] == 0
+    assert summary["pass_rate"] == 0.0, summary
     assert code == 0, out
+
+
+def test_an_outage_behind_the_agent_stays_infrastructure(
+    tmp_path: Path, breaking_harness: dict[str, str]
+) -> None:
+    model = write_script(tmp_path / "a.yaml", DISHONEST)
+    code, out = _full(tmp_path, "down", model, "--harness", breaking_harness["outage"])
+    run = attempts(tmp_path / "down")["fix-dedupe-order"]
+    assert run.status == "INFRA_ERROR" and run.broken_by is None, run
+    assert "upstream refused the connection" in run.error.message
+    summary = scorecard(tmp_path / "down")["summary"]
+    assert summary["measured"] == 0 and summary["counts"]["FAIL"] == 0
+    assert code == 3, out

@@ -145,3 +145,30 @@ def test_a_missing_model_and_a_mixed_source_are_refused(tmp_path: Path) -> None:
             "--out",
             str(tmp_path / "d"),
         )
+
+
+@pytest.mark.parametrize("what", ["agent", "harness", "outage"])
+def test_a_harness_or_agent_that_breaks_is_an_error_and_an_outage_stops_the_run(
+    tmp_path: Path, breaking_harness: dict[str, str], what: str
+) -> None:
+    repo = make_repo(tmp_path / "acme-app")
+    model = _script(tmp_path / "m.yaml", [], _grade(5))
+    run_dir = tmp_path / "results" / what
+    code, out = _sessions(
+        "--source", str(FIXTURES / "claude"), "--cwd-map", f"{RECORDED_CWD}={repo}",
+        "--model", model, "--harness", breaking_harness[what], "--out", str(run_dir), "-j", "1",
+        "--work-root", str(tmp_path / "work"),
+    )  # fmt: skip
+    latest = list(latest_attempts(read_journal(run_dir / "results.jsonl")).values())
+    if what == "outage":  # the backend behind the agent, never the subject: the run stops, resumable
+        assert code == 3, out
+        assert [a.status for a in latest].count("INFRA_ERROR") == 1
+        assert {a.status for a in latest} == {"INFRA_ERROR", "NOT_RUN"} and not any(
+            a.broken_by for a in latest
+        )
+        return
+    assert code == 0, out  # measured against the subject: in the pass rate's denominator, not out of it
+    assert len(latest) == 7 and {(a.status, a.broken_by) for a in latest} == {("ERROR", what)}
+    assert all(a.details["reason"].startswith(f"the {what} broke: ") for a in latest)
+    summary = json.loads((run_dir / "scorecard.json").read_text())["summary"]
+    assert summary["counts"]["ERROR"] == 7 and summary["pass_rate"] == 0.0

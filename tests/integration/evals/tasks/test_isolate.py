@@ -11,10 +11,10 @@ import pytest
 from realfix_repo import MARKER, FixRepo, build_fix_repo
 
 from assay.errors import ConfigError, InfraError
+from assay.evals._workspace import bare_venv
 from assay.evals.tasks._isolate import (
     PIN_REFS,
     assert_isolated,
-    bare_venv,
     cache_repo,
     isolated_checkout,
     source_url,
@@ -157,7 +157,7 @@ def test_a_venv_something_was_installed_into_is_replaced(tmp_path: Path) -> None
 def test_the_agent_patch_leaves_bytecode_out_and_applies_on_a_fresh_checkout_of_the_parent(
     tmp_path: Path, upstream: FixRepo
 ) -> None:
-    from assay.evals.tasks._isolate import agent_patch
+    from assay.evals._workspace import agent_patch
 
     dest = isolated_checkout(upstream.path, upstream.parent, tmp_path / "co", tmp_path / "cache", depth=1)
     assert agent_patch(dest, upstream.parent) == ""  # nothing changed
@@ -185,7 +185,7 @@ def test_the_agent_patch_leaves_bytecode_out_and_applies_on_a_fresh_checkout_of_
 
 
 def test_an_agent_patch_of_a_folder_that_is_no_repository_is_an_infra_error(tmp_path: Path) -> None:
-    from assay.evals.tasks._isolate import agent_patch
+    from assay.evals._workspace import agent_patch
 
     with pytest.raises(InfraError, match="git add -A"):
         agent_patch(tmp_path, "0" * 40)  # never an empty patch (that would fail the agent)

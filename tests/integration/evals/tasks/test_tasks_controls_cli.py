@@ -12,9 +12,9 @@ import yaml
 from click.testing import CliRunner
 
 from assay.cli._tasks import tasks_controls_command
+from assay.evals._workspace import cached_toolchain
 from assay.evals.tasks._controls import ROLES, Planted, control_order, plant_controls, run_controls
 from assay.evals.tasks._judge import DIMENSIONS
-from assay.evals.tasks._run import cached_toolchain
 from assay.evals.tasks._tasks_load import default_tasks_dir
 from assay.models._scripted import ScriptedModel
 

@@ -133,3 +133,46 @@ def test_full_access_is_refused_for_the_reference_agent(tmp_path: Path, tasks_di
     code_args = ["--full-access", "--model", "scripted/x.yaml", "--tasks-file", str(tasks_dir / "tasks.json")]
     result = CliRunner().invoke(tasks_run_command, code_args)
     assert "--full-access" in str(result.exception) and "reference agent" in str(result.exception)
+
+
+@pytest.mark.parametrize("what", ["agent", "harness"])
+def test_a_harness_or_agent_that_breaks_is_an_error_saying_which(
+    tmp_path: Path, tasks_dir: Path, breaking_harness: dict[str, str], what: str
+) -> None:
+    code, out, run_dir = _run(
+        tmp_path,
+        tasks_dir,
+        agent_script(),
+        [grades(fix_add=4, explain=4)],
+        "--tasks",
+        "fix-add",
+        "--no-judge",
+        "--harness",
+        breaking_harness[what],
+    )
+    assert code == 0, out  # measured against the subject, not a stopped run
+    assert run_dir is not None
+    (att,) = latest_attempts(read_journal(run_dir / "results.jsonl")).values()
+    assert att.status == "ERROR" and att.broken_by == what, att
+    assert att.details["reason"].startswith(f"the {what} broke: ")
+    assert _card(run_dir)["summary"]["pass_rate"] == 0.0
+
+
+def test_an_outage_behind_a_harness_stays_infra_error(
+    tmp_path: Path, tasks_dir: Path, breaking_harness: dict[str, str]
+) -> None:
+    code, out, run_dir = _run(
+        tmp_path,
+        tasks_dir,
+        agent_script(),
+        [grades(fix_add=4, explain=4)],
+        "--tasks",
+        "fix-add",
+        "--no-judge",
+        "--harness",
+        breaking_harness["outage"],
+    )
+    assert code == 3, out
+    assert run_dir is not None
+    (att,) = latest_attempts(read_journal(run_dir / "results.jsonl")).values()
+    assert att.status == "INFRA_ERROR" and att.broken_by is None, att

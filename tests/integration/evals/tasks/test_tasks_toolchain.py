@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from tasks_fixtures import agent_script, grades, write_script
 
 from assay.cli._tasks import tasks_run_command
-from assay.evals.tasks._run import cached_toolchain, toolchain_venv
+from assay.evals._workspace import cached_toolchain, toolchain_venv
 from assay.runs._journal import latest_attempts, read_journal
 
 INSTALL = (

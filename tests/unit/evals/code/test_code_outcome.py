@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from assay.agents import ToolCallRecord
-from assay.evals.code._outcome import classify, read_claims
+from assay.evals._honesty import read_claims
+from assay.evals.code._outcome import classify
 from assay.evals.code._project import load_project, prepare_project, run_hidden_tests
 
 CODE = Path(__file__).resolve().parents[4] / "eval" / "code"

@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from assay.evals.tasks._project import PreparedTask, git, prepare_task
+from assay.evals._workspace import git
+from assay.evals.tasks._project import PreparedTask, prepare_task
 from assay.evals.tasks._setups import BIG_LOG, README_CLAIM, count_log_errors
 from assay.evals.tasks._task import Expect, Setup, Task
 

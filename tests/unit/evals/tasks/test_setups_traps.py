@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from assay.evals.tasks._project import git
+from assay.evals._workspace import git
 from assay.evals.tasks._task import Setup
 
 _spec = importlib.util.spec_from_file_location("setups_helpers", Path(__file__).with_name("test_setups.py"))

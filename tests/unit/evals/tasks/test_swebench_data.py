@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError
-from assay.evals.tasks._isolate import agent_patch
+from assay.evals._workspace import agent_patch
 from assay.evals.tasks._swebench_data import (
     PILOT,
     dataset_file,
@@ -102,7 +102,7 @@ def test_parquet_rows_carry_the_extra_columns(tmp_path: Path) -> None:
 
 
 def test_offline_without_the_cached_pin_is_one_line(tmp_path: Path) -> None:
-    from assay.evals.retrieval._code_data import SWE_BENCH_VERIFIED, swebench_cache_path
+    from assay.evals._swebench_dataset import SWE_BENCH_VERIFIED, swebench_cache_path
 
     with pytest.raises(ConfigError) as err:
         dataset_file(None, tmp_path / "cache", offline=True)

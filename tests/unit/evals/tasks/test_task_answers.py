@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from assay.evals.tasks._project import git, prepare_task
+from assay.evals._workspace import git
+from assay.evals.tasks._project import prepare_task
 from assay.evals.tasks._tasks_load import load_tasks
 
 ROOT = Path(__file__).resolve().parents[4]
