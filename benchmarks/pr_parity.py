@@ -7,8 +7,10 @@ suite in SUITES runs there, one at a time, as ``python -m assay eval ...`` with 
 PYTHONPATH, ASSAY_NO_LOCK=1, no other ASSAY_* variable and a fresh ASSAY_HOME per suite (no cache crosses
 sides; only the pr code-search repository, assembled from pinned sdists and checked against its pinned commits,
 is shared through CACHE). Records are compared by (case_id, iteration): everything but the attempt's timing
-fields and the keys in VOLATILE (what differs between two runs of one commit), with the worktree, run and
-ASSAY_HOME folders replaced by placeholders. Exit codes must match too (a pr suite may fail on purpose).
+fields and the keys in VOLATILE (what differs between two runs of one commit), pytest's durations masked in
+TIMED_TEXT, the worktree, run and ASSAY_HOME folders replaced by placeholders. A field null on one side and
+absent on the other (a field added with a null default) is named but not a difference. Exit codes must match
+too (a pr suite may fail on purpose).
 ``--keep DIR`` saves the outputs (DIR/old, DIR/new); ``--from-old DIR`` reads a saved side instead of running
 OLD. Prints one line per suite and a summary; exits 1 on any difference.
 """
@@ -62,7 +64,7 @@ TIMED_TEXT: dict[str, tuple[str, ...]] = {
 PYTEST_DURATION = re.compile(r"\bin \d+(\.\d+)?s\b")
 #: the pr code-search repository (``$ASSAY_HOME/repos``), shared by every run
 CACHE = Path.home() / ".cache" / "assay-pr-parity" / "repos"
-SHOWN = 3  # differing records printed per suite
+SHOWN = 4  # problems printed per suite
 
 
 def _git(*args: str) -> str:
@@ -115,8 +117,12 @@ def _flatten(value: Any, path: str, into: dict[str, Any]) -> None:
         into[path] = value
 
 
+def _general(path: str) -> str:
+    return re.sub(r"\[\d+\]", "[*]", path)
+
+
 def _named(path: str, keys: tuple[str, ...]) -> bool:
-    general = re.sub(r"\[\d+\]", "[*]", path)
+    general = _general(path)
     return any(general == k or general.startswith((f"{k}.", f"{k}[")) for k in keys)
 
 
@@ -155,9 +161,10 @@ def _first_difference(a: dict[str, Any], b: dict[str, Any]) -> str:
     return "record order"
 
 
-def compare(old: dict[str, Any], new: dict[str, Any], name: str) -> list[str]:
-    """What differs in suite ``name`` between the two sides (empty when they agree)."""
-    problems = []
+def compare(old: dict[str, Any], new: dict[str, Any], name: str) -> tuple[list[str], set[str]]:
+    """What differs in suite ``name`` between the two sides (empty when they agree), and the fields null on one
+    side and absent on the other (the same record to the model: a field added with a null default)."""
+    problems, nulls = [], set()
     rc_old, rc_new = old["suites"][name]["rc"], new["suites"][name]["rc"]
     if rc_old != rc_new:
         problems.append(f"exit code {rc_old} != {rc_new}")
@@ -165,18 +172,19 @@ def compare(old: dict[str, Any], new: dict[str, Any], name: str) -> list[str]:
     if not a and not b:
         problems.append("no results.jsonl on either side")
     for key in sorted(a.keys() | b.keys()):
-        if len(problems) > SHOWN:
-            break
         case = f"{key[0]}#{key[1]}"
         if key not in a or key not in b:
             problems.append(f"{case} only in {'new' if key not in a else 'old'}")
-        elif a[key] != b[key]:
-            pairs = list(zip(a[key], b[key], strict=False))
-            diff = next(
-                (_first_difference(x, y) for x, y in pairs if x != y), f"{len(a[key])} != {len(b[key])} lines"
-            )
-            problems.append(f"{case} {diff}")
-    return problems
+        elif len(a[key]) != len(b[key]):
+            problems.append(f"{case} {len(a[key])} != {len(b[key])} lines")
+        for x, y in zip(a.get(key, []), b.get(key, []), strict=False):
+            lone = {p for p in x.keys() ^ y.keys() if x.get(p, y.get(p)) is None}
+            nulls |= {f"{_general(p)} (only in {'new' if p in y else 'old'})" for p in lone}
+            x, y = ({p: v for p, v in d.items() if p not in lone} for d in (x, y))
+            if x != y:
+                problems.append(f"{case} {_first_difference(x, y)}")
+                break
+    return problems, nulls
 
 
 def main() -> int:
@@ -204,13 +212,15 @@ def main() -> int:
         new = run_side(args.new, (args.keep or scratch) / "new", names, scratch)
         differing = 0
         for name in names:
-            problems = compare(old, new, name)
+            problems, nulls = compare(old, new, name)
             differing += bool(problems)
             walls = f"{old['suites'][name]['wall_s']:.0f} s / {new['suites'][name]['wall_s']:.0f} s"
+            verdict = f"DIFFERENT ({len(problems)} problems)" if problems else "same"
             print(
-                f"{name} ({walls}): "
-                + ("same" if not problems else "DIFFERENT\n    " + "\n    ".join(problems))
+                f"{name} ({walls}): {verdict}"
+                + (f"; null fields {', '.join(sorted(nulls))}" if nulls else "")
             )
+            print("".join(f"    {line}\n" for line in problems[:SHOWN]), end="")
     print(
         f"{old['commit'][:9]} -> {new['commit'][:9]}: {len(names) - differing} of {len(names)} suites the same"
     )
