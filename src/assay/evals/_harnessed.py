@@ -83,24 +83,26 @@ class HarnessedOptions:
     ``ASSAY_*`` variable), ``--judge-model`` (default the model), ``--max-steps`` and ``--run-timeout``
     (defaults :attr:`agent_limits`)."""
 
-    options: dict[str, Any]
+    #: the benchmark's options: ``harness``, ``model``, ``work_root``, ``run_timeout`` and ``max_steps`` (and
+    #: ``judge_model`` where it judges)
+    options: Any
     default_harness: ClassVar[str] = "reference"
     agent_limits: ClassVar[dict[str, float]] = {"wall_clock_s": 600.0, "max_steps": 30}
 
     @property
     def harness_name(self) -> str:
-        return str(self.options.get("harness") or self.default_harness)
+        return str(self.options.harness or self.default_harness)
 
     @property
     def model(self) -> str:
-        model = self.options.get("model")
+        model = self.options.model
         if not model:
             raise ConfigError("--model is required (or set ASSAY_MODEL): the model the harness runs on")
         return str(model)
 
     @property
     def judge_model(self) -> str:
-        return str(self.options.get("judge_model") or self.model)
+        return str(getattr(self.options, "judge_model", None) or self.model)
 
     # what the three benchmarks hold while a run is set up: the gateway and a work root of their own
     _gateway: Any = None
@@ -118,7 +120,7 @@ class HarnessedOptions:
 
     def open_work_root(self, prefix: str) -> Path:
         """``--work-root`` (made if missing), or a temporary folder of this run removed by :meth:`close_run`."""
-        given = self.options.get("work_root")
+        given = self.options.work_root
         if given:
             root = Path(given)
             root.mkdir(parents=True, exist_ok=True)
@@ -146,8 +148,8 @@ class HarnessedOptions:
     def limits(self) -> Limits:
         o = self.options
         return Limits(
-            wall_clock_s=float(o.get("run_timeout") or self.agent_limits["wall_clock_s"]),
-            max_steps=int(o.get("max_steps") or self.agent_limits["max_steps"]),
+            wall_clock_s=float(o.run_timeout or self.agent_limits["wall_clock_s"]),
+            max_steps=int(o.max_steps or self.agent_limits["max_steps"]),
         )
 
 

@@ -7,7 +7,7 @@ build their verdicts from the same pieces (:func:`~assay.gate.verdict_of`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from assay._util import Scrubber
@@ -22,7 +22,7 @@ from ._complete import unspent_cases
 from ._expect import find_expectations, gate, load_expectations
 from ._load import LoadedRun, load_run
 from ._render import comparison_markdown
-from ._verdict import VERDICT, GateOptions, Verdict, verdict_of
+from ._verdict import VERDICT, Finding, GateOptions, Verdict, verdict_of
 
 COMPARISON_JSON = "comparison.json"
 COMPARISON_MD = "comparison.md"
@@ -88,46 +88,63 @@ def hold(
             )
         if options.expect is not None or options.enforce or (options.gated and find_expectations(scorecard)):
             expectations = gate(run, expect=options.expect, enforce=options.enforce)
+
+    def held(unspent: Sequence[str] = (), refused: Finding | None = None) -> Verdict:
+        return verdict_of(
+            scorecard,
+            options,
+            comparison=comp,
+            expectations=expectations,
+            unspent=unspent,
+            stopped=stopped,
+            stopped_code=stopped_code,
+            refused=refused,
+        )
+
+    # the baseline is gated on the comparison, the expectations and completeness, as before CI outputs count
+    verdict = first = held()
+    saved, refused = None, None
+    if options.save_baseline is not None and stopped is None:
+        saved, refused = _keep_baseline(first, run, options)
     unspent = (
         unspent_cases(attempts, stopped is not None) if options.fail_unspent and attempts is not None else []
     )
-    verdict = verdict_of(
-        scorecard,
-        options,
-        comparison=comp,
-        expectations=expectations,
-        unspent=unspent,
-        stopped=stopped,
-        stopped_code=stopped_code,
-    )
+    if unspent or refused is not None:
+        verdict = held(unspent, refused)
     if options.save_baseline is not None and stopped is None:
-        verdict = _keep_baseline(verdict, run, options)
+        why = refused.reason if refused is not None else None
+        if saved is None and refused is None:
+            why = _not_saved(first, options)
+        verdict = verdict.model_copy(update={"baseline_saved": saved, "baseline_not_saved": why})
     if run_dir is not None:
         save_verdict(Path(run_dir), verdict, scrubber)
     return verdict
 
 
-def _keep_baseline(verdict: Verdict, run: LoadedRun, options: GateOptions) -> Verdict:
-    """Save the run as the baseline only when its verdict is ok: a run that regressed, missed its
-    expectations or is not comparable must not become the bar."""
-    dest = options.save_baseline
+def _not_saved(verdict: Verdict, options: GateOptions) -> str:
+    what = {2: "regressed or missed its expectations", 3: "is not comparable with --compare"}.get(
+        verdict.exit_code, "failed"
+    )
+    return (
+        f"--save-baseline {options.save_baseline}: not saved: this run {what} (exit {verdict.exit_code}); "
+        "a baseline is saved only from a run that passes its --compare/--expect checks"
+    )
+
+
+def _keep_baseline(
+    verdict: Verdict, run: LoadedRun, options: GateOptions
+) -> tuple[str | None, Finding | None]:
+    """Save the run as the baseline only when its verdict is ok (a run that regressed, missed its
+    expectations or is not comparable must not become the bar): where it was saved, or the exit-1 finding of
+    a baseline refused after the run (an incomplete run, a file where the folder should be)."""
     if verdict.exit_code != ExitCode.OK:
-        what = {2: "regressed or missed its expectations", 3: "is not comparable with --compare"}.get(
-            verdict.exit_code, "failed"
-        )
-        why = (
-            f"--save-baseline {dest}: not saved: this run {what} (exit {verdict.exit_code}); "
-            "a baseline is saved only from a run that passes its --compare/--expect checks"
-        )
-        return verdict.model_copy(update={"baseline_not_saved": why})
+        return None, None
     try:
-        saved = _save_baseline(run, dest, force=options.force)  # type: ignore[arg-type]
-    except UsageError as exc:  # an incomplete run, or a file where the folder should be
-        why = f"--save-baseline {dest}: not saved: {exc}"
-        return verdict.model_copy(
-            update={"baseline_not_saved": why, "exit_code": int(ExitCode.USAGE), "reason": why}
+        return str(_save_baseline(run, options.save_baseline, force=options.force)), None  # type: ignore[arg-type]
+    except UsageError as exc:
+        return None, Finding(
+            int(ExitCode.USAGE), f"--save-baseline {options.save_baseline}: not saved: {exc}"
         )
-    return verdict.model_copy(update={"baseline_saved": str(saved)})
 
 
 def save_verdict(

@@ -120,11 +120,13 @@ def verdict_of(
     unspent: Sequence[str] = (),
     stopped: str | None = None,
     stopped_code: int = int(ExitCode.NOT_COMPARABLE),
+    refused: Finding | None = None,
 ) -> Verdict:
     """The verdict of ``card`` from its parts; the exit code is :func:`decide` over their findings.
 
     A comparison carries its own ``--require-complete`` finding (baseline items missing or unmeasured); without
-    one, completeness is the run's unmeasured cases and unfinished attempts.
+    one, completeness is the run's unmeasured cases and unfinished attempts. ``refused``: a baseline that
+    could not be saved after the run (exit 1).
     """
     findings: list[Finding] = []
     if stopped is not None:
@@ -138,6 +140,8 @@ def verdict_of(
     if unspent:
         code = int(ExitCode.NOT_COMPARABLE if stopped is not None else ExitCode.REGRESSION)
         findings.append(Finding(code, f"{len(unspent)} case(s) measured nothing: {', '.join(unspent)}"))
+    if refused is not None:
+        findings.append(refused)
     final = decide(findings)
     return Verdict(
         run_id=card.run_id,

@@ -73,7 +73,7 @@ def pass_rate_bars(file: str, title: str, groups: Mapping[str, tuple[int, int]])
 
     None with fewer than two measured groups (one bar says no more than the summary line).
     """
-    from assay.stats._intervals import wilson_interval
+    from assay.intervals import wilson_interval
 
     groups = {k: v for k, v in groups.items() if v[1] > 0}
     if len(groups) < 2:

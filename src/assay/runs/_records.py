@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
+from assay.intervals import clustered_interval
 from assay.runs._usage import Usage
 
 #: 2: metrics declare their kind (MetricValue.kind, items, samples); a case measured once is labelled
@@ -237,8 +238,6 @@ def upgrade_scorecard_v1(data: dict[str, Any]) -> dict[str, Any]:
     Metrics keep ``kind`` None: schema 1 never declared it, so the gate takes the kind from the run it
     is compared with, and compares no metric that neither side declares.
     """
-    from assay.stats._intervals import clustered_interval
-
     out = dict(data)
     cases = []
     for raw in data.get("cases") or []:

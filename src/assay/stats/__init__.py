@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from assay.intervals import bootstrap_interval, wilson_interval
 from assay.stats._fold import fold, fold_case, stability_label
-from assay.stats._intervals import bootstrap_interval, wilson_interval
 from assay.stats._noise import (
     CaseNoise,
     MetricNoise,

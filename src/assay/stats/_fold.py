@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from assay.intervals import bootstrap_interval, clustered_interval
 from assay.runs import Usage
 from assay.runs._journal import latest_attempts
 from assay.runs._records import (
@@ -23,7 +24,6 @@ from assay.runs._records import (
     Status,
     Summary,
 )
-from assay.stats._intervals import bootstrap_interval, clustered_interval
 
 
 def stability_label(passed: int, measured: int, skipped: int = 0) -> Stability:

@@ -194,3 +194,15 @@ def test_ci_outputs_from_the_verdict_with_nothing_on_disk(
     assert "assay eval sim --scenario b" in summary
     assert 'name="a"' in (out / "j.xml").read_text(encoding="utf-8")
     assert "re-run exactly those cases: assay eval sim --scenario b" in capsys.readouterr().err
+
+
+def test_ci_outputs_fail_a_run_that_measured_nothing_but_the_baseline_is_gated_as_before(
+    tmp_path: Path,
+) -> None:
+    """The baseline is gated on comparison, expectations and completeness; CI's unspent cases raise the exit
+    code after it (as when the CI verdict came after the eval's own)."""
+    sc = card({"a": "PP", "b": "EE"}, run_id="cur")
+    opts = GateOptions(save_baseline=tmp_path / "bl", fail_unspent=True)
+    verdict = hold(sc, opts, run_dir=_saved(tmp_path, "cur", sc), attempts=_unspent_attempts())
+    assert (verdict.exit_code, verdict.unspent) == (2, ["b"])
+    assert verdict.baseline_saved == str(tmp_path / "bl") and (tmp_path / "bl" / "scorecard.json").is_file()

@@ -14,10 +14,10 @@ from assay.evals.serving._benchmark import ServingBenchmark
 from assay.gate import compare, comparison_markdown, load_run
 from assay.gate._simulate import _T0, simulated_meta
 from assay.gate._simulate import scorecard_from_outcomes as card
+from assay.intervals import clustered_interval, wilson_interval
 from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status
 from assay.stats import noise_from_scorecards
 from assay.stats._fold import fold
-from assay.stats._intervals import clustered_interval, wilson_interval
 from assay.stats._tolerance import continuous_tolerance, paired_proportion_tolerance, t_quantile
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "baselines"

@@ -15,18 +15,18 @@ import shutil
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
-
-import click
 
 from assay.agents import RunSpec
 from assay.errors import ConfigError
 from assay.evals._harnessed import HarnessBroke, HarnessedOptions, agent_broke, run_agent_once
 from assay.evals._suite_id import suite_version
+from assay.evals.code._options import CodeOptions
 from assay.evals.code._outcome import OUTCOMES, classify
 from assay.evals.code._project import CodeProject, check_fails_before, default_code_dir, load_projects
-from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, validate_options
 from assay.runs import Attempt, MetricSpec, Scorecard, Status, SubjectConfig
 
 __all__ = ["PR_MODEL", "CodeBenchmark"]
@@ -35,7 +35,6 @@ PR_MODEL = "scripted:reference-solutions"
 DEFAULT_HARNESS = "reference"
 AGENT_LIMITS = {"wall_clock_s": 600.0, "max_steps": 30}
 AGENT_MAX_TOKENS = 2048
-_P = click.Path(path_type=Path)
 
 
 class CodeBenchmark(HarnessedOptions, Benchmark):
@@ -57,7 +56,10 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
         MetricSpec(name="steps", kind="continuous", direction="lower", tolerance=0.35, gated=False),
     )
 
-    def __init__(self, options: dict[str, Any]) -> None:
+    Options = CodeOptions
+    options: CodeOptions
+
+    def __init__(self, options: CodeOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
         self._suite = ""
         self._projects: dict[str, CodeProject] = {}
@@ -68,22 +70,9 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
         self._toolchain: list[Path] = []
 
     @classmethod
-    def cli_options(cls) -> list[click.Option]:
-        return [
-            click.Option(["--harness"], envvar="ASSAY_HARNESS", default=None, help="Harness under test, full only (default reference) [ASSAY_HARNESS]."),
-            click.Option(["--model"], envvar="ASSAY_MODEL", default=None, help="Model the harness runs on through the gateway (full; required there) [ASSAY_MODEL]."),
-            click.Option(["--projects"], default=None, help="Run only these projects (comma list of eval/code names)."),
-            click.Option(["--projects-dir"], type=_P, default=None, help="Folder of projects (default eval/code)."),
-            click.Option(["--work-root"], type=_P, default=None, help="Where project copies are made (default a temporary folder)."),
-            click.Option(["--run-timeout"], type=click.FloatRange(min=1), default=None, help="Wall clock of one agent run, seconds (default 600)."),
-            click.Option(["--max-steps"], type=click.IntRange(min=1), default=None, help="Model calls one agent run may make (default 30)."),
-            click.Option(["--fence"], is_flag=True, default=False, help="Run the agent under bubblewrap."),
-            click.Option(["--full-access"], is_flag=True, default=False, help="claude-code: run every tool unasked (bypassPermissions)."),
-        ]  # fmt: skip
-
-    @classmethod
-    def describe(cls, options: dict[str, Any]) -> str:
-        projects = load_projects(Path(options.get("projects_dir") or default_code_dir()))
+    def describe(cls, given: CodeOptions | Mapping[str, Any]) -> str:
+        options = validate_options(CodeOptions, given)
+        projects = load_projects(Path(options.projects_dir or default_code_dir()))
         lines = [f"{'id':<28} {'kind':<7} {'category':<16} request"]
         for p in projects:
             lines.append(f"{p.id:<28} {p.spec.kind:<7} {p.spec.category:<16} {p.spec.request[:70]}")
@@ -93,7 +82,7 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
     def _model(self) -> str:
         if self._suite == "pr":
             return PR_MODEL
-        if not self.options.get("model"):
+        if not self.options.model:
             raise ConfigError("--model is required with --suite full (or set ASSAY_MODEL)")
         return self.model
 
@@ -102,21 +91,21 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
             raise ConfigError(f"--suite {suite!r}: code has suites {', '.join(self.suites)}")
         self._suite = suite
         if suite == "pr":
-            given = [f"--{k}" for k in ("model", "harness") if self.options.get(k)]
+            given = [f"--{k}" for k in ("model", "harness") if getattr(self.options, k)]
             if given:
                 raise ConfigError(
                     f"{', '.join(given)}: pr replays the reference solutions offline; use --suite full"
                 )
-        if self.options.get("full_access") and self.harness_name != "claude-code":
+        if self.options.full_access and self.harness_name != "claude-code":
             raise ConfigError("--full-access applies to --harness claude-code (it asks permission)")
         self._model()
 
     # ------------------------------------------------------------------ suite
     def load_suite(self, suite: str) -> Suite:
         self._check_options(suite)
-        directory = Path(self.options.get("projects_dir") or default_code_dir())
+        directory = Path(self.options.projects_dir or default_code_dir())
         every = load_projects(directory)
-        wanted = [t.strip() for t in str(self.options.get("projects") or "").split(",") if t.strip()]
+        wanted = [t.strip() for t in str(self.options.projects or "").split(",") if t.strip()]
         known = {p.id for p in every}
         unknown = [w for w in wanted if w not in known]
         if unknown:
@@ -141,8 +130,8 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
             model=self._model(),
             extra={
                 "harness": self.harness_name,
-                "fence": bool(self.options.get("fence")),
-                "full_access": bool(self.options.get("full_access")),
+                "fence": self.options.fence,
+                "full_access": self.options.full_access,
                 "agent_limits": self.limits().model_dump(),
                 "route": "gateway" if self._suite == "full" else "scripted, in process",
             },
@@ -167,7 +156,7 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
     def _harness_options(self) -> dict[str, Any]:
         if self.harness_name == DEFAULT_HARNESS:
             return {"generate_options": {"max_tokens": AGENT_MAX_TOKENS}, "python": self._python}
-        if self.harness_name == "claude-code" and self.options.get("full_access"):
+        if self.harness_name == "claude-code" and self.options.full_access:
             return {"permission_mode": "bypassPermissions"}
         return {}
 
@@ -205,7 +194,7 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
                 workdir=prepared.workdir,
                 limits=self.limits(),
                 route=route,
-                fence=bool(self.options.get("fence")),
+                fence=self.options.fence,
                 toolchain=list(self._toolchain),
                 # pr: the scripted agent's pytest loads no installed plugin, as the hidden runs do
                 env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"} if self._suite == "pr" else {},

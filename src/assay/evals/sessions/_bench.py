@@ -16,17 +16,17 @@ import asyncio
 import statistics
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
-
-import click
 
 from assay.agents import RunSpec
 from assay.errors import ConfigError, InfraError
 from assay.evals._harnessed import HarnessBroke, HarnessedOptions, agent_broke, model_options, run_turn
 from assay.evals._suite_id import suite_version
 from assay.evals.sessions._dataset import Dataset, SessionCase
-from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
+from assay.evals.sessions._options import SessionsOptions
+from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, validate_options
 from assay.runs import Attempt, ErrorInfo, MetricSpec, Scorecard, Status, SubjectConfig
 
 __all__ = ["SessionsBenchmark"]
@@ -35,28 +35,28 @@ DEFAULT_HARNESS = "reference"
 AGENT_LIMITS = {"wall_clock_s": 600.0, "max_steps": 20}
 AGENT_MAX_TOKENS = 1024
 RESULTS_FILE = "results.json"
-_P = click.Path(path_type=Path)
 
 
-def dataset_for(options: dict[str, Any]) -> tuple[Dataset, list[Any]]:
+def dataset_for(given: SessionsOptions | Mapping[str, Any]) -> tuple[Dataset, list[Any]]:
     """The dataset the options name: ``--dataset FILE``, else built from ``--source``/``--project``."""
     from assay.evals.sessions._dataset import build_dataset, find_sources, load_dataset, recorded_commit
     from assay.evals.sessions._replay import map_cwd, parse_cwd_map
 
-    mapping = parse_cwd_map(options.get("cwd_map"))
-    if options.get("dataset"):
-        if options.get("source") or options.get("project"):
+    options = validate_options(SessionsOptions, given)
+    mapping = parse_cwd_map(options.cwd_map)
+    if options.dataset:
+        if options.source or options.project:
             raise ConfigError("--dataset replays a built dataset; --source/--project build one: give one")
-        if options.get("explain"):
+        if options.explain:
             raise ConfigError(
                 "--explain reads transcripts; with --dataset there are none (its dropped list says why)"
             )
-        dataset = load_dataset(Path(options["dataset"]))
+        dataset = load_dataset(options.dataset)
         for case in dataset.cases:  # the repository may have moved, or come back, since the dataset was built
             case.cwd = map_cwd(case.cwd, mapping)
             case.commit = case.commit or recorded_commit(case.cwd, case.branch, case.timestamp)
         return dataset, []
-    files = find_sources(options.get("source") and Path(options["source"]), options.get("project"))
+    files = find_sources(options.source, options.project)
     dataset, extractions = build_dataset(files, cwd=lambda cwd: map_cwd(cwd, mapping))
     return dataset, extractions
 
@@ -80,7 +80,10 @@ class SessionsBenchmark(HarnessedOptions, Benchmark):
         MetricSpec(name="steps", kind="continuous", direction="lower", tolerance=0.35, gated=False),
     )
 
-    def __init__(self, options: dict[str, Any]) -> None:
+    Options = SessionsOptions
+    options: SessionsOptions
+
+    def __init__(self, options: SessionsOptions | Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
         self._cases: dict[str, SessionCase] = {}
         self._dataset: Dataset | None = None
@@ -90,36 +93,18 @@ class SessionsBenchmark(HarnessedOptions, Benchmark):
         self._work_root: Path | None = None
         self._own_work_root: tempfile.TemporaryDirectory[str] | None = None
 
-    @classmethod
-    def cli_options(cls) -> list[click.Option]:
-        return [
-            click.Option(["--source"], type=_P, default=None, help="A session file, or a folder searched for *.jsonl."),
-            click.Option(["--project"], default=None, help="One Claude Code project (~/.claude/projects/<slug>), by slug or path."),
-            click.Option(["--dataset"], type=_P, default=None, help="Replay this dataset.json (from --dataset-only)."),
-            click.Option(["--dataset-only"], is_flag=True, default=False, help="Build dataset.json in --out (or the results dir) and stop."),
-            click.Option(["--explain"], is_flag=True, default=False, help="Print, per transcript, what was kept and dropped, and why."),
-            click.Option(["--cwd-map"], multiple=True, help="OLD=NEW: a recorded working directory and where it is now (repeatable)."),
-            click.Option(["--harness"], envvar="ASSAY_HARNESS", default=None, help="Harness replaying the requests (default reference) [ASSAY_HARNESS]."),
-            click.Option(["--model"], envvar="ASSAY_MODEL", default=None, help="Model the harness runs on, through the gateway [ASSAY_MODEL]."),
-            click.Option(["--judge-model"], envvar="ASSAY_JUDGE_MODEL", default=None, help="The judge's model (default --model) [ASSAY_JUDGE_MODEL]."),
-            click.Option(["--judge-schema"], type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True, help="Hold the judge's decoding to its JSON schema."),
-            click.Option(["--work-root"], type=_P, default=None, help="Where worktrees and copies are made (default a temporary folder)."),
-            click.Option(["--max-steps"], type=click.IntRange(min=1), default=None, help="Model calls one agent turn may make (default 20)."),
-            click.Option(["--run-timeout"], type=click.FloatRange(min=1), default=None, help="Wall clock of one agent turn, seconds (default 600)."),
-        ]  # fmt: skip
-
     # ------------------------------------------------------------------ options
     # ------------------------------------------------------------------ suite
     def load_suite(self, suite: str) -> Suite:
         if suite not in self.suites:
             raise ConfigError(f"--suite {suite!r}: sessions has suites {', '.join(self.suites)}")
-        if self.options.get("dataset_only"):
+        if self.options.dataset_only:
             raise ConfigError(
                 "--dataset-only builds dataset.json and stops: run it with `assay eval sessions`"
             )
         self.model  # noqa: B018 - required: raises naming --model and ASSAY_MODEL
         self._dataset, extractions = dataset_for(self.options)
-        if self.options.get("explain") and extractions:
+        if self.options.explain and extractions:
             from assay.evals.sessions._dataset import explain
 
             print(explain(extractions), file=sys.stderr)
@@ -168,7 +153,7 @@ class SessionsBenchmark(HarnessedOptions, Benchmark):
             if self.judge_model == self.model
             else get_model(self.judge_model, **model_options(self.judge_model))
         )
-        constrained = holds_to_schema(self.judge_model, str(self.options.get("judge_schema") or "auto"))
+        constrained = holds_to_schema(self.judge_model, self.options.judge_schema)
         self._judge = SessionsJudge(judge_model, constrained=constrained)
 
     async def teardown(self) -> None:
