@@ -9,7 +9,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from assay.intervals import clustered_interval
 from assay.runs._usage import Usage
@@ -68,6 +68,14 @@ class Attempt(BaseModel):
     #: its output was unreadable) broke; None otherwise and in journals written before it (a field added, none
     #: changed meaning: the schema version stays)
     broken_by: Literal["harness", "agent"] | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_unbroken(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``broken_by`` is written only when something broke: other lines stay as they were before it."""
+        data = handler(self)
+        if data.get("broken_by") is None:
+            data.pop("broken_by", None)
+        return data
 
     @property
     def key(self) -> tuple[str, int]:

@@ -82,5 +82,6 @@ def test_a_journal_line_written_before_broken_by_reads_as_before() -> None:
     }
     att = Attempt.model_validate_json(json.dumps(old))
     assert att.broken_by is None and att.schema_version == 2
+    assert "broken_by" not in att.model_dump_json()  # a line where nothing broke is written as before
     again = Attempt.model_validate_json(att.model_copy(update={"broken_by": "harness"}).model_dump_json())
     assert again.broken_by == "harness"
