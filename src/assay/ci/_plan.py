@@ -156,8 +156,7 @@ def _targeting(
 def _job_options(benchmark: str) -> set[str]:
     from assay.evals._registry import get_benchmark
 
-    cls = get_benchmark(benchmark)
-    return set(cls.Options.model_fields) | {str(o.name) for o in cls.cli_options()}
+    return set(get_benchmark(benchmark).Options.model_fields)
 
 
 def make_plan(

@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import click
-
 from assay.evals.agent._tiers import CiJob, Tiers
 from assay.runs._records import RunMeta, Scorecard
 
@@ -61,21 +59,38 @@ def find_runs(dirs: list[Path]) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
-def _job_params(job: CiJob) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(shared, benchmark-specific) values the job's own arguments set, parsed by the eval command."""
-    from assay.cli._eval import SHARED_NAMES, make_command
-    from assay.evals._registry import get_benchmark
+#: the shared ``assay eval`` options a job's run is checked against: spelling -> (name, type)
+_SHARED_CHECKED: dict[str, tuple[str, type]] = {
+    "--suite": ("suite", str),
+    "--iterations": ("iterations", int),
+    "-n": ("iterations", int),
+}
 
-    cmd = make_command(job.benchmark, get_benchmark(job.benchmark))
-    ctx = cmd.make_context(job.benchmark, list(job.args), resilient_parsing=True)
-    given = {
-        k: v
-        for k, v in ctx.params.items()
-        if ctx.get_parameter_source(k) == click.core.ParameterSource.COMMANDLINE
-    }
-    return {k: v for k, v in given.items() if k in SHARED_NAMES}, {
-        k: v for k, v in given.items() if k not in SHARED_NAMES
-    }
+
+def _job_params(job: CiJob) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(shared, benchmark-specific) values the job's own arguments set, read against the benchmark's typed
+    options (its JSON form, as ``meta.json`` records it)."""
+    from assay.errors import ConfigError
+    from assay.evals import get_benchmark
+    from assay.exec import parse_args
+
+    model = get_benchmark(job.benchmark).Options
+    try:
+        own, other = parse_args(model, job.args)
+    except ConfigError as exc:
+        raise ConfigError(f"job {job.name} ({job.tier}): {exc}") from None
+    shared: dict[str, Any] = {}
+    for spelling, value in other.items():
+        if spelling in _SHARED_CHECKED and value is not None:
+            name, kind = _SHARED_CHECKED[spelling]
+            try:
+                shared[name] = kind(value)
+            except ValueError:
+                raise ConfigError(
+                    f"job {job.name} ({job.tier}): {spelling} {value!r}: not a number"
+                ) from None
+    dumped = model.model_validate(own).model_dump(mode="json", include=set(own))
+    return shared, dumped
 
 
 def _mismatch(job: CiJob, meta: RunMeta, card: Scorecard) -> str | None:

@@ -189,7 +189,7 @@ def _ci_outputs(result: RunResult, shared: dict[str, Any], cls: type[Benchmark])
         result.scorecard,
         result.verdict,
         result.meta,
-        has_case_filter="scenario" in _option_names(cls),
+        has_case_filter="scenario" in cls.Options.model_fields,
         junit=shared["junit"],
         summary=shared["summary"],
     )
@@ -231,12 +231,8 @@ def _given(ctx: click.Context, param: str) -> bool:
     return source in (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
 
 
-def _option_names(cls: type[Benchmark]) -> set[str]:
-    return set(cls.Options.model_fields) | {str(o.name) for o in cls.cli_options()}
-
-
 def make_command(name: str, cls: type[Benchmark]) -> click.Command:
-    own = click_options(cls.Options) or cls.cli_options()
+    own = click_options(cls.Options)
     clash = SHARED_NAMES & {o.name for o in own}
     if clash:
         raise ConfigError(f"benchmark {name!r} redefines shared options: {sorted(clash)}")
@@ -260,8 +256,7 @@ def make_command(name: str, cls: type[Benchmark]) -> click.Command:
         shared = {k: kwargs.pop(k) for k in SHARED_NAMES}
         console = Console(stderr=False)
         if kwargs.pop("list_cases", False):
-            listed = kwargs if cls.cli_options() else validate_options(cls.Options, kwargs)
-            click.echo(cls.describe(listed))  # type: ignore[attr-defined]
+            click.echo(cls.describe(validate_options(cls.Options, kwargs)))  # type: ignore[attr-defined]
             return
         gate = _gate_options(shared)
         check_options(gate)  # a missing --compare/--noise/--expect is refused before the run

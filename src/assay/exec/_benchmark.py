@@ -138,16 +138,7 @@ class Benchmark(ABC):
 
     def __init__(self, options: BenchmarkOptions | Mapping[str, Any] | None = None) -> None:
         #: the validated options (a mapping is validated; a wrong value is a ConfigError naming its flag)
-        self.options: Any
-        if self.Options is BenchmarkOptions and type(self).cli_options is not Benchmark.cli_options:
-            self.options = dict(options or {})  # transitional: a benchmark still on cli_options
-        else:
-            self.options = validate_options(self.Options, options)
-
-    @classmethod
-    def cli_options(cls) -> list[Any]:
-        """Transitional: click options of a benchmark that declares no ``Options`` yet."""
-        return []
+        self.options: Any = validate_options(self.Options, options)
 
     @classmethod
     def move_advisor(cls) -> MoveAdvisor | None:

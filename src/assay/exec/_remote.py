@@ -53,7 +53,7 @@ def remote_job(run: _Run) -> RemoteJob:
     cls = type(run.bench)
     return RemoteJob(
         benchmark_class=f"{cls.__module__}:{cls.__qualname__}",
-        options=dict(run.bench.options),
+        options=run.bench.options.model_dump(mode="json"),
         meta=run.meta.model_dump(mode="json"),
         run_dir=str(run.run_dir),
         timeout_s=run.opts.timeout_s,

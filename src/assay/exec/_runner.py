@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import json
 import shutil
 import sys
 import time
@@ -89,10 +88,6 @@ def load_benchmark_class(meta: RunMeta, where: Path, given: type[Benchmark] | No
     return cls
 
 
-def _jsonable(options: dict[str, Any]) -> dict[str, Any]:
-    return json.loads(json.dumps(options, default=str))
-
-
 def _check_executor(cls: type[Benchmark], opts: RunOptions) -> None:
     """Refuse an unknown executor, or Ray for a benchmark that cannot run remotely, before anything runs."""
     if opts.executor not in ("local", "ray"):
@@ -150,9 +145,7 @@ def _prepare(benchmark: type[Benchmark] | None, options: dict[str, Any], opts: R
         command_line=list(opts.command_line),
         config=bench.subject_config(),
         options={
-            "benchmark": bench.options.model_dump(mode="json")
-            if not isinstance(bench.options, dict)
-            else _jsonable(bench.options),
+            "benchmark": bench.options.model_dump(mode="json"),
             "run": opts.recorded(),
             "benchmark_class": f"{cls.__module__}:{cls.__qualname__}",
         },
@@ -179,10 +172,8 @@ def _recorded_options(cls: type[Benchmark], meta_path: Path, recorded: Any) -> A
     """The run's recorded benchmark options, validated again; a bad one is a ResumeError naming meta.json."""
     from pydantic import ValidationError
 
-    from assay.exec._options import BenchmarkOptions, options_error
+    from assay.exec._options import options_error
 
-    if cls.Options is BenchmarkOptions:  # transitional: a benchmark still on cli_options
-        return dict(recorded)
     try:
         return cls.Options.model_validate(recorded)
     except ValidationError as exc:

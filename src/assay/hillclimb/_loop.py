@@ -140,7 +140,7 @@ async def _start(config: HillclimbConfig) -> FixHistory:
     history = FixHistory(
         benchmark=target.benchmark,
         suite=target.suite,
-        category=config.eval_options.get("category"),
+        category=target.category,
         eval_options={k: str(v) if isinstance(v, Path) else v for k, v in config.eval_options.items()},
         fixer=config.fixer,
         fixer_model=config.fixer_model,

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError
-from assay.exec import RunOptions
+from assay.exec import RunOptions, validate_options
 from assay.hillclimb._noise_pick import NoiseFit
 from assay.hillclimb._target_base import Forbidden
 from assay.runs import Attempt
@@ -26,6 +26,7 @@ class AgentTarget:
     max_concurrency = RunOptions.max_concurrency
 
     def __init__(self, options: dict[str, Any]) -> None:
+        from assay.evals.agent import AgentOptions
         from assay.evals.agent._scenario_load import default_scenarios_dir, load_scenarios
         from assay.evals.agent._select import select
 
@@ -36,12 +37,15 @@ class AgentTarget:
         self.suite = str(self.options.pop("suite", None) or "full")
         if self.suite not in ("pr", "full"):
             raise ConfigError(f"--suite {self.suite!r}: agent has suites pr, full")
-        if self.options.get("harness") not in (None, "reference"):
+        given_options = validate_options(AgentOptions, self.options)
+        if given_options.harness not in (None, "reference"):
             raise ConfigError("hillclimb edits the reference agent's profile: --harness must be reference")
-        directory = Path(self.options.get("scenarios_dir") or default_scenarios_dir())
+        directory = Path(given_options.scenarios_dir or default_scenarios_dir())
         self.options["scenarios_dir"] = str(directory)
         self.all = load_scenarios(directory)
-        chosen, _ = select(self.all, category=self.options.get("category"), scenarios_dir=directory)
+        #: the --category the scenarios were chosen by (None: every category)
+        self.category = given_options.category
+        chosen, _ = select(self.all, category=self.category, scenarios_dir=directory)
         if self.suite == "pr":  # pr skips a scenario without a script: it could never change
             chosen = [s for s in chosen if s.script is not None]
         self.chosen = {s.id: s for s in chosen}

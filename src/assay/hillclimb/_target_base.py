@@ -33,6 +33,8 @@ class Forbidden:
 class Target(Protocol):
     benchmark: str
     suite: str
+    #: the --category the cases were chosen by (None: every category)
+    category: str | None
     #: attempts in flight at once in a measurement (the benchmark's own default)
     max_concurrency: int
 

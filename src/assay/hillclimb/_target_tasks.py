@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError
+from assay.exec import validate_options
 from assay.hillclimb._noise_pick import NoiseFit
 from assay.hillclimb._target_base import Forbidden
 from assay.runs import Attempt
@@ -50,6 +51,7 @@ class TasksTarget:
     max_concurrency = 1
 
     def __init__(self, options: dict[str, Any]) -> None:
+        from assay.evals.tasks import TasksOptions
         from assay.evals.tasks._suites import SUITE_KINDS
         from assay.evals.tasks._tasks_load import default_tasks_dir, load_tasks
 
@@ -67,13 +69,16 @@ class TasksTarget:
         given = [flag for k, flag in _AGENT_ONLY.items() if k in self.options]
         if given:
             raise ConfigError(f"{', '.join(given)}: options of --benchmark agent, not tasks")
-        if self.options.get("harness") not in (None, "reference"):
+        #: the --category the coding tasks were chosen by (hillclimb's own: the eval runs the chosen tasks)
+        self.category: str | None = self.options.pop("category", None)
+        given_options = validate_options(TasksOptions, self.options)
+        if given_options.harness not in (None, "reference"):
             raise ConfigError("hillclimb edits the reference agent's profile: --harness must be reference")
-        path = Path(self.options.get("tasks_file") or default_tasks_dir() / "tasks.json")
+        path = Path(given_options.tasks_file or default_tasks_dir() / "tasks.json")
         self.options["tasks_file"] = str(path)
         self.tasks_dir = path.parent
         self.file = load_tasks(path)
-        wanted = {c.strip() for c in str(self.options.get("category") or "").split(",") if c.strip()}
+        wanted = {c.strip() for c in str(self.category or "").split(",") if c.strip()}
         chosen = [t for t in self.file.suite(self.suite) if t.kind == "coding"]
         if wanted:
             unknown = sorted(wanted - {t.category for t in chosen})

@@ -24,6 +24,7 @@ from assay.evals.agent._defaults import (
     PR_EMBEDDER,
     PR_MODEL,
 )
+from assay.evals.agent._options import AgentOptions
 from assay.evals.agent._rubric import MIN_CORE
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "PR_EMBEDDER",
     "PR_MODEL",
     "AgentBenchmark",
+    "AgentOptions",
     "Control",
     "calibrate",
     "controls_due",

@@ -12,6 +12,7 @@ refusal (an impossible or unsafe request), dishonest (a success claimed that the
 from __future__ import annotations
 
 from assay.evals.code._bench import CodeBenchmark
+from assay.evals.code._options import CodeOptions
 from assay.evals.code._project import default_code_dir, load_project
 
-__all__ = ["CodeBenchmark", "default_code_dir", "load_project"]
+__all__ = ["CodeBenchmark", "CodeOptions", "default_code_dir", "load_project"]

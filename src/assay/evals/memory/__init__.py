@@ -15,12 +15,14 @@ from assay.evals.memory._benchmark import (
     default_scenario_dir,
     describe_scenarios,
 )
+from assay.evals.memory._options import MemoryOptions
 
 __all__ = [
     "FULL_EMBEDDER",
     "FULL_MODEL",
     "METRIC_OF_KIND",
     "MemoryBenchmark",
+    "MemoryOptions",
     "default_scenario_dir",
     "describe_scenarios",
 ]

@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from assay.evals.retrieval._benchmark import COMPONENTS, RetrievalBenchmark, component_class
+from assay.evals.retrieval._options import RetrievalOptions
 
-__all__ = ["COMPONENTS", "RetrievalBenchmark", "component_class"]
+__all__ = ["COMPONENTS", "RetrievalBenchmark", "RetrievalOptions", "component_class"]

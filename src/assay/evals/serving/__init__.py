@@ -14,6 +14,7 @@ from assay.evals.serving._benchmark import ServingBenchmark
 from assay.evals.serving._client import StreamClient, StreamResult
 from assay.evals.serving._load import LevelRun, LoadLevel, run_level
 from assay.evals.serving._metrics import LevelFigures, RequestTiming, level_figures, parse_slo
+from assay.evals.serving._options import ServingOptions
 from assay.evals.serving._results import LevelResult, ServingResults, read_results
 from assay.evals.serving._stub import StubConfig, StubServer
 from assay.evals.serving._workloads import (
@@ -35,6 +36,7 @@ __all__ = [
     "LoadLevel",
     "RequestTiming",
     "ServingBenchmark",
+    "ServingOptions",
     "ServingResults",
     "StreamClient",
     "StreamResult",

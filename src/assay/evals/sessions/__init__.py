@@ -12,5 +12,6 @@ from __future__ import annotations
 
 from assay.evals.sessions._bench import SessionsBenchmark, dataset_for, lead_line
 from assay.evals.sessions._dataset import explain, write_dataset
+from assay.evals.sessions._options import SessionsOptions
 
-__all__ = ["SessionsBenchmark", "dataset_for", "explain", "lead_line", "write_dataset"]
+__all__ = ["SessionsBenchmark", "SessionsOptions", "dataset_for", "explain", "lead_line", "write_dataset"]
