@@ -25,29 +25,10 @@ COMMANDS: dict[str, str] = {
     "cost": "assay.cli._ci:cost_command",
 }
 
-#: extra subcommands of `assay eval` that are not benchmarks
+#: subcommands of `assay eval` that are not benchmarks (a benchmark's own command, subcommands and help are
+#: declared on its class and read from the registry: ``assay.evals.get_benchmark``)
 EVAL_EXTRA_COMMANDS: dict[str, str] = {
     "noise": "assay.cli._gate:noise_command",
-    # the sessions benchmark's command: the shared one plus --dataset-only and --explain
-    "sessions": "assay.cli._sessions:sessions_command",
-}
-
-#: subcommands of one benchmark's command (`assay eval agent controls`); the bare command still runs it
-EVAL_SUBCOMMANDS: dict[str, dict[str, str]] = {
-    "agent": {
-        "controls": "assay.cli._controls:agent_controls_command",
-        "draft": "assay.cli._draft:draft_command",
-        "promote": "assay.cli._draft:promote_command",
-    },
-    "tasks": {
-        "run": "assay.cli._tasks:tasks_run_command",
-        "judge": "assay.cli._tasks:tasks_judge_command",
-        "gate": "assay.cli._tasks:tasks_gate_command",
-        "propose": "assay.cli._tasks:tasks_propose_command",
-        "report": "assay.cli._tasks:tasks_report_command",
-        "controls": "assay.cli._tasks:tasks_controls_command",
-        "swebench": "assay.cli._tasks_swebench:tasks_swebench_command",
-    },
 }
 
 #: one-line help shown by `assay --help` without importing each command (and its heavy dependencies)
@@ -73,14 +54,7 @@ SHORT_HELP: dict[str, str] = {
     "cost": "Sum tokens and cost per benchmark and role across runs, with each cost's source.",
 }
 
-#: one-line help of the built-in benchmarks for `assay eval --help`
+#: one-line help of the extra commands for `assay eval --help`
 EVAL_SHORT_HELP: dict[str, str] = {
-    "agent": "Multi-turn scenarios: simulated user, checks in code, a separate judge.",
-    "retrieval": "Retrieval quality: --component rag (documents) or code (code search).",
-    "memory": "Long-term memory over months of simulated chats.",
-    "benchmark": "Serving speed: TTFT, TPOT, ITL, latency percentiles, throughput, goodput.",
-    "tasks": "Real coding work on a project with traps: run, judge, gate, propose, report, controls.",
-    "code": "Code editing on small projects, scored by hidden tests and the honesty of the claim.",
-    "sessions": "Replay real Claude Code / Codex sessions; a judge grades each answer against the recorded one.",
     "noise": "Run one eval N times (or read N runs) and write noise.json.",
 }

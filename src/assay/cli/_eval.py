@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from assay.ci._outputs import JUNIT_OPTION, SUMMARY_OPTION
-from assay.cli._commands import EVAL_EXTRA_COMMANDS, EVAL_SHORT_HELP, EVAL_SUBCOMMANDS
+from assay.cli._commands import EVAL_EXTRA_COMMANDS, EVAL_SHORT_HELP
 from assay.cli._main import format_commands_from_table, load_command
 from assay.cli._options import click_options
 from assay.errors import ConfigError, ResumeError
@@ -298,7 +298,7 @@ def make_command(name: str, cls: type[Benchmark]) -> click.Command:
         ctx.exit(result.verdict.exit_code)
 
     help_text = cls.help or cls.__doc__
-    subcommands = EVAL_SUBCOMMANDS.get(name)
+    subcommands = dict(cls.subcommands)
     if subcommands:
         return BenchmarkGroup(
             name=name, params=params, callback=callback, help=help_text, subcommands=subcommands
@@ -325,7 +325,14 @@ class EvalGroup(click.Group):
     """Lists every registered benchmark; builds its command when named."""
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        format_commands_from_table(self, ctx, formatter, EVAL_SHORT_HELP)
+        table = dict(EVAL_SHORT_HELP)
+        for name in available():
+            try:
+                cls = get_benchmark(name)
+            except (ImportError, AttributeError, ConfigError):
+                continue  # listed as unavailable
+            table[name] = cls.short_help or (cls.help or cls.__doc__ or "").strip().split("\n")[0]
+        format_commands_from_table(self, ctx, formatter, table)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(available()) | set(EVAL_EXTRA_COMMANDS))
@@ -341,6 +348,8 @@ class EvalGroup(click.Group):
             from assay.cli._main import _unavailable
 
             return _unavailable(f"eval {name}", exc)
+        if cls.command is not None:
+            return load_command(cls.command)
         return make_command(name, cls)
 
 

@@ -15,11 +15,11 @@ from assay.exec import Benchmark
 
 BUILTIN: dict[str, str] = {
     "agent": "assay.evals.agent:AgentBenchmark",
-    "retrieval": "assay.evals.retrieval:RetrievalBenchmark",
     "memory": "assay.evals.memory:MemoryBenchmark",
-    "benchmark": "assay.evals.serving:ServingBenchmark",
-    "tasks": "assay.evals.tasks:TasksBenchmark",
+    "retrieval": "assay.evals.retrieval:RetrievalBenchmark",
     "code": "assay.evals.code:CodeBenchmark",
+    "tasks": "assay.evals.tasks:TasksBenchmark",
+    "benchmark": "assay.evals.serving:ServingBenchmark",
     "sessions": "assay.evals.sessions:SessionsBenchmark",
 }
 

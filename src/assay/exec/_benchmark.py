@@ -132,6 +132,24 @@ class Benchmark(ABC):
     #: why attempts cannot run on Ray workers (None: they can); ``--executor ray`` is refused with it
     remote_refusal: ClassVar[str | None] = None
 
+    # -- what the one registry (``assay.evals.available``/``get_benchmark``) tells cli, view and ci --------
+    #: one line for ``assay eval --help`` (default: the first line of ``help``)
+    short_help: ClassVar[str] = ""
+    #: subcommands of ``assay eval <name>``: name -> ``module:attr`` of a click command (the bare command still
+    #: runs the benchmark)
+    subcommands: ClassVar[Mapping[str, str]] = {}
+    #: ``module:attr`` of a click command that replaces the generated ``assay eval <name>`` (None: generated)
+    command: ClassVar[str | None] = None
+    #: ``module:attr`` of ``(run, attempt) -> html`` drawing one attempt on a case page of ``assay view`` (None:
+    #: its details as JSON)
+    case_view: ClassVar[str | None] = None
+    #: the benchmark's CI jobs (``assay ci plan``, ``ci verify``): job name -> CI tier -> ``{"args": [...],
+    #: "reason": "...", "baseline": "tests/fixtures/baselines/..."}`` (baseline optional). pr: the offline suite,
+    #: gated against a committed baseline; smoke: a quick pass against a real model on an RC tag; full: the whole
+    #: benchmark, the sweep ``ci verify`` requires before a final tag; backlog: the weekly run of what is known to
+    #: fail. ``args`` are those of ``assay eval <name>``; the plan adds --results-dir, --junit, --summary, --compare
+    ci_jobs: ClassVar[Mapping[str, Mapping[str, Mapping[str, Any]]]] = {}
+
     #: the benchmark's own options (``evals/<name>/_options.py``): the CLI's flags are generated from it
     #: (not annotated: the contract's annotated attributes are what a wrapper forwards; its options are its own)
     Options = BenchmarkOptions

@@ -1,20 +1,19 @@
 """A case page: its attempts side by side, each drawn by the view of its benchmark.
 
-Views are registered by benchmark name in :data:`CASE_VIEWS`; a benchmark without one gets its details as
-JSON. The views of the coding benchmarks (tasks, code) and of sessions live in ``_case_tasks`` and
+A benchmark names its view in the registry (``Benchmark.case_view``, ``module:function``); one without a view
+gets its details as JSON. The views of the coding benchmarks (tasks, code) and of sessions live in ``_case_tasks`` and
 ``_case_sessions``.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from assay.runs._records import Attempt
 
-from ._case_sessions import sessions_view
-from ._case_tasks import code_view, tasks_view
 from ._html import details, duration, e, href, num, page, pre, status_badge, table
 from ._serving import latencies
 from ._store import Run
@@ -170,16 +169,23 @@ def serving_view(run: Run, att: Attempt) -> str:
     return "".join(out) + "<h4>Figures</h4>" + table(["metric", "value"], rows)
 
 
-CASE_VIEWS: dict[str, CaseView] = {
-    "agent": agent_view,
-    "retrieval-rag": retrieval_view,
-    "retrieval-code": retrieval_view,
-    "memory": memory_view,
-    "benchmark": serving_view,
-    "tasks": tasks_view,
-    "code": code_view,
-    "sessions": sessions_view,
-}
+def case_view(benchmark: str) -> CaseView | None:
+    """The view of a run's ``benchmark`` (``retrieval-rag`` is the ``retrieval`` benchmark's), as its class
+    declares it in the registry (``Benchmark.case_view``); None: the attempt's details as JSON."""
+    from assay.errors import ConfigError
+    from assay.evals import available, get_benchmark
+
+    names = [n for n in available() if benchmark == n or benchmark.startswith(f"{n}-")]
+    if not names:
+        return None
+    try:
+        spec = get_benchmark(max(names, key=len)).case_view
+    except (ImportError, AttributeError, ConfigError):
+        return None
+    if spec is None:
+        return None
+    module, _, attr = spec.partition(":")
+    return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
 
 
 def _attempt(run: Run, att: Attempt) -> str:
@@ -194,7 +200,7 @@ def _attempt(run: Run, att: Attempt) -> str:
         head += f'<p class="fail">{e(att.error.type)}: {e(att.error.message)}</p>'
     if att.skip_reason:
         head += f"<p>skipped: {e(att.skip_reason)}</p>"
-    view = CASE_VIEWS.get(run.benchmark)
+    view = case_view(run.benchmark)
     body = view(run, att) if view is not None else _json(att.details)
     if att.metrics and run.benchmark != "benchmark":
         body += details(

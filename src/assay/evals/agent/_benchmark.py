@@ -12,6 +12,7 @@ from assay.errors import ConfigError
 from assay.evals._harnessed import LOCAL_CTX_SIZE, model_options
 from assay.evals._suite_id import suite_version
 from assay.evals.agent._attempt import AttemptPlan, run_scenario
+from assay.evals.agent._ci import CI_JOBS
 from assay.evals.agent._defaults import (
     AGENT_LIMITS,
     DEFAULT_HARNESS,
@@ -74,6 +75,15 @@ def _script_model(replies: list[dict[str, Any]], default: dict[str, Any] | None 
 
 class AgentBenchmark(Benchmark):
     """Multi-turn scenarios: a simulated user, the agent under test, checks in code and a separate judge."""
+
+    short_help = "Multi-turn scenarios: simulated user, checks in code, a separate judge."
+    subcommands: ClassVar[dict[str, str]] = {
+        "controls": "assay.cli._controls:agent_controls_command",
+        "draft": "assay.cli._draft:draft_command",
+        "promote": "assay.cli._draft:promote_command",
+    }
+    case_view = "assay.view._case:agent_view"
+    ci_jobs = CI_JOBS
 
     name = "agent"
     help = (

@@ -10,7 +10,8 @@ A tier lists scenario ids (``backlog`` and ``excluded`` say why each one is ther
 scenarios folder (``<scenarios>/../ci_tiers.json``). Every fault is a ConfigError naming the file and, for
 malformed JSON, the line.
 
-``"benchmarks"`` extends the file to every benchmark: for each job (named after its benchmark, or any name with
+Every benchmark declares its own CI jobs (``Benchmark.ci_jobs``, read through the registry:
+:func:`registry_ci_jobs`). A tiers file may instead carry ``"benchmarks"``, which then replaces them: for each job (named after its benchmark, or any name with
 ``"benchmark"`` set), the CI tiers it runs in (``pr``, ``smoke``, ``full``, ``backlog``), each with the
 ``assay eval`` arguments, an optional committed ``baseline`` to gate against, and the reason it is there
 (:class:`CiJob`; ``assay ci plan`` reads them)::
@@ -44,6 +45,7 @@ __all__ = [
     "Tiers",
     "coverage_problems",
     "load_tiers",
+    "registry_ci_jobs",
     "tiers_path",
 ]
 
@@ -94,8 +96,14 @@ class Tiers:
     tiers: dict[str, Tier]
     excluded: dict[str, str]
     controls_lane: ControlsLane | None = None
-    #: job name -> CI tier -> its job (the file's ``"benchmarks"``; empty when it has none)
-    jobs: dict[str, dict[str, CiJob]] = field(default_factory=dict)
+    #: the file's own ``"benchmarks"`` (None: it has none, and every benchmark's own ``ci_jobs`` count)
+    file_jobs: dict[str, dict[str, CiJob]] | None = None
+
+    @property
+    def jobs(self) -> dict[str, dict[str, CiJob]]:
+        """Job name -> CI tier -> its job: the file's ``"benchmarks"``, else the registry's (each benchmark
+        class declares its own ``ci_jobs``)."""
+        return self.file_jobs if self.file_jobs is not None else registry_ci_jobs()
 
     def jobs_in(self, tier: str) -> list[CiJob]:
         """The jobs of one CI tier, in file order."""
@@ -170,7 +178,7 @@ def load_tiers(path: Path) -> Tiers:
         tiers=tiers,
         excluded=excluded,
         controls_lane=_controls_lane(data, path),
-        jobs=_ci_jobs(data.get("benchmarks", {}), path),
+        file_jobs=_ci_jobs(data["benchmarks"], path) if "benchmarks" in data else None,
     )
 
 
@@ -222,6 +230,21 @@ def _ci_jobs(raw: Any, path: Path) -> dict[str, dict[str, CiJob]]:
                 raise ConfigError(f"{where}.baseline must be a path", path=str(path))
             jobs[name][tier] = CiJob(name, benchmark, tier, tuple(args), reason.strip(), baseline)
     return jobs
+
+
+def registry_ci_jobs() -> dict[str, dict[str, CiJob]]:
+    """Every registered benchmark's own CI jobs (``Benchmark.ci_jobs``), checked as a tiers file's are."""
+    from assay.evals._registry import available, get_benchmark
+
+    raw: dict[str, Any] = {}
+    for name in available():
+        try:
+            cls = get_benchmark(name)
+        except ImportError:  # an optional dependency missing: its jobs cannot run here either
+            continue
+        for job, by_tier in cls.ci_jobs.items():
+            raw[job] = {"benchmark": name, **by_tier}
+    return _ci_jobs(raw, Path(f"the benchmark registry ({', '.join(available())})"))
 
 
 def _controls_lane(data: dict[str, Any], path: Path) -> ControlsLane | None:

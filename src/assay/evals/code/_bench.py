@@ -23,6 +23,7 @@ from assay.agents import RunSpec
 from assay.errors import ConfigError
 from assay.evals._harnessed import HarnessBroke, HarnessedOptions, agent_broke, run_agent_once
 from assay.evals._suite_id import suite_version
+from assay.evals.code._ci import CI_JOBS
 from assay.evals.code._options import CodeOptions
 from assay.evals.code._outcome import OUTCOMES, classify
 from assay.evals.code._project import CodeProject, check_fails_before, default_code_dir, load_projects
@@ -39,6 +40,10 @@ AGENT_MAX_TOKENS = 2048
 
 class CodeBenchmark(HarnessedOptions, Benchmark):
     """Code editing on small projects, scored by pytest before and after and the honesty of the claim."""
+
+    short_help = "Code editing on small projects, scored by hidden tests and the honesty of the claim."
+    case_view = "assay.view._case_tasks:code_view"
+    ci_jobs = CI_JOBS
 
     name = "code"
     agent_limits = AGENT_LIMITS

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.errors import ConfigError
 from assay.evals._suite_id import suite_version
+from assay.evals.memory._ci import CI_JOBS
 from assay.evals.memory._longmemeval import LMEQuestion, answer_question, cases, load_longmemeval
 from assay.evals.memory._options import FULL_EMBEDDER, FULL_MODEL, MemoryOptions
 from assay.evals.memory._report import failure_reason, scenario_plot
@@ -50,6 +51,10 @@ def describe_scenarios(directory: Path) -> str:
 
 class MemoryBenchmark(Benchmark):
     """Long-term memory: months of chats on a simulated clock, probed for what the agent is shown and holds."""
+
+    short_help = "Long-term memory over months of simulated chats."
+    case_view = "assay.view._case:memory_view"
+    ci_jobs = CI_JOBS
 
     name = "memory"
     help = "Long-term memory: changing facts, forgets, lessons, planted text, over simulated months."

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from assay.errors import ConfigError
+from assay.evals.retrieval._ci import CI_JOBS
 from assay.evals.retrieval._options import RetrievalOptions
 from assay.exec import Benchmark, option_specs
 
@@ -90,6 +91,10 @@ def _forwarding_every_hook(cls: _B) -> _B:
 @_forwarding_every_hook
 class RetrievalBenchmark(Benchmark):
     """Document retrieval (rag) or code search (code) quality, scale and robustness."""
+
+    short_help = "Retrieval quality: --component rag (documents) or code (code search)."
+    case_view = "assay.view._case:retrieval_view"
+    ci_jobs = CI_JOBS
 
     name = "retrieval"
     help = "Retrieval quality: --component rag (documents) or code (code search)."

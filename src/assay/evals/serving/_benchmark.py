@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from assay._util import phase
 from assay.errors import ConfigError, InfraError
 from assay.evals._suite_id import suite_version
+from assay.evals.serving._ci import CI_JOBS
 from assay.evals.serving._client import StreamClient
 from assay.evals.serving._levels import (
     build_levels,
@@ -117,6 +118,10 @@ def _specs() -> tuple[MetricSpec, ...]:
 
 class ServingBenchmark(Benchmark):
     """Serving speed: TTFT, TPOT, ITL, E2E percentiles, throughput and goodput per load level."""
+
+    short_help = "Serving speed: TTFT, TPOT, ITL, latency percentiles, throughput, goodput."
+    case_view = "assay.view._case:serving_view"
+    ci_jobs = CI_JOBS
 
     name: ClassVar[str] = "benchmark"
     help: ClassVar[str] = (

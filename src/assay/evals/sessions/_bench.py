@@ -24,6 +24,7 @@ from assay.agents import RunSpec
 from assay.errors import ConfigError, InfraError
 from assay.evals._harnessed import HarnessBroke, HarnessedOptions, agent_broke, model_options, run_turn
 from assay.evals._suite_id import suite_version
+from assay.evals.sessions._ci import CI_JOBS
 from assay.evals.sessions._dataset import Dataset, SessionCase
 from assay.evals.sessions._options import SessionsOptions
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, validate_options
@@ -63,6 +64,13 @@ def dataset_for(given: SessionsOptions | Mapping[str, Any]) -> tuple[Dataset, li
 
 class SessionsBenchmark(HarnessedOptions, Benchmark):
     """Replays the requests of real coding-agent sessions; a judge grades each answer against the recorded one."""
+
+    short_help = (
+        "Replay real Claude Code / Codex sessions; a judge grades each answer against the recorded one."
+    )
+    command = "assay.cli._sessions:sessions_command"
+    case_view = "assay.view._case_sessions:sessions_view"
+    ci_jobs = CI_JOBS
 
     name = "sessions"
     remote_refusal = "it replays this machine's own session transcripts in their recorded repositories"

@@ -29,6 +29,7 @@ from assay.evals._harnessed import (
 )
 from assay.evals._suite_id import suite_version
 from assay.evals._workspace import TOOLCHAIN_DISTRIBUTIONS, cached_toolchain, toolchain_venv
+from assay.evals.tasks._ci import CI_JOBS
 from assay.evals.tasks._options import TasksOptions
 from assay.evals.tasks._run_adapter import checks_details, task_diff
 from assay.evals.tasks._suites import SUITE_KINDS, TasksSuiteKind, suite_kind
@@ -52,6 +53,19 @@ AWAITING_JUDGE = "a question task is graded by the judge: run `assay eval tasks 
 
 class TasksBenchmark(HarnessedOptions, Benchmark):
     """Real coding work on a small project with traps, scored by what the finished project does."""
+
+    short_help = "Real coding work on a project with traps: run, judge, gate, propose, report, controls."
+    subcommands: ClassVar[dict[str, str]] = {
+        "run": "assay.cli._tasks:tasks_run_command",
+        "judge": "assay.cli._tasks:tasks_judge_command",
+        "gate": "assay.cli._tasks:tasks_gate_command",
+        "propose": "assay.cli._tasks:tasks_propose_command",
+        "report": "assay.cli._tasks:tasks_report_command",
+        "controls": "assay.cli._tasks:tasks_controls_command",
+        "swebench": "assay.cli._tasks_swebench:tasks_swebench_command",
+    }
+    case_view = "assay.view._case_tasks:tasks_view"
+    ci_jobs = CI_JOBS
 
     name = "tasks"
     agent_limits = AGENT_LIMITS
