@@ -154,7 +154,7 @@ def _targeting(
 
 
 def _job_options(benchmark: str) -> set[str]:
-    from assay.evals._registry import get_benchmark
+    from assay.evals import get_benchmark
 
     return set(get_benchmark(benchmark).Options.model_fields)
 

@@ -15,7 +15,7 @@ from assay.cli._commands import EVAL_EXTRA_COMMANDS, EVAL_SHORT_HELP
 from assay.cli._main import format_commands_from_table, load_command
 from assay.cli._options import click_options
 from assay.errors import ConfigError, ResumeError
-from assay.evals._registry import available, get_benchmark
+from assay.evals import available, get_benchmark
 from assay.exec import (
     Benchmark,
     RunOptions,

@@ -8,7 +8,7 @@ from typing import Any
 import click
 from pydantic import BaseModel
 
-from assay.exec._options import OptionSpec, option_specs
+from assay.exec import OptionSpec, option_specs
 
 __all__ = ["click_options"]
 

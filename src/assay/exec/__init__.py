@@ -18,6 +18,7 @@ from assay.exec._local import AttemptSpec, ExecutionReport, RunStopped, run_loca
 from assay.exec._options import (
     BenchmarkOptions,
     Flag,
+    OptionSpec,
     option_specs,
     options_error,
     parse_args,
@@ -45,6 +46,7 @@ __all__ = [
     "Case",
     "ExecutionReport",
     "Flag",
+    "OptionSpec",
     "Outcome",
     "RunOptions",
     "RunResult",
