@@ -15,7 +15,6 @@ verify`` reads a job's arguments with :func:`parse_args`. Nothing here imports c
 from __future__ import annotations
 
 import types
-import typing
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,15 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from assay.errors import ConfigError
 
-__all__ = ["BenchmarkOptions", "Flag", "OptionSpec", "option_specs", "options_error", "parse_args"]
+__all__ = [
+    "BenchmarkOptions",
+    "Flag",
+    "OptionSpec",
+    "option_specs",
+    "options_error",
+    "parse_args",
+    "validate_options",
+]
 
 
 @dataclass(frozen=True)
@@ -54,9 +61,10 @@ class Flag:
         hidden: bool = False,
         path: Literal["any", "dir"] = "any",
     ) -> None:
-        for key, value in locals().items():
-            if key != "self":
-                object.__setattr__(self, key, value)
+        given = {"decls": decls, "help": help, "envvar": envvar, "show_default": show_default}
+        given |= {"metavar": metavar, "hidden": hidden, "path": path}
+        for key, value in given.items():
+            object.__setattr__(self, key, value)  # frozen: set once, here
 
 
 class BenchmarkOptions(BaseModel):
@@ -128,12 +136,11 @@ def _bounds(metadata: Sequence[Any]) -> tuple[float | None, float | None, bool, 
 def option_specs(model: type[BaseModel]) -> list[OptionSpec]:
     """The command-line options of ``model``'s fields that carry a :class:`Flag`, in field order."""
     specs: list[OptionSpec] = []
-    hints = typing.get_type_hints(model, include_extras=False)
     for name, info in model.model_fields.items():
         flag = next((m for m in info.metadata if isinstance(m, Flag)), None)
         if flag is None:
             continue
-        inner, multiple = _unwrap(hints.get(name, info.annotation))
+        inner, multiple = _unwrap(info.annotation)
         choices = None
         if get_origin(inner) is Literal:
             choices, inner = tuple(str(c) for c in get_args(inner)), str
