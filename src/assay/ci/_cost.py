@@ -13,8 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from assay.runs import Usage
-from assay.runs._records import Attempt
+from assay.runs import Attempt, Usage
 
 __all__ = ["CostRollup", "cost_rollup"]
 
@@ -69,8 +68,8 @@ def _roles(att: Attempt) -> dict[str, Usage]:
 
 
 def cost_rollup(run_dirs: list[Path]) -> CostRollup:
-    from assay.runs._journal import latest_attempts, read_journal
-    from assay.runs._rundir import JOURNAL, load_meta
+    from assay.runs import latest_attempts, load_meta, read_journal
+    from assay.runs._rundir import JOURNAL
 
     out = CostRollup(runs=len(run_dirs))
     sums: dict[tuple[str, str], Usage] = defaultdict(Usage)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from assay.runs._records import CaseSummary, Scorecard, Status
+from assay.runs import CaseSummary, Scorecard, Status
 
 __all__ = ["CaseVerdict", "case_verdicts", "gate_junit", "run_junit", "write_junit"]
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from assay.errors import ConfigError
-from assay.runs._records import Scorecard
+from assay.runs import Scorecard
 
 __all__ = ["ReleaseRow", "ReleaseScorecard", "compare_release", "load_weights", "release_scorecard"]
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from assay.errors import ConfigError
-from assay.runs._records import Scorecard
+from assay.runs import Scorecard
 
 __all__ = ["Trend", "TrendPoint", "build_trend", "trend_plot"]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.evals.agent._tiers import CiJob, Tiers
-from assay.runs._records import RunMeta, Scorecard
+from assay.runs import RunMeta, Scorecard
 
 __all__ = ["VerifyResult", "find_runs", "verify"]
 
@@ -119,7 +119,7 @@ def verify(
 ) -> VerifyResult:
     """Whether every ``full`` job measured ``commit`` (or an RC tag's commit in ``rc_commits``: tag -> sha)."""
     from assay.errors import ConfigError
-    from assay.runs._rundir import load_meta, load_scorecard
+    from assay.runs import load_meta, load_scorecard
 
     jobs = tiers.jobs_in("full")
     if not jobs:

@@ -58,7 +58,7 @@ def plan_command(
     out: Path | None,
 ) -> None:
     """Print what EVENT runs; with $GITHUB_OUTPUT set, write run_evals, verify, tier and matrix to it."""
-    from assay.ci._plan import make_plan
+    from assay.ci import make_plan
     from assay.ci._run import tag_annotation
 
     if event == "tag" and tag and annotation is None:
@@ -175,7 +175,7 @@ def trend_command(
 ) -> None:
     """Track METRIC over RUN_DIRs (or folders of runs); suggest moving items that pass reliably (never applied)."""
     from assay.ci._trend import build_trend, load_previous, write_trend
-    from assay.runs._rundir import load_scorecard
+    from assay.runs import load_scorecard
 
     cards = [load_scorecard(r) for r in _runs(run_dirs)]
     prev = load_previous(previous, metric) if previous is not None else None
@@ -206,7 +206,7 @@ def scorecard_command(
         release_scorecard,
         write_release,
     )
-    from assay.runs._rundir import load_scorecard
+    from assay.runs import load_scorecard
 
     card = release_scorecard([load_scorecard(r) for r in _runs(run_dirs)], load_weights(weights))
     if previous is not None:

@@ -31,7 +31,7 @@ from assay.codeindex._store import (
     writer_lock,
 )
 from assay.codeindex._vector_cache import CacheCounts, VectorCache, resolve_cache_dir
-from assay.embed._protocol import Embedder
+from assay.embed import Embedder
 from assay.errors import ConfigError, IndexCorruptError
 
 __all__ = ["CodeIndex", "SearchHit", "UpdateStats", "assay_home", "default_index_dir"]
@@ -82,7 +82,7 @@ def _record(c: Chunk) -> ChunkRecord:
     )
 
 
-def _embed_text(c: ChunkRecord) -> str:
+def embed_text(c: ChunkRecord) -> str:
     return Chunk(c.path, c.symbol, c.kind, c.start_line, c.end_line, c.text).embed_text()
 
 
@@ -331,7 +331,7 @@ class CodeIndex:
         kept = np.flatnonzero(rows >= 0)
         if kept.size:
             vectors[kept] = self.vectors[rows[kept]]
-        texts = {i: _embed_text(chunks[i]) for i in to_embed}
+        texts = {i: embed_text(chunks[i]) for i in to_embed}
         cache = self._cache()
         groups: dict[str, list[int]] = {}  # one text to embed -> the rows that take its vector
         counts = CacheCounts()
@@ -339,7 +339,7 @@ class CodeIndex:
             groups = {str(i): [i] for i in to_embed}
         else:
             keys = {i: cache.key(texts[i]) for i in to_embed}
-            old = {cache.key(_embed_text(self.chunks[r])): r for a, b in changed_spans for r in range(a, b)}
+            old = {cache.key(embed_text(self.chunks[r])): r for a, b in changed_spans for r in range(a, b)}
             for i in to_embed:
                 if keys[i] in old:
                     vectors[i] = self.vectors[old[keys[i]]]

@@ -36,9 +36,9 @@ from typing import Literal, get_args
 from pydantic import BaseModel, Field
 
 from assay.errors import ExitCode
-from assay.runs._records import SCHEMA_VERSION, CaseSummary, Scorecard, Stability, SubjectConfig
-from assay.stats._noise import NoiseReport, load_noise
-from assay.stats._passk import suite_pass_hat_k
+from assay.runs import CaseSummary, Scorecard, SubjectConfig
+from assay.runs._records import SCHEMA_VERSION, Stability
+from assay.stats import NoiseReport, load_noise, suite_pass_hat_k
 
 from ._complete import require_complete_code
 from ._load import LoadedRun, load_run

@@ -32,7 +32,8 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from assay.errors import ConfigError, NotComparableError
-from assay.runs._records import SCHEMA_VERSION, Scorecard
+from assay.runs import Scorecard
+from assay.runs._records import SCHEMA_VERSION
 from assay.stats._tolerance import binomial_tolerance
 
 from ._complete import unmeasured_cases

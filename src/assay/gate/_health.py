@@ -38,7 +38,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from assay.errors import ConfigError, NotComparableError
-from assay.runs._records import SCHEMA_VERSION, Scorecard
+from assay.runs import Scorecard
+from assay.runs._records import SCHEMA_VERSION
 
 from ._health_cases import (
     FLAGS,

@@ -45,7 +45,7 @@ def check_options(options: GateOptions, iterations: int | None = None) -> None:
     if options.compare is not None:
         load_run(options.compare)
     if options.noise is not None:
-        from assay.stats._noise import load_noise
+        from assay.stats import load_noise
 
         load_noise(options.noise)
     if options.expect is not None:

@@ -25,8 +25,10 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from assay.runs._records import MetricKind, MetricValue
-from assay.stats._noise import FAMILY_ALPHA, NoiseReport
+from assay.runs import MetricValue
+from assay.runs._records import MetricKind
+from assay.stats import NoiseReport
+from assay.stats._noise import FAMILY_ALPHA
 from assay.stats._tolerance import (
     binomial_tolerance,
     continuous_tolerance,

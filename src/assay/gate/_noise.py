@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from assay.errors import ConfigError, UsageError
-from assay.stats._noise import NoiseReport, noise_from_scorecards
+from assay.stats import NoiseReport, noise_from_scorecards
 
 from ._load import load_run
 

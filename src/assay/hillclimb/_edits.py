@@ -158,8 +158,8 @@ def profile_text(profile: Path) -> str:
 
 def profile_error(profile: Path) -> str | None:
     """Why the profile folder no longer loads as the reference agent's profile, or None."""
+    from assay.agents import load_profile
     from assay.agents._reference._harness import ALL_TOOLS
-    from assay.agents._reference._profile import load_profile
 
     try:
         load_profile(profile, set(ALL_TOOLS))

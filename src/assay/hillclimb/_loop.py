@@ -102,7 +102,7 @@ def resume_hillclimb(directory: Path, echo: Any = print, progress: bool = False)
 
 
 async def _start(config: HillclimbConfig) -> FixHistory:
-    from assay.agents._reference._profile import DEFAULT_PROFILE
+    from assay.agents import DEFAULT_PROFILE
 
     if config.iterations < MIN_ITERATIONS:
         raise ConfigError(

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay.embed._protocol import Embedder
+from assay.embed import Embedder
 from assay.errors import ConfigError
 from assay.memory._pipeline import Memory
 from assay.memory._recall import recall

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from assay.errors import InfraError
 from assay.memory._types import ToolCallRecord
-from assay.models._types import ChatModel, Message
+from assay.models import ChatModel, Message
 from assay.runs import Usage
 
 __all__ = [

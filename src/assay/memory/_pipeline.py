@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.embed._protocol import Embedder
+from assay.embed import Embedder
 from assay.memory._clock import Clock
 from assay.memory._extract import (
     CandidateFact,
@@ -24,7 +24,7 @@ from assay.memory._tools import MemoryTools
 from assay.memory._turn import Chat, Evidence, MemoryConfig, Rejection, Shown, TurnResult
 from assay.memory._types import ToolCallRecord
 from assay.memory._upkeep import UpkeepMixin, UpkeepReport
-from assay.models._types import ChatModel
+from assay.models import ChatModel
 from assay.runs import Usage
 
 __all__ = ["Chat", "Memory", "MemoryConfig", "Rejection", "Shown", "TurnResult", "init_memory"]

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from assay.embed._protocol import Embedder
+from assay.embed import Embedder
 from assay.errors import ConfigError, IndexCorruptError
 from assay.memory._clock import Clock, SystemClock, from_ts, to_ts
 from assay.memory._migrations import migrate

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from assay.memory._extract import CandidateFact
     from assay.memory._store import MemoryStore
     from assay.memory._types import KnowledgeItem
-    from assay.models._types import ChatModel
+    from assay.models import ChatModel
 
 __all__ = ["UpkeepMixin", "UpkeepReport"]
 

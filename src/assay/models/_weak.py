@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from assay.runs._records import SubjectConfig
+    from assay.runs import SubjectConfig
 
 __all__ = ["WEAK_MODEL_NOTE", "is_weak_model", "weak_roles"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from assay.runs._records import Attempt, CaseSummary, Scorecard, Status
+from assay.runs import Attempt, CaseSummary, Scorecard, Status
 
 __all__ = ["FailedCase", "Failures", "NotMeasured", "collect_failures", "failures_markdown", "md_text"]
 

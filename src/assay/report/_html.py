@@ -7,9 +7,9 @@ import html
 import re
 from pathlib import Path
 
-from assay.runs._records import Scorecard
+from assay.runs import Scorecard
 
-_CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+REPORT_CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}
 th{background:#f3f3f3}code{background:#f3f3f3;padding:1px 4px}pre{background:#f6f6f6;padding:1em;overflow:auto}
 img{max-width:100%;display:block;margin:.5em 0}summary{cursor:pointer;margin:1em 0}"""
@@ -82,6 +82,6 @@ def render_html(card: Scorecard, markdown: str, base: Path) -> str:
     body = markdown_to_html(markdown, base)
     title = html.escape(f"{card.benchmark} · {card.suite} · {card.run_id}")
     return (
-        f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title><style>{_CSS}</style></head>"
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title><style>{REPORT_CSS}</style></head>"
         f"<body>{body}</body></html>\n"
     )

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from assay.models._weak import WEAK_MODEL_NOTE, weak_roles
 from assay.report._failures import Failures, failures_markdown
 from assay.report._plots import Plot
-from assay.runs._records import CaseSummary, MetricValue, Scorecard, SubjectConfig
+from assay.runs import CaseSummary, MetricValue, Scorecard, SubjectConfig
 
 if TYPE_CHECKING:
     from assay.gate import Verdict
@@ -28,7 +28,7 @@ def _fmt(x: float | None, digits: int = 3) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
 
 
-def _pct(x: float | None) -> str:
+def pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.1f}%"
 
 
@@ -96,7 +96,7 @@ def _config_line(cfg: SubjectConfig) -> str | None:
 def _case_row(c: CaseSummary) -> str:
     counts = ", ".join(f"{k} {v}" for k, v in sorted(c.counts.items()))
     return (
-        f"| {c.case_id} | {c.category} | {c.stability} | {_pct(c.pass_rate)} | {_fmt(c.score_mean)} | "
+        f"| {c.case_id} | {c.category} | {c.stability} | {pct(c.pass_rate)} | {_fmt(c.score_mean)} | "
         f"{counts} |"
     )
 
@@ -133,14 +133,14 @@ def render_markdown(
     if s.measured:
         lines += [
             "",
-            f"Pass rate: **{_pct(s.pass_rate)}** of {s.measured} measured attempts "
-            f"(95% Wilson interval {_pct(s.pass_rate_low)} – {_pct(s.pass_rate_high)}). "
+            f"Pass rate: **{pct(s.pass_rate)}** of {s.measured} measured attempts "
+            f"(95% Wilson interval {pct(s.pass_rate_low)} – {pct(s.pass_rate_high)}). "
             "INFRA_ERROR, SKIPPED and NOT_RUN are not counted.",
         ]
     else:
         lines += ["", "Nothing was measured (no attempt passed, failed, errored or timed out)."]
     if s.judged_pass_rate is not None:
-        lines.append(f"Judged pass rate: {_pct(s.judged_pass_rate)}.")
+        lines.append(f"Judged pass rate: {pct(s.judged_pass_rate)}.")
     gated, other = metrics_markdown(s.metrics)
     lines += gated
     if failures is not None:
@@ -156,7 +156,7 @@ def render_markdown(
     if len(s.by_category) > 1:
         lines += ["", "## By category", "", "| category | cases | pass rate |", "|---|---|---|"]
         lines += [
-            f"| {cat} | {int(v['cases'] or 0)} | {_pct(v['pass_rate'])} |" for cat, v in s.by_category.items()
+            f"| {cat} | {int(v['cases'] or 0)} | {pct(v['pass_rate'])} |" for cat, v in s.by_category.items()
         ]
     cases = sorted(card.cases, key=lambda c: (_STABILITY_ORDER[c.stability], c.pass_rate or 0.0, c.case_id))
     lines += [

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay.runs._records import Scorecard
+from assay.runs import Scorecard
 
 __all__ = ["Plot", "ecdf_plot", "finish", "pass_rate_bars", "pass_rate_plot", "save_plots", "subplots"]
 

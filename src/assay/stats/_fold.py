@@ -9,9 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from assay.intervals import bootstrap_interval, clustered_interval
-from assay.runs import Usage
-from assay.runs._journal import latest_attempts
-from assay.runs._records import (
+from assay.runs import (
     FINAL_STATUSES,
     MEASURED_STATUSES,
     Attempt,
@@ -20,10 +18,12 @@ from assay.runs._records import (
     MetricValue,
     RunMeta,
     Scorecard,
-    Stability,
     Status,
     Summary,
+    Usage,
+    latest_attempts,
 )
+from assay.runs._records import Stability
 
 
 def stability_label(passed: int, measured: int, skipped: int = 0) -> Stability:
@@ -83,7 +83,7 @@ def fold_case(case_id: str, category: str, attempts: Sequence[Attempt]) -> CaseS
     )
 
 
-def _metric_summary(
+def metric_summary(
     cases: Sequence[CaseSummary], specs: Mapping[str, MetricSpec], seed: int
 ) -> dict[str, MetricValue]:
     """Each per-case metric as the mean over cases (the items), with a bootstrap interval over cases.
@@ -188,7 +188,7 @@ def fold(
             "pass_rate": p / m if m else None,
         }
     specs = {s.name: s for s in metric_specs}
-    metrics = _metric_summary(cases, specs, meta.seed)
+    metrics = metric_summary(cases, specs, meta.seed)
     metrics.update(_declared(run_metrics or {}, specs))
     summary = Summary(
         counts=counts,

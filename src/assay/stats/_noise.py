@@ -30,7 +30,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from assay.errors import ConfigError, NotComparableError
 from assay.intervals import wilson_interval
-from assay.runs._records import SCHEMA_VERSION, Scorecard, SubjectConfig
+from assay.runs import Scorecard, SubjectConfig
+from assay.runs._records import SCHEMA_VERSION
 
 #: family-wise false-alarm budget of one comparison, split over its cases
 FAMILY_ALPHA = 0.05

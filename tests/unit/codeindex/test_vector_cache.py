@@ -12,7 +12,7 @@ import pytest
 
 import assay.codeindex
 from assay.codeindex import CodeIndex
-from assay.codeindex._index import _embed_text
+from assay.codeindex._index import embed_text
 from assay.codeindex._vector_cache import CacheCounts, VectorCache, embedder_identity
 from assay.embed import HashEmbedder
 from assay.errors import ConfigError
@@ -54,7 +54,7 @@ COMMITS = (_commit_1, _commit_2, _commit_3, _commit_4)
 
 
 def _texts(idx: CodeIndex) -> list[str]:
-    return [_embed_text(c) for c in idx.chunks]
+    return [embed_text(c) for c in idx.chunks]
 
 
 def test_replay_embeds_only_new_texts_and_equals_a_fresh_build(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ import uuid
 from typing import Any
 
 from assay.agents._gateway._common import BadRequest, FrontCall, arguments_json, text_of
-from assay.models._types import Message, ModelOutput, Tool, ToolCall
+from assay.models import Message, ModelOutput, Tool, ToolCall
 from assay.runs import Usage
 
 __all__ = [

@@ -57,8 +57,8 @@ from assay.agents._gateway._responses_front import (
     parse_responses,
     responses_response,
 )
+from assay.models import ChatModel, ModelOutput, StreamChunk
 from assay.models._cost import is_loopback_url
-from assay.models._types import ChatModel, ModelOutput, StreamChunk
 
 __all__ = ["build_app"]
 

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from assay.models._types import Message, Tool, ToolCall
+from assay.models import Message, Tool, ToolCall
 
 __all__ = ["BadRequest", "FrontCall", "arguments_json", "rewrite_system", "text_of"]
 

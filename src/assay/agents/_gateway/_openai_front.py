@@ -7,8 +7,8 @@ import time
 from typing import Any
 
 from assay.agents._gateway._common import BadRequest, FrontCall, arguments_json, text_of
+from assay.models import Message, ModelOutput, Tool, ToolCall
 from assay.models._openai import parse_arguments
-from assay.models._types import Message, ModelOutput, Tool, ToolCall
 from assay.runs import Usage
 
 __all__ = ["OpenAIStream", "openai_error", "openai_response", "openai_usage", "parse_openai"]

@@ -16,7 +16,7 @@ import httpx
 
 from assay.agents._gateway._log import CallRecord
 from assay.agents._gateway._server import Gateway
-from assay.models._types import ChatModel
+from assay.models import ChatModel
 
 __all__ = ["CallOverhead", "OverheadSummary", "measure_overhead", "summarize_overhead"]
 

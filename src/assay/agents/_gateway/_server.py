@@ -27,10 +27,9 @@ from assay.agents._gateway._app import build_app
 from assay.agents._gateway._log import CallLog, CallRecord, GatewayUsage
 from assay.agents._harness import Route
 from assay.errors import ConfigError, InfraError, MissingDependencyError
+from assay.models import ChatModel, get_model
+from assay.models import preflight as run_preflight
 from assay.models._cost import is_loopback_url
-from assay.models._registry import get_model
-from assay.models._registry import preflight as run_preflight
-from assay.models._types import ChatModel
 
 __all__ = ["Gateway", "default_rewrite_system", "fetch_calls", "fetch_usage", "serve_gateway"]
 

@@ -22,7 +22,7 @@ from assay.evals.agent._record import CheckResult, ConversationTurn, RoleCost, S
 from assay.evals.agent._scenario import Scenario
 from assay.exec import AttemptContext, Outcome
 from assay.models import ChatModel, Usage
-from assay.runs._records import ErrorInfo, Status
+from assay.runs import ErrorInfo, Status
 
 __all__ = ["AttemptPlan", "model_matches", "run_scenario"]
 

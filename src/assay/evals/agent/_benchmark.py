@@ -28,7 +28,7 @@ from assay.evals.agent._report import agent_summary, failure_reason, render_sect
 from assay.evals.agent._scenario import Scenario
 from assay.evals.agent._select import Selection, named_drafts, select
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, validate_options
-from assay.runs._records import Attempt, MetricSpec, Scorecard, SubjectConfig
+from assay.runs import Attempt, MetricSpec, Scorecard, SubjectConfig
 
 if TYPE_CHECKING:
     from assay.models import ChatModel

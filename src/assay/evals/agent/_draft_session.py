@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from assay.agents._record import AgentResult, ToolCallRecord, TranscriptEntry
+from assay.agents import AgentResult, ToolCallRecord, TranscriptEntry
 from assay.errors import ConfigError
 from assay.evals._jsonl import json_objects
 
@@ -194,7 +194,7 @@ def _agent_record(path: Path, text: str) -> Session:
 
 def _run(path: Path, case: str | None) -> Session:
     from assay.evals.agent._record import ScenarioRecord
-    from assay.runs._journal import latest_attempts, read_journal
+    from assay.runs import latest_attempts, read_journal
 
     journal = path / "results.jsonl" if path.is_dir() else path
     _jsonl(journal, _read(journal))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from assay.evals.agent._scenario import Scenario
 from assay.models._weak import is_weak_model
 from assay.report._failures import md_text
-from assay.runs._records import Attempt, Scorecard, Status
+from assay.runs import Attempt, Scorecard, Status
 
 if TYPE_CHECKING:
     from assay.report import Plot

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from assay.runs._records import Attempt, Scorecard
+from assay.runs import Attempt, Scorecard
 
 if TYPE_CHECKING:
     from assay.report import Plot

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from assay.runs._records import MEASURED_STATUSES, Attempt, MetricValue, Scorecard, Status
+from assay.runs import MEASURED_STATUSES, Attempt, MetricValue, Scorecard, Status
 
 if TYPE_CHECKING:
     from assay.report import Plot

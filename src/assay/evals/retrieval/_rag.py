@@ -42,15 +42,7 @@ from assay.evals.retrieval._rag_score import first_hit_rank, mrr_at_k, ndcg_at_k
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.models import ChatModel
 from assay.rag import DocumentIndex, answer, query_documents
-from assay.runs._records import (
-    MEASURED_STATUSES,
-    Attempt,
-    MetricSpec,
-    MetricValue,
-    Scorecard,
-    Status,
-    SubjectConfig,
-)
+from assay.runs import MEASURED_STATUSES, Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
     from assay.report import Plot

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.evals.retrieval._rag_fusion import FusionVerdict, fusion_verdict
 from assay.evals.retrieval._rag_scale import render_scale
-from assay.runs._records import MEASURED_STATUSES, Attempt, MetricValue, Scorecard
+from assay.runs import MEASURED_STATUSES, Attempt, MetricValue, Scorecard
 
 if TYPE_CHECKING:
     from assay.report import Plot

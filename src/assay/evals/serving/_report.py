@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.evals.serving._results import LEVELS_DIR, RESULTS_FILE, LevelResult, read_results
-from assay.runs._records import Attempt, Scorecard
+from assay.runs import Attempt, Scorecard
 
 if TYPE_CHECKING:
     from assay.report import Plot
