@@ -42,7 +42,7 @@ import numpy as np  # noqa: E402
 
 from assay._util import assay_home  # noqa: E402
 from assay.codeindex import CodeIndex  # noqa: E402
-from assay.codeindex._index import embed_text  # noqa: E402
+from assay.codeindex.index import embed_text  # noqa: E402
 from assay.embed import get_embedder  # noqa: E402
 from assay.evals.retrieval._code_data import DATA_DIR, checkout, ensure_pr_repo, git  # noqa: E402
 from assay.evals.retrieval._code_robust import CACHE_DAMAGE_MODES, run_cache_damage_case  # noqa: E402

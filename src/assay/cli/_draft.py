@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from assay.errors import ConfigError
-from assay.evals.agent._draft_session import FORMATS
+from assay.evals.agent.draft_session import FORMATS
 
 _P = click.Path(path_type=Path)
 
@@ -65,8 +65,8 @@ def draft_command(
     """Draft a scenario from real use: a session's user turns (its tool calls as expected_tools candidates), or
     an issue's reproduction steps (its expected section as the success criteria). Scrubbed; TODO marks what a
     person must write before `promote`."""
-    from assay.evals.agent._draft import draft_from_issue, draft_from_session, write_draft
-    from assay.evals.agent._promote import draft_problems
+    from assay.evals.agent.draft import draft_from_issue, draft_from_session, write_draft
+    from assay.evals.agent.promote import draft_problems
 
     if (session is None) == (issue is None):
         raise ConfigError("give one of --from-session FILE or --from-issue FILE")
@@ -122,7 +122,7 @@ def promote_command(
     """Move a finished DRAFT into the suite: refused with a TODO left, no difficulty_rationale, a turn without
     success criteria or ground truth, no known category, or when the health rule on the two runs flags it
     saturated or always-fail (impossible)."""
-    from assay.evals.agent._promote import promote
+    from assay.evals.agent.promote import promote
 
     done = promote(draft, strong=strong, weak=weak, category=category, scenarios_dir=scenarios_dir)
     flags = f" (health: {', '.join(done.flags)})" if done.flags else ""

@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from assay.ci._outputs import JUNIT_OPTION, SUMMARY_OPTION
+from assay.ci.outputs import JUNIT_OPTION, SUMMARY_OPTION
 from assay.cli._commands import EVAL_EXTRA_COMMANDS, EVAL_SHORT_HELP
 from assay.cli._main import format_commands_from_table, load_command
 from assay.cli._options import click_options
@@ -152,7 +152,7 @@ def _print_failures(result: RunResult, console: Console) -> None:
     if result.benchmark is None:
         return
     from assay.report import collect_failures
-    from assay.report._failures import md_text
+    from assay.report.failure_reasons import md_text
 
     failed = collect_failures(result.scorecard, result.attempts, result.benchmark.failure_reason).failed
     if not failed:
@@ -184,7 +184,7 @@ def _gate_options(shared: dict[str, Any]) -> GateOptions:
 
 def _ci_outputs(result: RunResult, shared: dict[str, Any], cls: type[Benchmark]) -> None:
     """--junit and --summary (default $GITHUB_STEP_SUMMARY), from the scorecard and verdict the run holds."""
-    from assay.ci._outputs import eval_outputs
+    from assay.ci.outputs import eval_outputs
 
     eval_outputs(
         result.scorecard,

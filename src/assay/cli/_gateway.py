@@ -45,7 +45,7 @@ def gateway_command(
     upstream is answered 503 with `x-assay-infra-error: 1`. Totals: GET /assay/usage. Ctrl-C stops it.
     """
     from assay.agents import Gateway
-    from assay.agents._gateway._server import serve_gateway
+    from assay.agents.gateway.server import serve_gateway
 
     options: dict[str, object] = {}
     if base_url:

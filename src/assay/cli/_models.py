@@ -18,7 +18,7 @@ def models_group() -> None:
 @models_group.command(name="list")
 def list_command() -> None:
     """Known providers, how each is configured, and whether it looks ready here."""
-    from assay.models._try import list_providers
+    from assay.models.trial import list_providers
 
     rows, card = list_providers()
     console = Console(highlight=False)

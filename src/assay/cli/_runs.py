@@ -11,7 +11,7 @@ from rich.table import Table
 from assay.errors import ResumeError
 from assay.exec import RunResult
 from assay.runs import load_meta, load_scorecard
-from assay.runs._rundir import META
+from assay.runs.rundir import META
 
 
 @click.group(name="runs")

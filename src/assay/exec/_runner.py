@@ -29,8 +29,8 @@ from assay.runs import (
     load_meta,
     read_journal,
 )
-from assay.runs._provenance import git_commit, git_dirty, machine
-from assay.runs._rundir import JOURNAL, META, SCORECARD, new_run_dir, write_model
+from assay.runs.provenance import git_commit, git_dirty, machine
+from assay.runs.rundir import JOURNAL, META, SCORECARD, new_run_dir, write_model
 
 #: exit codes shared by every command (see DESIGN.md and ``assay.errors.ExitCode``)
 EXIT_OK, EXIT_USAGE, EXIT_REGRESSION, EXIT_NOT_COMPARABLE = (

@@ -27,7 +27,7 @@ def restrict_to_selection(base: Scorecard, selected: list[str]) -> tuple[Scoreca
 
     A run-level metric (``source="run"``) was computed over every case of the baseline and cannot be cut, so
     it is not compared."""
-    from assay.stats._fold import metric_summary
+    from assay.stats.folding import metric_summary
 
     keep = set(selected)
     cases = [c for c in base.cases if c.case_id in keep]

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from assay.gate._compare import compare
+from assay.gate.comparison import compare
 from assay.runs import Attempt, MetricSpec, MetricValue, RunMeta, Scorecard, Status, SubjectConfig
 from assay.stats import fold, noise_from_scorecards
 

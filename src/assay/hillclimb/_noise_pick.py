@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.errors import ConfigError
-from assay.gate._compare import noise_mismatch
+from assay.gate.comparison import noise_mismatch
 from assay.runs import SubjectConfig
 from assay.stats import NoiseReport, load_noise
 

@@ -9,7 +9,13 @@ from typing import Any
 
 from assay.embed import Embedder
 from assay.memory._clock import Clock
-from assay.memory._extract import (
+from assay.memory._recall import recall
+from assay.memory._store import ItemDraft, MemoryStore
+from assay.memory._tools import MemoryTools
+from assay.memory._turn import Chat, Evidence, MemoryConfig, Rejection, Shown, TurnResult
+from assay.memory._types import ToolCallRecord
+from assay.memory._upkeep import UpkeepMixin, UpkeepReport
+from assay.memory.extract import (
     CandidateFact,
     CandidateLesson,
     CandidateReminder,
@@ -17,13 +23,7 @@ from assay.memory._extract import (
     ExtractionError,
     extract_with_model,
 )
-from assay.memory._recall import recall
-from assay.memory._rules import content_words, ground, looks_like_instruction, normalize
-from assay.memory._store import ItemDraft, MemoryStore
-from assay.memory._tools import MemoryTools
-from assay.memory._turn import Chat, Evidence, MemoryConfig, Rejection, Shown, TurnResult
-from assay.memory._types import ToolCallRecord
-from assay.memory._upkeep import UpkeepMixin, UpkeepReport
+from assay.memory.rules import content_words, ground, looks_like_instruction, normalize
 from assay.models import ChatModel
 from assay.runs import Usage
 

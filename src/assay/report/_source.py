@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 from assay.runs import Attempt, Scorecard
 
 if TYPE_CHECKING:
-    from assay.report._plots import Plot
+    from assay.report.plotting import Plot
 
 
 class ReportedBenchmark(Protocol):

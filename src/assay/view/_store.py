@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from assay.gate import LoadedRun
 from assay.runs import Attempt, RunMeta, Scorecard, SubjectConfig, Summary, Usage, latest_attempts
-from assay.runs._rundir import JOURNAL, META, SCORECARD
+from assay.runs.rundir import JOURNAL, META, SCORECARD
 
 from ._safety import inside
 

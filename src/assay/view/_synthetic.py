@@ -13,7 +13,7 @@ from pathlib import Path
 from assay import __version__
 from assay._util import Scrubber
 from assay.runs import Attempt, Journal, MetricSpec, RunMeta, Status, SubjectConfig
-from assay.runs._rundir import JOURNAL, META, SCORECARD, write_model
+from assay.runs.rundir import JOURNAL, META, SCORECARD, write_model
 from assay.stats import fold
 
 SPECS = [

@@ -12,8 +12,8 @@ import pytest
 
 import assay.codeindex
 from assay.codeindex import CodeIndex
-from assay.codeindex._index import embed_text
-from assay.codeindex._vector_cache import CacheCounts, VectorCache, embedder_identity
+from assay.codeindex.index import embed_text
+from assay.codeindex.vector_cache import CacheCounts, VectorCache, embedder_identity
 from assay.embed import HashEmbedder
 from assay.errors import ConfigError
 from assay.evals.retrieval._code_robust import CACHE_DAMAGE_MODES, run_cache_damage_case

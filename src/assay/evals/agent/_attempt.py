@@ -113,12 +113,12 @@ def _metrics(
 
 async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
     """Attempt ``plan.scenario`` once; raises InfraError on an outage of any role (the run stops)."""
-    from assay.evals.agent._checks import run_checks
     from assay.evals.agent._conversation import RunningCost, converse
     from assay.evals.agent._judge_view import JudgeView, judge_view
     from assay.evals.agent._setup import prepare
     from assay.evals.agent._simulator import Simulator
     from assay.evals.agent._verdict import derive
+    from assay.evals.agent.checks import run_checks
     from assay.judge import Judge
 
     scenario = plan.scenario

@@ -218,7 +218,7 @@ class MemoryBenchmark(Benchmark):
         async with ctx.exclusive(lock):
             if key not in self._runs:
                 if self._suite == "pr":
-                    from assay.models._scripted import ScriptedModel
+                    from assay.models.scripted import ScriptedModel
 
                     model: Any = ScriptedModel(scenario.scripted_replies())
                     answer_model = None

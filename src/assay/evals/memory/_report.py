@@ -47,7 +47,7 @@ def failure_reason(attempt: Attempt) -> str | None:
 
 def scenario_plot(card: Scorecard) -> Plot | None:
     """Pass rate of each scenario's checks (95% Wilson intervals); the per-kind plot is the shared one."""
-    from assay.report._plots import pass_rate_bars
+    from assay.report.plotting import pass_rate_bars
 
     groups: dict[str, tuple[int, int]] = {}
     for c in card.cases:

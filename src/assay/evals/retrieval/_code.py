@@ -401,7 +401,7 @@ class CodeRetrievalBenchmark(Benchmark):
 
     def _run_replay(self, inp: dict[str, Any]) -> Outcome:
         from assay.codeindex import CodeIndex
-        from assay.codeindex._index import embed_text
+        from assay.codeindex.index import embed_text
 
         assert self._work is not None
         bare = self._state(inp["repo"])["bare"]

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from assay.codeindex import CodeIndex, IndexMetadata
-from assay.codeindex._index import embed_text
-from assay.codeindex._store import save_index
-from assay.codeindex._vector_cache import CacheCounts, VectorCache
+from assay.codeindex.index import embed_text
+from assay.codeindex.store import save_index
+from assay.codeindex.vector_cache import CacheCounts, VectorCache
 from assay.embed import Embedder
 from assay.errors import IndexCorruptError
 

@@ -238,7 +238,7 @@ class RagRetrievalBenchmark(Benchmark):
 
     async def preflight(self) -> None:
         if self.options.ocr:
-            from assay.rag._ocr import check_ocr
+            from assay.rag.ocr import check_ocr
 
             check_ocr()  # a broken OCR stops the run here, before any image page is indexed as blank
         if self.options.model:

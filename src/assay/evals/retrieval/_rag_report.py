@@ -198,7 +198,7 @@ def _ranks(attempts: list[Attempt], key: str) -> list[int | None]:
 def recall_curve_plot(attempts: list[Attempt]) -> Plot | None:
     """Recall@k for k = 1..20 of the hybrid search (with a 95% Wilson band) and of ``query_documents``."""
     from assay.intervals import wilson_interval
-    from assay.report._plots import finish, subplots
+    from assay.report.plotting import finish, subplots
 
     sdk = _ranks(attempts, "sdk_rank")
     if not sdk:
@@ -238,7 +238,7 @@ def recall_curve_plot(attempts: list[Attempt]) -> Plot | None:
 def tag_recall_plot(attempts: list[Attempt]) -> Plot | None:
     """Hybrid recall@5 per question tag with 95% Wilson intervals (the ``tag:*`` rows, drawn)."""
     from assay.intervals import wilson_interval
-    from assay.report._plots import finish, subplots
+    from assay.report.plotting import finish, subplots
 
     per: dict[str, list[float]] = defaultdict(list)
     for a in attempts:

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from assay.errors import ConfigError
 from assay.evals.tasks._judge import TasksJudgement
 from assay.evals.tasks._judge_run import awaits_judge
-from assay.models._weak import WEAK_MODEL_NOTE, is_weak_model
+from assay.models.weak import WEAK_MODEL_NOTE, is_weak_model
 from assay.runs import MEASURED_STATUSES, Attempt, MetricValue, Status
 
 __all__ = [
@@ -235,8 +235,8 @@ def render_png(html_path: Path, png_path: Path, width: int = 1400, height: int =
 def write_report(run_dirs: Sequence[Path], out: Path) -> dict[str, Path]:
     """Write ``tasks.md``, ``tasks.html`` and ``tasks.png`` (the table) into ``out``."""
     from assay.report import markdown_to_html
-    from assay.report._html import REPORT_CSS
-    from assay.runs._rundir import write_artifact
+    from assay.report.html import REPORT_CSS
+    from assay.runs.rundir import write_artifact
 
     if not run_dirs:
         raise ConfigError("report needs at least one run directory")

@@ -134,7 +134,7 @@ def _counts(x: list[int] | None) -> str:
 
 
 def swebench_section(card: Scorecard) -> str:
-    from assay.report._markdown import pct
+    from assay.report.markdown import pct
 
     rows = [SwebenchRow.model_validate(r) for r in card.extra.get("swebench") or []]
     grader = str(card.config.extra.get("grader") or "ungraded")

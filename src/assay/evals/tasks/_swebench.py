@@ -407,7 +407,7 @@ def _check_refold(run_dir: Path, grader: str) -> bool:
     """Whether DIR is a swebench run whose scorecard takes these verdicts: one ungraded (--no-evaluate) or graded
     by the same grader; one graded by the other grader is refused before anything runs (never mixed)."""
     from assay.runs import load_meta
-    from assay.runs._rundir import JOURNAL, META
+    from assay.runs.rundir import JOURNAL, META
 
     if not (run_dir / META).is_file() or not (run_dir / JOURNAL).is_file():
         return False
@@ -431,7 +431,7 @@ def _refold(run_dir: Path, grader: str, graded: list[tuple[Verdict, str]]) -> No
     from assay._util import Scrubber
     from assay.exec import rebuild, refold
     from assay.runs import latest_attempts, load_meta, read_journal
-    from assay.runs._rundir import JOURNAL, META, write_model
+    from assay.runs.rundir import JOURNAL, META, write_model
 
     meta = load_meta(run_dir)
     recorded = dict(meta.options)
