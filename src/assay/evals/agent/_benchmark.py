@@ -78,9 +78,9 @@ class AgentBenchmark(Benchmark):
 
     short_help = "Multi-turn scenarios: simulated user, checks in code, a separate judge."
     subcommands: ClassVar[dict[str, str]] = {
-        "controls": "assay.cli._controls:agent_controls_command",
-        "draft": "assay.cli._draft:draft_command",
-        "promote": "assay.cli._draft:promote_command",
+        "controls": "assay.evals.agent._controls_command:agent_controls_command",
+        "draft": "assay.evals.agent._draft_command:draft_command",
+        "promote": "assay.evals.agent._draft_command:promote_command",
     }
     case_view = "assay.view._case:agent_view"
     ci_jobs = CI_JOBS
