@@ -18,15 +18,21 @@ from assay.embed import HashEmbedder
 from assay.errors import ConfigError
 from assay.evals.retrieval._code_robust import CACHE_DAMAGE_MODES, run_cache_damage_case
 
-#: real source files (this package's own) make the first commit of the replayed history
-SOURCES = ("_chunk.py", "_discover.py", "_lexical.py", "_store.py")
+#: real source files (this package's own) make the first commit of the replayed history, under the names they
+#: had when the test was written (the file it copies from: chunk.py was _chunk.py, ...)
+SOURCES = {
+    "_chunk.py": "chunk.py",
+    "_discover.py": "discovery.py",
+    "_lexical.py": "_lexical.py",
+    "_store.py": "store.py",
+}
 PKG = Path(assay.codeindex.__file__).parent
 
 
 def _commit_1(tree: Path) -> None:
     (tree / "pkg").mkdir(parents=True)
-    for name in SOURCES:
-        shutil.copy(PKG / name, tree / "pkg" / name)
+    for name, source in SOURCES.items():
+        shutil.copy(PKG / source, tree / "pkg" / name)
 
 
 def _commit_2(tree: Path) -> None:
