@@ -1,6 +1,6 @@
 """What the agent layer adds to each model call: the gateway, the harness, and the fence.
 
-Everything runs on loopback through the real gateway (``assay.agents._gateway``) in front of one upstream
+Everything runs on loopback through the real gateway (``assay.agents.gateway``) in front of one upstream
 (default: the embedded SmolLM2, so a "model call" is a real one; ``--scripted-ms N`` puts a scripted model with
 a fixed N ms reply behind it instead, which is quick and gives the same overheads on a known call):
 
@@ -34,10 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.agents import Limits, RunSpec, get_harness
-from assay.agents._fence import GatewayRelay, fence_available, fenced_command
-from assay.agents._gateway import Gateway, measure_overhead
+from assay.agents.fence import GatewayRelay, fence_available, fenced_command
+from assay.agents.gateway import Gateway, measure_overhead
 from assay.errors import ConfigError
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 
 NA = "not available yet"
 

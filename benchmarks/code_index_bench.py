@@ -42,7 +42,7 @@ import numpy as np  # noqa: E402
 
 from assay._util import assay_home  # noqa: E402
 from assay.codeindex import CodeIndex  # noqa: E402
-from assay.codeindex._index import _embed_text  # noqa: E402
+from assay.codeindex.index import embed_text  # noqa: E402
 from assay.embed import get_embedder  # noqa: E402
 from assay.evals.retrieval._code_data import DATA_DIR, checkout, ensure_pr_repo, git  # noqa: E402
 from assay.evals.retrieval._code_robust import CACHE_DAMAGE_MODES, run_cache_damage_case  # noqa: E402
@@ -69,7 +69,7 @@ def _replay(embedder: Any, source: Path, commits: list[tuple[str, str]], tmp: Pa
     for name, commit in commits:
         checkout(source, worktree, commit)
         s = idx.update()
-        texts = [_embed_text(c) for c in idx.chunks]
+        texts = [embed_text(c) for c in idx.chunks]
         steps.append(
             {
                 "commit": name,
@@ -106,7 +106,7 @@ def _throughput(
     order alternating, so a machine getting busier or quieter favours neither); the ratio is the median of
     the pairs' ratios, since on a shared machine the load drifts more between rounds than within one."""
     stats, fresh_s = first
-    texts = [_embed_text(c) for c in CodeIndex.load(tmp / "fresh-0", embedder).chunks]
+    texts = [embed_text(c) for c in CodeIndex.load(tmp / "fresh-0", embedder).chunks]
     pairs: list[tuple[float, float]] = []
     for r in range(rounds):
         raw_s = 0.0

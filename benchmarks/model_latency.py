@@ -25,7 +25,7 @@ import statistics
 import time
 
 from assay.models import LlamaServer, Message, get_model
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 
 PROMPTS = [
     "Explain in three sentences why the sky is blue.",

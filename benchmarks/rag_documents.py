@@ -70,7 +70,7 @@ def _table(tmp: Path) -> Path:
 
 def _ocr_throughput(tmp: Path, pages: int) -> None:
     """Seconds per page of OCR over ``pages`` A4 pages that are images of 30 lines of text each."""
-    from assay.rag._ocr import check_ocr
+    from assay.rag.ocr import check_ocr
 
     pdf = FPDF()
     pdf.set_auto_page_break(False)
@@ -116,7 +116,7 @@ def main() -> None:
         off = _index().index_document(scan, "scan")
         print(f"image page, OCR off: degraded={off.degraded} warnings={off.warnings}")
         if "ocr" in inspect.signature(DocumentIndex).parameters:
-            from assay.rag._ocr import check_ocr
+            from assay.rag.ocr import check_ocr
 
             check_ocr()
             t0 = time.perf_counter()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from assay.agents import _builtins  # noqa: F401  (registers the built-in harnesses)
 from assay.agents._claude_session import final_chain, is_claude_session_file
 from assay.agents._harness import Harness, Route, RunSpec, get_harness, harness_names, register_harness
-from assay.agents._record import (
+from assay.agents.record import (
     AGENT_SCHEMA_VERSION,
     AgentResult,
     Limits,
@@ -16,14 +16,12 @@ from assay.agents._record import (
 #: names imported on first use: the gateway's server needs the ``gateway`` extra; the reference agent and the
 #: toolchain helpers are not needed to read a record
 _LAZY = {
-    **dict.fromkeys(("CallRecord", "Gateway", "GatewayUsage", "fetch_usage"), "assay.agents._gateway"),
+    **dict.fromkeys(("CallRecord", "Gateway", "GatewayUsage", "fetch_usage"), "assay.agents.gateway"),
     **dict.fromkeys(("agent_env", "bare_venv"), "assay.agents._env"),
     "install_gh": "assay.agents._gh",
-    "ReferenceHarness": "assay.agents._reference",
-    **dict.fromkeys(
-        ("DEFAULT_PROFILE", "load_profile", "profile_option"), "assay.agents._reference._profile"
-    ),
-    "parse_pytest_summary": "assay.agents._reference._tools",
+    "ReferenceHarness": "assay.agents.reference",
+    **dict.fromkeys(("DEFAULT_PROFILE", "load_profile", "profile_option"), "assay.agents.reference._profile"),
+    "parse_pytest_summary": "assay.agents.reference._tools",
 }
 
 __all__ = [

@@ -162,12 +162,12 @@ def refuse_fence(fence: bool, harness: str) -> None:
 
 
 async def gateway_usage(route: Any, since: int = 0) -> Any | None:
-    """What the route's model gateway counted (:class:`~assay.agents._gateway.GatewayUsage`), or None where
+    """What the route's model gateway counted (:class:`~assay.agents.gateway.GatewayUsage`), or None where
     the route leads to no gateway (a plain server, no route, the gateway extra not installed)."""
     if route is None:
         return None
     try:
-        from assay.agents._gateway import fetch_usage
+        from assay.agents.gateway import fetch_usage
     except ImportError:
         return None
     from assay.errors import ConfigError, InfraError
@@ -190,7 +190,7 @@ class OwnGateway:
 
     def route(self, ask: str | None = None) -> Any:
         """A fresh run's route; ``ask`` is the model name the agent asks for (default: the upstream's)."""
-        from assay.agents._gateway import Gateway
+        from assay.agents.gateway import Gateway
 
         if self._gateway is None:
             self._gateway = Gateway(self.model).start()

@@ -6,7 +6,7 @@ shell syntax): ``{prompt}``, ``{workdir}``, ``{model}``, ``{openai_base_url}``, 
 A template without ``{prompt}`` gets the prompt on stdin. The agent runs in the workdir with the shared agent
 environment (no provider key; ``OPENAI_BASE_URL``/``OPENAI_API_BASE`` and a placeholder key on the route), as a
 process group stopped at the wall clock. Its exit code is kept. A ``parser`` (see
-:mod:`assay.agents._transcripts`) reads its log into the tool record; without one the record is "answer only"
+:mod:`assay.agents.transcripts`) reads its log into the tool record; without one the record is "answer only"
 and the answer is its stdout.
 
 Where the route leads to the model gateway, the gateway's count of the run's calls fills the usage and the model
@@ -15,7 +15,7 @@ that ran when the agent's log has none, an upstream outage behind a failed run i
 own route, ``gateway.route(run=...)``, when runs share a gateway). ``Limits.max_steps`` reaches the agent only
 through ``{max_steps}``.
 
-With ``RunSpec.fence`` it runs under bubblewrap (:mod:`assay.agents._fence`): the workdir and the output folder
+With ``RunSpec.fence`` it runs under bubblewrap (:mod:`assay.agents.fence`): the workdir and the output folder
 read-write, the program's own install read-only, the gateway's port its only network.
 
 Presets (``agent="mini-swe-agent"``) carry a template, a parser and the project-local install.
@@ -36,8 +36,8 @@ from typing import Any
 from assay.agents._cliproc import OwnGateway, gateway_usage, run_streaming, summarize
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
-from assay.agents._record import AgentResult
-from assay.agents._transcripts import TranscriptInput, get_parser
+from assay.agents.record import AgentResult
+from assay.agents.transcripts import TranscriptInput, get_parser
 from assay.errors import ConfigError
 
 PLACEHOLDERS = (
@@ -238,7 +238,7 @@ class CommandHarness(Harness):
             program = self.program(env)
             argv = self.argv(prompt, spec, output_dir, program)
             if spec.fence:
-                from assay.agents._fence import fence_argv
+                from assay.agents.fence import fence_argv
 
                 argv = fence_argv(
                     spec, argv, env=env, binds_ro=[_install_root(program)], binds_rw=[output_dir], home=home

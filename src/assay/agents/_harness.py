@@ -17,7 +17,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.agents._record import AgentResult, Limits
+from assay.agents.record import AgentResult, Limits
 from assay.errors import ConfigError
 
 ENTRY_POINT_GROUP = "assay.harnesses"
@@ -47,7 +47,7 @@ class RunSpec:
     route: Route | None = None
     #: extra environment for the agent process (never provider keys)
     env: dict[str, str] = field(default_factory=dict)
-    #: run the agent under bubblewrap (see assay.agents._fence)
+    #: run the agent under bubblewrap (see assay.agents.fence)
     fence: bool = False
     #: the conversation so far, for harnesses that replay history (``python``, ``http``)
     history: list[dict[str, Any]] = field(default_factory=list)

@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from assay.agents._cliproc import refuse_fence, summarize
 from assay.agents._harness import Harness, RunSpec
-from assay.agents._record import AgentResult, Limits, TranscriptEntry
+from assay.agents.record import AgentResult, Limits, TranscriptEntry
 from assay.errors import ConfigError
 from assay.runs import Usage
 

@@ -29,7 +29,7 @@ from pydantic import ValidationError
 from assay.agents._cliproc import refuse_fence
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
-from assay.agents._record import AgentResult
+from assay.agents.record import AgentResult
 from assay.errors import ConfigError
 
 _ARGS = ("prompt", "history", "workdir", "route", "limits", "session_id", "spec", "model", "env")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from assay.runs._records import CaseSummary, Scorecard, Status
+from assay.runs import CaseSummary, Scorecard, Status
 
 __all__ = ["CaseVerdict", "case_verdicts", "gate_junit", "run_junit", "write_junit"]
 
@@ -101,7 +101,7 @@ def _text(root: ET.Element) -> str:
 
 def write_junit(path: Path, xml: str) -> Path:
     """Write through assay's one artifact writer (scrubbed, atomic), making the folder."""
-    from assay.runs._rundir import write_artifact
+    from assay.runs.rundir import write_artifact
 
     path.parent.mkdir(parents=True, exist_ok=True)
     return write_artifact(path, xml)

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from assay.errors import ConfigError
-from assay.evals.agent._tiers import CI_TIERS, CiJob, Tiers
+from assay.evals.agent.tiers import CI_TIERS, CiJob, Tiers
 
 __all__ = [
     "EVENTS",

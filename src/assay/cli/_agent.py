@@ -35,7 +35,7 @@ _FENCE = click.option(
 
 def _check_fence(fence: bool) -> None:
     if fence:
-        from assay.agents._fence import require_fence
+        from assay.agents.fence import require_fence
 
         require_fence()  # ConfigError with the one line saying why the fence cannot run here
 
@@ -271,7 +271,7 @@ def serve_command(
     """Serve the reference agent over assay's turn protocol: POST /turn with {prompt, session_id, workdir,
     limits} answers the turn's record (an AgentResult); send the session_id it returns to go on with the
     same conversation. Loopback only; Ctrl-C stops it."""
-    from assay.agents._reference._serve import listen, preflight, serve, turn_app
+    from assay.agents.reference.serve import listen, preflight, serve, turn_app
 
     _check_fence(fence)
     agent = _harness("reference", model, profile, memory)

@@ -16,13 +16,13 @@ _TIERS_HELP = "The tiers file (default eval/ci_tiers.json)."
 
 
 def _tiers(path: Path | None):
-    from assay.evals.agent._tiers import load_tiers
+    from assay.evals.agent.tiers import load_tiers
 
     return load_tiers(path or Path("eval") / "ci_tiers.json")
 
 
 def _list(value: str | None) -> list[str]:
-    from assay.evals.agent._select import parse_list
+    from assay.evals.agent.select import parse_list
 
     return parse_list(value or None)
 
@@ -58,8 +58,8 @@ def plan_command(
     out: Path | None,
 ) -> None:
     """Print what EVENT runs; with $GITHUB_OUTPUT set, write run_evals, verify, tier and matrix to it."""
-    from assay.ci._plan import make_plan
-    from assay.ci._run import tag_annotation
+    from assay.ci import make_plan
+    from assay.ci.run import tag_annotation
 
     if event == "tag" and tag and annotation is None:
         annotation = tag_annotation(tag)
@@ -93,7 +93,7 @@ def plan_command(
 @click.pass_context
 def run_command(ctx: click.Context, plan_file: Path, job: str | None) -> None:
     """Run the jobs of PLAN_FILE (from `assay ci plan --out`), each to its end; exit with the worst code."""
-    from assay.ci._run import load_plan_jobs, run_jobs
+    from assay.ci.run import load_plan_jobs, run_jobs
 
     done = run_jobs(load_plan_jobs(plan_file, job), echo=click.echo)
     for j in done:
@@ -111,8 +111,8 @@ def verify_command(
     ctx: click.Context, commit: str, tag: str | None, runs: tuple[Path, ...], tiers_file: Path | None
 ) -> None:
     """Pass only when a full sweep measured COMMIT or one of the tag's RC tags; say which run did."""
-    from assay.ci._run import rc_commits
-    from assay.ci._verify import find_runs, verify
+    from assay.ci.run import rc_commits
+    from assay.ci.verify import find_runs, verify
 
     result = verify(commit, find_runs(list(runs)), _tiers(tiers_file), rc_commits(tag) if tag else {})
     click.echo(result.text())
@@ -124,7 +124,7 @@ def verify_command(
 @click.pass_context
 def scan_command(ctx: click.Context, root: Path) -> None:
     """Exit 2 if a file under ROOT holds a secret value or a secret-shaped string (before an upload)."""
-    from assay.ci._run import scan_for_secrets
+    from assay.ci.run import scan_for_secrets
 
     if not root.exists():
         click.echo(f"{root}: nothing to scan")
@@ -150,14 +150,14 @@ def init_group() -> None:
 @click.option("--force", is_flag=True, help="Overwrite workflows that exist.")
 def init_github_command(directory: Path, install: str, python: str, force: bool) -> None:
     """Workflows for pull requests, release tags, the weekly backlog and a targeted dispatch."""
-    from assay.ci._github import write_workflows
+    from assay.ci.github import write_workflows
 
     for path in write_workflows(directory, install=install, python=python, force=force):
         click.echo(f"wrote {path}")
 
 
 def _runs(paths: tuple[Path, ...]) -> list[Path]:
-    from assay.ci._verify import find_runs
+    from assay.ci.verify import find_runs
 
     return find_runs(list(paths))
 
@@ -174,8 +174,8 @@ def trend_command(
     run_dirs: tuple[Path, ...], metric: str, target: float, previous: Path | None, out: Path
 ) -> None:
     """Track METRIC over RUN_DIRs (or folders of runs); suggest moving items that pass reliably (never applied)."""
-    from assay.ci._trend import build_trend, load_previous, write_trend
-    from assay.runs._rundir import load_scorecard
+    from assay.ci.trend import build_trend, load_previous, write_trend
+    from assay.runs import load_scorecard
 
     cards = [load_scorecard(r) for r in _runs(run_dirs)]
     prev = load_previous(previous, metric) if previous is not None else None
@@ -199,14 +199,14 @@ def scorecard_command(
     ctx: click.Context, run_dirs: tuple[Path, ...], weights: Path, out: Path, previous: Path | None
 ) -> None:
     """Fold one run per benchmark into a weighted release aggregate; exit 2 on a drop beyond noise."""
-    from assay.ci._scorecard import (
+    from assay.ci.scorecard import (
         compare_release,
         load_release,
         load_weights,
         release_scorecard,
         write_release,
     )
-    from assay.runs._rundir import load_scorecard
+    from assay.runs import load_scorecard
 
     card = release_scorecard([load_scorecard(r) for r in _runs(run_dirs)], load_weights(weights))
     if previous is not None:
@@ -225,7 +225,7 @@ def scorecard_command(
 @click.argument("run_dirs", nargs=-1, required=True, type=_P)
 def cost_command(run_dirs: tuple[Path, ...]) -> None:
     """Sum tokens and cost per benchmark and role over RUN_DIRs (or folders of runs), with each cost's source."""
-    from assay.ci._cost import cost_rollup
+    from assay.ci.cost import cost_rollup
 
     click.echo(cost_rollup(_runs(run_dirs)).text())
 

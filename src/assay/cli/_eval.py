@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from assay.ci._outputs import JUNIT_OPTION, SUMMARY_OPTION
+from assay.ci.outputs import JUNIT_OPTION, SUMMARY_OPTION
 from assay.cli._commands import EVAL_EXTRA_COMMANDS, EVAL_SHORT_HELP
 from assay.cli._main import format_commands_from_table, load_command
 from assay.cli._options import click_options
@@ -26,7 +26,7 @@ from assay.exec import (
     validate_options,
 )
 from assay.gate import GateOptions, check_options, print_verdict
-from assay.runs._records import Scorecard
+from assay.runs import Scorecard
 
 _P = click.Path(path_type=Path)
 
@@ -151,7 +151,8 @@ def _print_failures(result: RunResult, console: Console) -> None:
     """Each failing case with its benchmark's own reason (the first few; report.md has them all)."""
     if result.benchmark is None:
         return
-    from assay.report._failures import collect_failures, md_text
+    from assay.report import collect_failures
+    from assay.report.failure_reasons import md_text
 
     failed = collect_failures(result.scorecard, result.attempts, result.benchmark.failure_reason).failed
     if not failed:
@@ -183,7 +184,7 @@ def _gate_options(shared: dict[str, Any]) -> GateOptions:
 
 def _ci_outputs(result: RunResult, shared: dict[str, Any], cls: type[Benchmark]) -> None:
     """--junit and --summary (default $GITHUB_STEP_SUMMARY), from the scorecard and verdict the run holds."""
-    from assay.ci._outputs import eval_outputs
+    from assay.ci.outputs import eval_outputs
 
     eval_outputs(
         result.scorecard,
@@ -201,7 +202,7 @@ def _check_baseline_before_running(shared: dict[str, Any], gate: GateOptions) ->
         return
     iterations = shared["iterations"]
     if shared["resume"] is not None:  # the run's own iterations, or more if --iterations extends it
-        from assay.runs._rundir import load_meta
+        from assay.runs import load_meta
 
         iterations = max(iterations, load_meta(Path(shared["resume"])).iterations)
     check_options(gate, iterations)
@@ -209,7 +210,7 @@ def _check_baseline_before_running(shared: dict[str, Any], gate: GateOptions) ->
 
 def _check_resume_benchmark(name: str, run_dir: Path) -> None:
     """`assay eval X --resume DIR` must name the benchmark DIR was run with, not silently resume another."""
-    from assay.runs._rundir import load_meta
+    from assay.runs import load_meta
 
     meta = load_meta(Path(run_dir))
     recorded = meta.benchmark

@@ -81,7 +81,7 @@ def compare_command(
     else:
         print_comparison(comp, _console())
     if junit is not None or summary is not None:
-        from assay.ci._outputs import comparison_outputs
+        from assay.ci.outputs import comparison_outputs
 
         comparison_outputs(verdict, card, junit, summary)
     ctx.exit(verdict.exit_code)
@@ -116,7 +116,7 @@ def gate_command(
     verdict = verdict_of(run.scorecard, GateOptions(expect=expect, enforce=enforce), expectations=result)
     print_gate(result, _console())
     if junit is not None or summary is not None:
-        from assay.ci._outputs import gate_outputs
+        from assay.ci.outputs import gate_outputs
 
         gate_outputs(verdict, junit, summary)
     ctx.exit(verdict.exit_code)

@@ -44,7 +44,8 @@ def gateway_command(
     The gateway alone holds the upstream's key (from the environment); agents get only its URL. An unreachable
     upstream is answered 503 with `x-assay-infra-error: 1`. Totals: GET /assay/usage. Ctrl-C stops it.
     """
-    from assay.agents._gateway._server import Gateway, serve_gateway
+    from assay.agents import Gateway
+    from assay.agents.gateway.server import serve_gateway
 
     options: dict[str, object] = {}
     if base_url:

@@ -126,8 +126,8 @@ def hillclimb_command(ctx: click.Context, **kw: object) -> None:
     --resume DIR), 130 interrupted (resume with --resume DIR).
     """
     from assay.hillclimb import HillclimbConfig, resume_hillclimb, run_hillclimb
-    from assay.hillclimb._loop import default_out
-    from assay.hillclimb._report import render_report
+    from assay.hillclimb.loop import default_out
+    from assay.hillclimb.report import render_report
 
     resume, out = kw.pop("resume"), kw.pop("out")
     if resume is not None:

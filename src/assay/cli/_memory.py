@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from assay.errors import UsageError
-from assay.memory._admin import default_db_path, forget_in, open_store, search_store, show_store
+from assay.memory.admin import default_db_path, forget_in, open_store, search_store, show_store
 
 _DB = click.option(
     "--db",

@@ -18,7 +18,7 @@ def models_group() -> None:
 @models_group.command(name="list")
 def list_command() -> None:
     """Known providers, how each is configured, and whether it looks ready here."""
-    from assay.models._try import list_providers
+    from assay.models.trial import list_providers
 
     rows, card = list_providers()
     console = Console(highlight=False)
@@ -58,7 +58,7 @@ def try_command(
     MODEL is provider/model, e.g. local/smollm2, openai-compat/NAME@http://127.0.0.1:8080/v1,
     anthropic/claude-sonnet-4-5, scripted/FILE.yaml.
     """
-    from assay.models._try import try_model
+    from assay.models import try_model
 
     model_options: dict[str, object] = {}
     if base_url:
@@ -106,7 +106,7 @@ def serve_local_command(
     port: int, host: str, model_path: Path | None, ctx_size: int, n_threads: int | None
 ) -> None:
     """Serve the embedded model over llama.cpp's OpenAI-compatible HTTP API until Ctrl-C."""
-    from assay.models._server import serve_forever
+    from assay.models import serve_forever
 
     def ready(base_url: str, model_string: str) -> None:
         click.echo(f"serving {model_string}")

@@ -10,7 +10,8 @@ from rich.table import Table
 
 from assay.errors import ResumeError
 from assay.exec import RunResult
-from assay.runs._rundir import META, load_meta, load_scorecard
+from assay.runs import load_meta, load_scorecard
+from assay.runs.rundir import META
 
 
 @click.group(name="runs")

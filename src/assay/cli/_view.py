@@ -49,7 +49,7 @@ def view_command(
     the same pages are written to OUT and work opened from file://.
     """
     from assay.view import Site, serve, write_bundle
-    from assay.view._app import LOOPBACK
+    from assay.view.app import LOOPBACK
 
     site = Site(results_dir, backlog_target)
     if bundle is not None:

@@ -11,11 +11,11 @@ turns it off); the result equals a fresh build.
 from __future__ import annotations
 
 from assay.codeindex._api import SearchResult, build_index, search_index
-from assay.codeindex._chunk import Chunk, chunk_file
-from assay.codeindex._discover import Discovery, SourceFile, discover
-from assay.codeindex._index import CodeIndex, SearchHit, UpdateStats, assay_home, default_index_dir
 from assay.codeindex._lexical import LexicalIndex, code_tokens
-from assay.codeindex._store import SCHEMA_VERSION, IndexMetadata, StaleIndexError
+from assay.codeindex.chunk import Chunk, chunk_file
+from assay.codeindex.discovery import Discovery, SourceFile, discover
+from assay.codeindex.index import CodeIndex, SearchHit, UpdateStats, assay_home, default_index_dir
+from assay.codeindex.store import SCHEMA_VERSION, IndexMetadata, StaleIndexError
 
 __all__ = [
     "SCHEMA_VERSION",

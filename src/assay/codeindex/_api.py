@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from assay.codeindex._index import CodeIndex, Level, SearchHit, UpdateStats, default_index_dir
-from assay.embed._protocol import Embedder
+from assay.codeindex.index import CodeIndex, Level, SearchHit, UpdateStats, default_index_dir
+from assay.embed import Embedder
 from assay.errors import ConfigError, IndexCorruptError
 
 __all__ = ["SearchResult", "build_index", "search_index"]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
-    from assay.codeindex._store import ChunkRecord, FileRecord
+    from assay.codeindex.store import ChunkRecord, FileRecord
 
 __all__ = ["Level", "SearchHit", "SearchableIndex"]
 

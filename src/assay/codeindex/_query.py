@@ -12,8 +12,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from assay.codeindex._discover import LANGUAGES, TEXT_EXTENSIONS
 from assay.codeindex._lexical import code_tokens
+from assay.codeindex.discovery import LANGUAGES, TEXT_EXTENSIONS
 
 __all__ = ["CODE", "LOG", "PATH", "PROSE", "WeightedQuery", "parse_query"]
 

@@ -28,7 +28,7 @@ from assay.errors import ConfigError
 from assay.ranking import rrf
 
 if TYPE_CHECKING:
-    from assay.codeindex._store import ChunkRecord
+    from assay.codeindex.store import ChunkRecord
 
 __all__ = ["Ranker", "SearchSettings", "ranker", "search"]
 

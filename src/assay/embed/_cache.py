@@ -1,7 +1,7 @@
 """A caching wrapper for any embedder: a bounded in-memory LRU in front of an on-disk cache.
 
 On disk, each embedder id owns one folder of entries in the checksummed format of
-:mod:`assay.embed._vector_store` (the same store, read checks and atomic writes as the code index's cache)::
+:mod:`assay.embed.vector_store` (the same store, read checks and atomic writes as the code index's cache)::
 
     $ASSAY_HOME/cache/embeddings/<slug>-<sha256(id)[:16]>/
         embedder.json               {"schema_version": 2, "id": ..., "name": ..., "dim": ...}
@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from assay.embed._protocol import Embedder, check_texts
-from assay.embed._vector_store import CacheCounts, VectorCache, atomic_write, identity_of
+from assay.embed.vector_store import CacheCounts, VectorCache, atomic_write, identity_of
 from assay.errors import ConfigError
 
 __all__ = ["CacheStats", "CachedEmbedder", "default_cache_dir", "text_key"]

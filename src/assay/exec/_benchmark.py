@@ -18,12 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from assay.exec._options import BenchmarkOptions, validate_options
-from assay.runs import Usage
-from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
+from assay.runs import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig, Usage
 
 if TYPE_CHECKING:
     from assay.gate import MoveAdvisor
-    from assay.report._plots import Plot
+    from assay.report import Plot
 
 
 @dataclass

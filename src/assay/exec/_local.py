@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assay.runs._records import Attempt
+from assay.runs import Attempt
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from assay import __version__
 from assay.errors import AssayError, ConfigError, ExitCode, InfraError
 from assay.exec._local import AttemptSpec, RunStopped
 from assay.exec._run import RunOptions, _Run
-from assay.runs._records import Attempt, ErrorInfo, RunMeta, Status
+from assay.runs import Attempt, ErrorInfo, RunMeta, Status
 
 #: the most file bytes one reply carries back; larger outputs stay on the worker (and are named)
 MAX_REPLY_BYTES = 64 * 1024 * 1024

@@ -16,8 +16,8 @@ from assay.errors import ConfigError, InfraError, MissingDependencyError
 from assay.exec._benchmark import AttemptContext, Benchmark, Case, Suite
 from assay.exec._local import AttemptSpec, RunStopped
 from assay.gate import GateOptions
-from assay.runs._provenance import git_commit
-from assay.runs._records import FINAL_STATUSES, Attempt, ErrorInfo, RunMeta, Status
+from assay.runs import FINAL_STATUSES, Attempt, ErrorInfo, RunMeta, Status
+from assay.runs.provenance import git_commit
 
 
 @dataclass

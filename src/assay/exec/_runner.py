@@ -19,11 +19,18 @@ from assay.exec._benchmark import Benchmark, Suite
 from assay.exec._local import run_local
 from assay.exec._run import RunOptions, _Run
 from assay.gate import GateOptions, Verdict, hold
-from assay.runs._journal import Journal, latest_attempts, read_journal
-from assay.runs._lock import EvalLock
-from assay.runs._provenance import git_commit, git_dirty, machine
-from assay.runs._records import Attempt, RunMeta, Scorecard
-from assay.runs._rundir import JOURNAL, META, SCORECARD, load_meta, new_run_dir, write_model
+from assay.runs import (
+    Attempt,
+    EvalLock,
+    Journal,
+    RunMeta,
+    Scorecard,
+    latest_attempts,
+    load_meta,
+    read_journal,
+)
+from assay.runs.provenance import git_commit, git_dirty, machine
+from assay.runs.rundir import JOURNAL, META, SCORECARD, new_run_dir, write_model
 
 #: exit codes shared by every command (see DESIGN.md and ``assay.errors.ExitCode``)
 EXIT_OK, EXIT_USAGE, EXIT_REGRESSION, EXIT_NOT_COMPARABLE = (

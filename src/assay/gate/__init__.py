@@ -10,16 +10,6 @@
 from __future__ import annotations
 
 from assay.gate._baseline import save_baseline
-from assay.gate._compare import (
-    BUCKETS,
-    Bucket,
-    CaseComparison,
-    Comparison,
-    MetricComparison,
-    compare,
-    load_comparison,
-    not_comparable_reasons,
-)
 from assay.gate._complete import unmeasured_cases, unspent_cases
 from assay.gate._expect import (
     Check,
@@ -38,6 +28,16 @@ from assay.gate._load import LoadedRun, load_run
 from assay.gate._noise import noise, run_noise_command
 from assay.gate._render import comparison_markdown, print_comparison, print_gate, print_verdict
 from assay.gate._verdict import Finding, GateOptions, Verdict, decide, load_verdict, verdict_of
+from assay.gate.comparison import (
+    BUCKETS,
+    Bucket,
+    CaseComparison,
+    Comparison,
+    MetricComparison,
+    compare,
+    load_comparison,
+    not_comparable_reasons,
+)
 
 # fmt: off
 __all__ = [

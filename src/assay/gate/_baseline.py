@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.errors import UsageError
-from assay.runs._rundir import write_model
+from assay.runs.rundir import write_model
 
 from ._load import META, SCORECARD, LoadedRun, load_run
 

@@ -32,8 +32,9 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from assay.errors import ConfigError, NotComparableError
-from assay.runs._records import SCHEMA_VERSION, Scorecard
-from assay.stats._tolerance import binomial_tolerance
+from assay.runs import Scorecard
+from assay.runs.records import SCHEMA_VERSION
+from assay.stats.tolerance import binomial_tolerance
 
 from ._complete import unmeasured_cases
 from ._load import LoadedRun, load_run
@@ -349,7 +350,7 @@ def propose(run_dirs: Sequence[Path | str], out: Path | str) -> Expectations:
 def write_expectations(exp: Expectations, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     data = exp.model_dump(mode="json")
-    from assay.runs._rundir import write_artifact
+    from assay.runs.rundir import write_artifact
 
     if path.suffix in (".yaml", ".yml"):
         write_artifact(path, yaml.safe_dump(data, sort_keys=False))

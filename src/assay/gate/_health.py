@@ -38,7 +38,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from assay.errors import ConfigError, NotComparableError
-from assay.runs._records import SCHEMA_VERSION, Scorecard
+from assay.runs import Scorecard
+from assay.runs.records import SCHEMA_VERSION
 
 from ._health_cases import (
     FLAGS,
@@ -328,7 +329,7 @@ def health(
     if out is not None:
         d = Path(out)
         d.mkdir(parents=True, exist_ok=True)
-        from assay.runs._rundir import write_artifact, write_model
+        from assay.runs.rundir import write_artifact, write_model
 
         write_model(d / "health.json", report)
         write_artifact(d / "health.md", health_markdown(report))

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from assay.runs._records import MetricKind
+from assay.runs.records import MetricKind
 
 __all__ = ["FLAGS", "CaseHealth", "CategoryHealth", "Flag", "MetricFlag", "MetricHealth", "ModelCase"]
 

@@ -13,16 +13,16 @@ from pathlib import Path
 from assay._util import Scrubber
 from assay.errors import ConfigError, ExitCode, UsageError
 from assay.runs import Attempt, RunMeta, Scorecard
-from assay.runs._rundir import write_artifact, write_model
+from assay.runs.rundir import write_artifact, write_model
 
 from ._baseline import check_baseline_iterations
 from ._baseline import save_baseline as _save_baseline
-from ._compare import compare
 from ._complete import unspent_cases
 from ._expect import find_expectations, gate, load_expectations
 from ._load import LoadedRun, load_run
 from ._render import comparison_markdown
 from ._verdict import VERDICT, Finding, GateOptions, Verdict, verdict_of
+from .comparison import compare
 
 COMPARISON_JSON = "comparison.json"
 COMPARISON_MD = "comparison.md"
@@ -45,7 +45,7 @@ def check_options(options: GateOptions, iterations: int | None = None) -> None:
     if options.compare is not None:
         load_run(options.compare)
     if options.noise is not None:
-        from assay.stats._noise import load_noise
+        from assay.stats import load_noise
 
         load_noise(options.noise)
     if options.expect is not None:

@@ -10,7 +10,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from assay.errors import ConfigError
-from assay.runs._records import RunMeta, Scorecard
+from assay.runs import RunMeta, Scorecard
 
 SCORECARD = "scorecard.json"
 META = "meta.json"

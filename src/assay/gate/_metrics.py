@@ -4,7 +4,7 @@ The tolerance of a metric is the largest of
 
 * the **declared** tolerance of its spec (absolute for a proportion or a count, relative for a
   continuous metric: ``0.1`` is 10% of the baseline value);
-* the **kind's noise rule** (:mod:`assay.stats._tolerance`): for a proportion the binomial noise of its
+* the **kind's noise rule** (:mod:`assay.stats.tolerance`): for a proportion the binomial noise of its
   ``n`` items (paired over the cases both runs measured when the value is their mean, unpaired
   otherwise); for a continuous metric the bootstrap interval of the difference of its samples, or Welch's
   t for a few per-attempt means; a count has no sampling rule (it is a tally of the same events);
@@ -25,9 +25,11 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from assay.runs._records import MetricKind, MetricValue
-from assay.stats._noise import FAMILY_ALPHA, NoiseReport
-from assay.stats._tolerance import (
+from assay.runs import MetricValue
+from assay.runs.records import MetricKind
+from assay.stats import NoiseReport
+from assay.stats.noise import FAMILY_ALPHA
+from assay.stats.tolerance import (
     binomial_tolerance,
     continuous_tolerance,
     paired_proportion_tolerance,

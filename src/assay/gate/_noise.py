@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from assay.errors import ConfigError, UsageError
-from assay.stats._noise import NoiseReport, noise_from_scorecards
+from assay.stats import NoiseReport, noise_from_scorecards
 
 from ._load import load_run
 
@@ -28,7 +28,7 @@ def noise(run_dirs: Sequence[Path | str], out: Path | str | None = None) -> Nois
         if path.is_dir():
             path = path / "noise.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        from assay.runs._rundir import write_model
+        from assay.runs.rundir import write_model
 
         write_model(path, report)
     return report

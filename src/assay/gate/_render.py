@@ -8,8 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ._compare import BUCKETS, Comparison, MetricComparison, Side
 from ._expect import GateResult
+from .comparison import BUCKETS, Comparison, MetricComparison, Side
 
 if TYPE_CHECKING:
     from ._verdict import Verdict

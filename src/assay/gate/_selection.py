@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.runs._records import MetricSpec, Scorecard
+from assay.runs import MetricSpec, Scorecard
 
 __all__ = ["restrict_to_selection", "selection_of"]
 
@@ -27,7 +27,7 @@ def restrict_to_selection(base: Scorecard, selected: list[str]) -> tuple[Scoreca
 
     A run-level metric (``source="run"``) was computed over every case of the baseline and cannot be cut, so
     it is not compared."""
-    from assay.stats._fold import _metric_summary
+    from assay.stats.folding import metric_summary
 
     keep = set(selected)
     cases = [c for c in base.cases if c.case_id in keep]
@@ -45,7 +45,7 @@ def restrict_to_selection(base: Scorecard, selected: list[str]) -> tuple[Scoreca
         for name, mv in metrics.items()
         if mv.kind is not None and mv.source == "cases"
     }
-    per_case = _metric_summary(cases, specs, seed=0)
+    per_case = metric_summary(cases, specs, seed=0)
     folded = {name: mv for name, mv in per_case.items() if name in specs}
     dropped = [name for name, mv in metrics.items() if mv.source == "run"]
     summary = base.summary.model_copy(update={"metrics": folded})

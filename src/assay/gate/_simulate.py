@@ -13,10 +13,9 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from assay.gate._compare import compare
-from assay.runs._records import Attempt, MetricSpec, MetricValue, RunMeta, Scorecard, Status, SubjectConfig
-from assay.stats._fold import fold
-from assay.stats._noise import noise_from_scorecards
+from assay.gate.comparison import compare
+from assay.runs import Attempt, MetricSpec, MetricValue, RunMeta, Scorecard, Status, SubjectConfig
+from assay.stats import fold, noise_from_scorecards
 
 _T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

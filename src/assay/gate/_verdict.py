@@ -18,9 +18,9 @@ from pydantic import BaseModel, Field
 from assay.errors import ExitCode
 from assay.runs import Scorecard
 
-from ._compare import Comparison
 from ._complete import require_complete_code, unmeasured_cases
 from ._expect import GateResult
+from .comparison import Comparison
 
 VERDICT_SCHEMA_VERSION = 1
 VERDICT = "verdict.json"

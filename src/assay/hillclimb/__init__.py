@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from assay.hillclimb._edits import find_leaks
 from assay.hillclimb._history import FixHistory, RoundRecord, SplitScore, load_history
-from assay.hillclimb._loop import FLAT_ROUNDS, HillclimbConfig, resume_hillclimb, run_hillclimb
 from assay.hillclimb._split import DEFAULT_SALT, Split, split_cases
 from assay.hillclimb._target import get_target
+from assay.hillclimb.loop import FLAT_ROUNDS, HillclimbConfig, resume_hillclimb, run_hillclimb
 
 __all__ = [
     "DEFAULT_SALT",

@@ -6,8 +6,8 @@ copy) and ``__pycache__`` are not part of it. An edit is rejected when:
 
 - the tree changed anywhere outside the profile while the fixer ran (a command fixer can write anywhere);
 - a line it adds names a scenario id, a fixture path or document name, a planted canary or secret, or quotes
-  a ground-truth phrase (matched as the ``fact`` check matches: :func:`assay.evals.agent._checks.has_fact`) or
-  a ground-truth number (within its tolerance: :func:`~assay.evals.agent._checks.number_matches`), and the
+  a ground-truth phrase (matched as the ``fact`` check matches: :func:`assay.evals.agent.checks.has_fact`) or
+  a ground-truth number (within its tolerance: :func:`~assay.evals.agent.checks.number_matches`), and the
   profile did not hold it before the edit (a file rewritten whole re-adds what it had). Only distinctive
   strings count, so a general instruction is not refused for a common word: a phrase of two or more words,
   or one word that is capitalised or holds a digit or sign (``Porto``, ``4.2.1``, not ``timeout``); a number
@@ -109,7 +109,7 @@ def _number_counts(value: float) -> bool:
 
 
 def _phrase_counts(phrase: str) -> bool:
-    from assay.evals.agent._checks import normalise
+    from assay.evals.agent.checks import normalise
 
     word = phrase.strip()
     return len(normalise(word)) >= 2 or word[:1].isupper() or any(not ch.isalpha() for ch in word)
@@ -121,7 +121,7 @@ def _path_counts(path: str) -> bool:
 
 
 def _leaks(text: str, forbidden: Forbidden) -> list[str]:
-    from assay.evals.agent._checks import find_numbers, has_fact, number_matches
+    from assay.evals.agent.checks import find_numbers, has_fact, number_matches
 
     low = text.casefold()
     out = [f"names scenario {c!r}" for c in dict.fromkeys(forbidden.case_ids) if c.casefold() in low]
@@ -158,8 +158,8 @@ def profile_text(profile: Path) -> str:
 
 def profile_error(profile: Path) -> str | None:
     """Why the profile folder no longer loads as the reference agent's profile, or None."""
-    from assay.agents._reference._harness import ALL_TOOLS
-    from assay.agents._reference._profile import load_profile
+    from assay.agents import load_profile
+    from assay.agents.reference.harness import ALL_TOOLS
 
     try:
         load_profile(profile, set(ALL_TOOLS))

@@ -133,7 +133,7 @@ class FixHistory(BaseModel):
     cost_total: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     def save(self, directory: Path) -> Path:
-        from assay.runs._rundir import write_model
+        from assay.runs.rundir import write_model
 
         directory.mkdir(parents=True, exist_ok=True)
         return write_model(directory / HISTORY, self)

@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.errors import ConfigError
-from assay.gate._compare import noise_mismatch
-from assay.runs._records import SubjectConfig
-from assay.stats._noise import NoiseReport, load_noise
+from assay.gate.comparison import noise_mismatch
+from assay.runs import SubjectConfig
+from assay.stats import NoiseReport, load_noise
 
 __all__ = ["NoiseFit", "candidates", "pick_noise"]
 

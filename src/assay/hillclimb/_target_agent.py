@@ -27,8 +27,8 @@ class AgentTarget:
 
     def __init__(self, options: dict[str, Any]) -> None:
         from assay.evals.agent import AgentOptions
-        from assay.evals.agent._scenario_load import default_scenarios_dir, load_scenarios
-        from assay.evals.agent._select import select
+        from assay.evals.agent.scenario_load import default_scenarios_dir, load_scenarios
+        from assay.evals.agent.select import select
 
         self.options = {k: v for k, v in options.items() if v is not None}
         given = [f"--{k.replace('_', '-')}" for k in _TASKS_ONLY if k in self.options]

@@ -51,9 +51,7 @@ class TasksTarget:
     max_concurrency = 1
 
     def __init__(self, options: dict[str, Any]) -> None:
-        from assay.evals.tasks import TasksOptions
-        from assay.evals.tasks._suites import SUITE_KINDS
-        from assay.evals.tasks._tasks_load import default_tasks_dir, load_tasks
+        from assay.evals.tasks import SUITE_KINDS, TasksOptions, default_tasks_dir, load_tasks
 
         self.options = {k: v for k, v in options.items() if v is not None}
         self.suite = str(self.options.pop("suite", None) or "core")
@@ -93,7 +91,7 @@ class TasksTarget:
         if (
             self.chosen
         ):  # the eval's own option checks (model required, caps, profile), before any branch or run
-            from assay.evals.tasks._run import TasksBenchmark
+            from assay.evals.tasks import TasksBenchmark
 
             bench = TasksBenchmark(self.run_options(list(self.chosen), None))
             version = bench.load_suite(self.suite).version
@@ -118,8 +116,7 @@ class TasksTarget:
         """Every task of the file: its id, a question's points, reference and wrong answers, and the paths its
         checks and setups name (required and selected tests, probes, protected files, every file the setups
         plant, as planted and where they land in the copy, and the big log)."""
-        from assay.evals.tasks._setups import BIG_LOG
-        from assay.evals.tasks._tasks_load import PLANTED_DIR, PROBES_DIR
+        from assay.evals.tasks import BIG_LOG, PLANTED_DIR, PROBES_DIR
 
         f = Forbidden(case_ids=[t.id for t in self.file.tasks])
         planted = self.tasks_dir / PLANTED_DIR

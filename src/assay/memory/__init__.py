@@ -9,7 +9,14 @@ result.shown.text                                 # what the agent was shown for
 from __future__ import annotations
 
 from assay.memory._clock import Clock, ManualClock, SystemClock
-from assay.memory._extract import (
+from assay.memory._pipeline import Memory, init_memory
+from assay.memory._recall import RecallWeights, recall
+from assay.memory._store import ItemDraft, MemoryStore
+from assay.memory._tools import TOOL_NAMES
+from assay.memory._turn import Chat, Evidence, MemoryConfig, Rejection, Shown, TurnResult
+from assay.memory._types import KnowledgeItem, Lesson, Recalled, Reminder, Tombstone, ToolCallRecord, Turn
+from assay.memory._upkeep import UpkeepReport
+from assay.memory.extract import (
     CandidateFact,
     CandidateLesson,
     CandidateReminder,
@@ -17,14 +24,7 @@ from assay.memory._extract import (
     Extraction,
     ExtractionError,
 )
-from assay.memory._pipeline import Memory, init_memory
-from assay.memory._recall import RecallWeights, recall
-from assay.memory._rules import looks_like_instruction, redact_secrets
-from assay.memory._store import ItemDraft, MemoryStore
-from assay.memory._tools import TOOL_NAMES
-from assay.memory._turn import Chat, Evidence, MemoryConfig, Rejection, Shown, TurnResult
-from assay.memory._types import KnowledgeItem, Lesson, Recalled, Reminder, Tombstone, ToolCallRecord, Turn
-from assay.memory._upkeep import UpkeepReport
+from assay.memory.rules import looks_like_instruction, redact_secrets
 
 __all__ = [
     "TOOL_NAMES", "CandidateFact", "CandidateLesson", "CandidateReminder", "Chat", "Clock", "Consolidation",

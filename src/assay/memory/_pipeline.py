@@ -7,9 +7,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.embed._protocol import Embedder
+from assay.embed import Embedder
 from assay.memory._clock import Clock
-from assay.memory._extract import (
+from assay.memory._recall import recall
+from assay.memory._store import ItemDraft, MemoryStore
+from assay.memory._tools import MemoryTools
+from assay.memory._turn import Chat, Evidence, MemoryConfig, Rejection, Shown, TurnResult
+from assay.memory._types import ToolCallRecord
+from assay.memory._upkeep import UpkeepMixin, UpkeepReport
+from assay.memory.extract import (
     CandidateFact,
     CandidateLesson,
     CandidateReminder,
@@ -17,14 +23,8 @@ from assay.memory._extract import (
     ExtractionError,
     extract_with_model,
 )
-from assay.memory._recall import recall
-from assay.memory._rules import content_words, ground, looks_like_instruction, normalize
-from assay.memory._store import ItemDraft, MemoryStore
-from assay.memory._tools import MemoryTools
-from assay.memory._turn import Chat, Evidence, MemoryConfig, Rejection, Shown, TurnResult
-from assay.memory._types import ToolCallRecord
-from assay.memory._upkeep import UpkeepMixin, UpkeepReport
-from assay.models._types import ChatModel
+from assay.memory.rules import content_words, ground, looks_like_instruction, normalize
+from assay.models import ChatModel
 from assay.runs import Usage
 
 __all__ = ["Chat", "Memory", "MemoryConfig", "Rejection", "Shown", "TurnResult", "init_memory"]

@@ -16,14 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from assay.embed._protocol import Embedder
+from assay.embed import Embedder
 from assay.errors import ConfigError, IndexCorruptError
 from assay.memory._clock import Clock, SystemClock, from_ts, to_ts
 from assay.memory._migrations import migrate
 from assay.memory._rows import item_row, lesson_row, reminder_row, turn_row
-from assay.memory._rules import content_words, normalize, redact_secrets
 from assay.memory._types import SOURCES, KnowledgeItem, Lesson, Reminder, Tombstone, Turn
 from assay.memory._vectors import VectorCache
+from assay.memory.rules import content_words, normalize, redact_secrets
 
 __all__ = ["ItemDraft", "MemoryStore"]
 

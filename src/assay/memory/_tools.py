@@ -10,10 +10,10 @@ import re
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from assay.memory._extract import CandidateFact
-from assay.memory._rules import content_words, normalize, split_sentences
 from assay.memory._turn import Evidence, Rejection, TurnResult
 from assay.memory._types import KnowledgeItem, Reminder
+from assay.memory.extract import CandidateFact
+from assay.memory.rules import content_words, normalize, split_sentences
 
 if TYPE_CHECKING:
     from assay.memory._store import MemoryStore

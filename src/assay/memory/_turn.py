@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from assay.memory._extract import CandidateLesson
 from assay.memory._recall import RecallWeights
 from assay.memory._types import ToolCallRecord
+from assay.memory.extract import CandidateLesson
 from assay.runs import Usage
 
 __all__ = ["Chat", "Evidence", "MemoryConfig", "Rejection", "Shown", "TurnResult"]

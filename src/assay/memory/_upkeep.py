@@ -9,16 +9,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from assay.memory._clock import to_ts
-from assay.memory._extract import ExtractionError, consolidate_with_model
-from assay.memory._rules import split_sentences
 from assay.memory._turn import Evidence, MemoryConfig, Shown, TurnResult
+from assay.memory.extract import ExtractionError, consolidate_with_model
+from assay.memory.rules import split_sentences
 from assay.runs import Usage
 
 if TYPE_CHECKING:
-    from assay.memory._extract import CandidateFact
     from assay.memory._store import MemoryStore
     from assay.memory._types import KnowledgeItem
-    from assay.models._types import ChatModel
+    from assay.memory.extract import CandidateFact
+    from assay.models import ChatModel
 
 __all__ = ["UpkeepMixin", "UpkeepReport"]
 

@@ -10,13 +10,13 @@ out.text, out.usage.cost_usd, out.timings.ttft_s
 from __future__ import annotations
 
 from assay.models._base import BaseChatModel, ChunkStream
-from assay.models._cost import BillingMeter, RateCard, load_rate_card, metered_usage, price_usage
 from assay.models._errors import ModelInfraError, ModelResponseError
 from assay.models._registry import PROVIDERS, ProviderInfo, get_model, preflight, register_provider
 from assay.models._retry import AdaptiveLimiter, RetryPolicy
 from assay.models._server import LlamaServer, embedded_gguf_path, serve_forever
-from assay.models._try import TryResult, try_model
 from assay.models._types import ChatModel, Message, ModelOutput, StreamChunk, Timings, Tool, ToolCall
+from assay.models.cost import BillingMeter, RateCard, load_rate_card, metered_usage, price_usage
+from assay.models.trial import TryResult, try_model
 from assay.runs import Usage
 
 __all__ = [

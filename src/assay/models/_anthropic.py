@@ -14,8 +14,8 @@ from assay.errors import ConfigError
 from assay.models._base import BaseChatModel, Emit, now
 from assay.models._errors import ModelInfraError
 from assay.models._http import HttpBackend, response_error
-from assay.models._openai import parse_arguments
 from assay.models._types import Message, ModelOutput, StreamChunk, Timings, Tool, ToolCall
+from assay.models.openai_compat import parse_arguments
 from assay.runs import Usage
 
 __all__ = ["AnthropicModel", "messages_payload"]

@@ -14,10 +14,10 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, ClassVar
 
-from assay.models._cost import price_usage
 from assay.models._errors import ModelInfraError
 from assay.models._retry import RetryPolicy, get_limiter
 from assay.models._types import Message, ModelOutput, StreamChunk, Tool
+from assay.models.cost import price_usage
 
 __all__ = ["BaseChatModel", "ChunkStream", "Emit"]
 

@@ -19,9 +19,9 @@ from typing import Any
 
 from assay.errors import ConfigError, InfraError
 from assay.models._base import BaseChatModel, Emit
-from assay.models._openai import OpenAICompatModel
 from assay.models._server import EMBEDDED_MODEL_NAME, LlamaServer, resolve_model_path
 from assay.models._types import Message, ModelOutput, Tool
+from assay.models.openai_compat import OpenAICompatModel
 
 __all__ = ["LocalModel", "shared_server"]
 

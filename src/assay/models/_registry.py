@@ -47,14 +47,14 @@ class ProviderInfo:
 PROVIDERS: dict[str, ProviderInfo] = {
     "openai-compat": ProviderInfo(
         "openai-compat",
-        "assay.models._openai:OpenAICompatModel",
+        "assay.models.openai_compat:OpenAICompatModel",
         "openai-compat/qwen3@http://127.0.0.1:8080/v1",
         env=("ASSAY_OPENAI_BASE_URL", "ASSAY_OPENAI_API_KEY", "OPENAI_API_KEY"),
         summary="any OpenAI-compatible server (llama.cpp, vLLM, Ollama, Lemonade)",
     ),
     "openai": ProviderInfo(
         "openai",
-        "assay.models._openai:OpenAIModel",
+        "assay.models.openai_compat:OpenAIModel",
         "openai/gpt-4o-mini",
         env=("OPENAI_API_KEY", "ASSAY_OPENAI_BASE_URL"),
         summary="OpenAI's chat completions API",
@@ -76,7 +76,7 @@ PROVIDERS: dict[str, ProviderInfo] = {
     ),
     "scripted": ProviderInfo(
         "scripted",
-        "assay.models._scripted:ScriptedModel",
+        "assay.models.scripted:ScriptedModel",
         "scripted/path/to/script.yaml",
         summary="replies from a YAML/JSON script (tests and pr suites)",
     ),

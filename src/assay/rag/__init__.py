@@ -23,8 +23,8 @@ from assay.rag._index import (
     iter_supported,
 )
 from assay.rag._query import Answer, ToolResult, answer, format_context, query_documents, query_documents_tool
-from assay.rag._signing import install_key, read_signed, write_signed
 from assay.rag._store import IndexReport, default_index_dir, index_paths, open_index
+from assay.rag.signing import install_key, read_signed, write_signed
 from assay.ranking import rrf
 
 __all__ = [

@@ -1,13 +1,13 @@
 """Structure-aware chunking: break at pages and headings first, then paragraphs, then sentences.
 
-The extracted text is normalised first (:mod:`assay.rag._normalize`: NFKC, de-hyphenation, whitespace)
+The extracted text is normalised first (:mod:`assay.rag.normalize`: NFKC, de-hyphenation, whitespace)
 and cut there. Sizes are counted in word-level tokens (runs of word characters, and each punctuation
 mark), which is close to, and never more than about 1.3x below, what a WordPiece embedder sees. Each chunk
 keeps the document id, the page it starts (and ends) on and its character span ``start:end`` in the
 *extracted* text (so evidence quotes placed there keep working); ``text`` is the normalised form of
 ``extracted[start:end]``, preceded by its table's header rows when the chunk continues a table.
 
-A table (:mod:`assay.rag._tables`) is one unit: its rows stay together, in order, in one chunk where
+A table (:mod:`assay.rag.tables`) is one unit: its rows stay together, in order, in one chunk where
 it fits; a longer one is cut between rows and every later part starts a new chunk under the header.
 """
 
@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass
 
 from assay.errors import ConfigError
 from assay.rag._extract import PAGE_MARKER, PAGED_KINDS, ExtractedDocument, Page
-from assay.rag._normalize import Normalized, normalize
-from assay.rag._tables import Table, find_tables
+from assay.rag.normalize import Normalized, normalize
+from assay.rag.tables import Table, find_tables
 
 __all__ = ["Chunk", "ChunkConfig", "chunk_document", "count_tokens"]
 

@@ -5,7 +5,7 @@ Every extractor returns an :class:`ExtractedDocument` whose ``text`` is what chu
 whose ``pages`` map character ranges of that text back to 1-based page numbers (a non-PDF is one page).
 A page that is mostly image (images cover more than half of it and its text layer holds fewer than
 ``_MIN_WORDS_PER_IMAGE_PAGE`` words per page-area of image: a scan with a watermark or a caption) is read
-by OCR when ``ocr`` is on (:mod:`assay.rag._ocr`), else the document is flagged ``degraded`` naming the
+by OCR when ``ocr`` is on (:mod:`assay.rag.ocr`), else the document is flagged ``degraded`` naming the
 page, never silently indexed as its watermark. A PDF whose every page is such a page (or empty) is
 refused without OCR. A damaged or truncated PDF either fails with :class:`~assay.errors.DocumentError` or
 is returned flagged ``degraded``.
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from assay.errors import DocumentError, MissingDependencyError
-from assay.rag._tables import layout_tables, pipe_row, separator_row
+from assay.rag.tables import layout_tables, pipe_row, separator_row
 
 __all__ = [
     "PAGED_KINDS",
@@ -118,7 +118,7 @@ def kind_of(path: str | Path) -> DocKind:
 def extract(path: str | Path, *, ocr: bool = False) -> ExtractedDocument:
     """Read and extract one file; raises DocumentError naming the file when it cannot be used.
 
-    With ``ocr`` the image pages of a PDF are read by OCR (see :mod:`assay.rag._ocr`)."""
+    With ``ocr`` the image pages of a PDF are read by OCR (see :mod:`assay.rag.ocr`)."""
     p = Path(path)
     kind = kind_of(p)
     try:
@@ -449,7 +449,7 @@ def _ocr_pages(
     data: bytes, numbers: list[int], name: str, texts: list[str], warnings: list[str]
 ) -> list[int]:
     """OCR the image pages ``numbers``; the ones it read (words, not specks) replace their text layer."""
-    from assay.rag._ocr import ocr_pdf_pages
+    from assay.rag.ocr import ocr_pdf_pages
 
     read: list[int] = []
     for number, got in ocr_pdf_pages(data, numbers, name=name).items():

@@ -22,7 +22,7 @@ from assay.rag._extract import SUFFIXES, ExtractedDocument, extract_bytes, kind_
 from assay.rag._lexical import Bm25
 from assay.rag._query import answer
 from assay.rag._records import DocumentInfo, IndexResult, SearchHit, SearchMode, embedding_text
-from assay.rag._signing import assay_home, install_key, read_signed, write_signed
+from assay.rag.signing import assay_home, install_key, read_signed, write_signed
 from assay.ranking import rrf
 
 __all__ = [
@@ -58,7 +58,7 @@ class DocumentIndex:
     ``cache_dir`` (default ``$ASSAY_HOME/cache/rag``; ``None`` turns the cache off) holds one signed
     entry per (path, content hash, embedder id, chunking config, OCR). ``max_documents`` caps the index:
     adding past it evicts the oldest documents and the :class:`IndexResult` names them. ``ocr`` reads the
-    mostly-image pages of PDFs with tesseract (:mod:`assay.rag._ocr`); off, they are flagged ``degraded``.
+    mostly-image pages of PDFs with tesseract (:mod:`assay.rag.ocr`); off, they are flagged ``degraded``.
     """
 
     def __init__(

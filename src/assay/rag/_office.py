@@ -1,7 +1,7 @@
 """DOCX and PPTX readers (python-docx, python-pptx): the text in reading order, with its structure.
 
 DOCX: paragraphs in body order, ``Heading N`` / ``Title`` styles as Markdown headings, list paragraphs
-as ``- `` items, tables as pipe rows (:mod:`assay.rag._tables`). PPTX: one page per slide (``[Page N]``,
+as ``- `` items, tables as pipe rows (:mod:`assay.rag.tables`). PPTX: one page per slide (``[Page N]``,
 so a hit names its slide), the title as a heading, every text frame, table and grouped shape from top
 to bottom, then the speaker notes.
 """
@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from assay.errors import DocumentError, MissingDependencyError
-from assay.rag._tables import pipe_row, separator_row
+from assay.rag.tables import pipe_row, separator_row
 
 __all__ = ["read_docx", "read_pptx"]
 

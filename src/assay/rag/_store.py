@@ -15,7 +15,7 @@ from assay.embed import get_embedder
 from assay.errors import AssayError, ConfigError, IndexCorruptError
 from assay.rag._chunk import ChunkConfig
 from assay.rag._index import DocumentIndex, IndexResult, iter_supported
-from assay.rag._signing import assay_home
+from assay.rag.signing import assay_home
 
 __all__ = ["IndexReport", "default_index_dir", "index_paths", "open_index"]
 

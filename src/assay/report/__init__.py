@@ -5,12 +5,12 @@
 
 from __future__ import annotations
 
-from assay.report._failures import Failures, collect_failures
-from assay.report._html import markdown_to_html, render_html
-from assay.report._markdown import render_markdown
-from assay.report._plots import Plot
 from assay.report._source import ReportedBenchmark
 from assay.report._write import write_reports
+from assay.report.failure_reasons import Failures, collect_failures
+from assay.report.html import markdown_to_html, render_html
+from assay.report.markdown import render_markdown
+from assay.report.plotting import Plot
 
 __all__ = [
     "Failures",

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from assay.runs._records import Attempt, Scorecard
+from assay.runs import Attempt, Scorecard
 
 if TYPE_CHECKING:
-    from assay.report._plots import Plot
+    from assay.report.plotting import Plot
 
 
 class ReportedBenchmark(Protocol):

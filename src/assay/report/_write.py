@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay._util import Scrubber, write_scrubbed
-from assay.report._failures import collect_failures
-from assay.report._html import render_html
-from assay.report._markdown import render_markdown
-from assay.report._plots import Plot, pass_rate_plot, save_plots
 from assay.report._source import ReportedBenchmark
+from assay.report.failure_reasons import collect_failures
+from assay.report.html import render_html
+from assay.report.markdown import render_markdown
+from assay.report.plotting import Plot, pass_rate_plot, save_plots
 from assay.runs import Attempt, Scorecard, latest_attempts, read_journal
-from assay.runs._rundir import JOURNAL, REPORT_HTML, REPORT_MD
+from assay.runs.rundir import JOURNAL, REPORT_HTML, REPORT_MD
 
 if TYPE_CHECKING:
     from assay.gate import Verdict

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from assay.runs._journal import Journal, latest_attempts, read_journal
 from assay.runs._lock import EvalLock
-from assay.runs._records import (
+from assay.runs._usage import CostSource, Usage
+from assay.runs.records import (
     FINAL_STATUSES,
     MEASURED_STATUSES,
     Attempt,
@@ -18,8 +19,7 @@ from assay.runs._records import (
     SubjectConfig,
     Summary,
 )
-from assay.runs._rundir import load_meta, load_scorecard
-from assay.runs._usage import CostSource, Usage
+from assay.runs.rundir import load_meta, load_scorecard
 
 __all__ = [
     "FINAL_STATUSES",

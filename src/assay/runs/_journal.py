@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from assay._util import Scrubber
 from assay.errors import ResumeError
-from assay.runs._records import FINAL_STATUSES, Attempt
+from assay.runs.records import FINAL_STATUSES, Attempt
 
 
 class Journal:

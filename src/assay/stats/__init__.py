@@ -3,16 +3,6 @@
 from __future__ import annotations
 
 from assay.intervals import bootstrap_interval, wilson_interval
-from assay.stats._fold import fold, fold_case, stability_label
-from assay.stats._noise import (
-    CaseNoise,
-    MetricNoise,
-    NoiseReport,
-    exact_drop_floor,
-    load_noise,
-    noise_from_scorecards,
-    pass_rate_floor,
-)
 from assay.stats._passk import (
     case_pass_at_k,
     case_pass_hat_k,
@@ -20,6 +10,16 @@ from assay.stats._passk import (
     pass_hat_k,
     suite_pass_at_k,
     suite_pass_hat_k,
+)
+from assay.stats.folding import fold, fold_case, stability_label
+from assay.stats.noise import (
+    CaseNoise,
+    MetricNoise,
+    NoiseReport,
+    exact_drop_floor,
+    load_noise,
+    noise_from_scorecards,
+    pass_rate_floor,
 )
 
 __all__ = [

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import comb
 
-from assay.runs._records import CaseSummary
+from assay.runs import CaseSummary
 
 
 def _check(n: int, c: int, k: int) -> None:

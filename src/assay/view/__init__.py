@@ -7,9 +7,9 @@
 
 from __future__ import annotations
 
-from assay.view._app import make_app, serve
 from assay.view._bundle import write_bundle
 from assay.view._case import case_view
 from assay.view._site import NotFound, Site
+from assay.view.app import make_app, serve
 
 __all__ = ["NotFound", "Site", "case_view", "make_app", "serve", "write_bundle"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from assay._util import Scrubber
 from assay.errors import ConfigError
-from assay.runs._rundir import write_artifact
+from assay.runs.rundir import write_artifact
 
 from ._compare_page import previous_pairs
 from ._pages import PAGE_SIZE

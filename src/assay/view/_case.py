@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from assay.runs._records import Attempt
+from assay.runs import Attempt
 
 from ._html import details, duration, e, href, num, page, pre, status_badge, table
 from ._serving import latencies

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from assay.runs._records import Attempt
+from assay.runs import Attempt
 
 from ._html import details, e, pre, table
 from ._store import Run

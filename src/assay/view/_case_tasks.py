@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from assay.runs._records import Attempt
+from assay.runs import Attempt
 
 from ._html import details, e, pre, table
 from ._store import Run
@@ -133,7 +133,7 @@ def _before(run: Run, project: str) -> str:
     """The hidden tests before the agent: the run's setup refuses to start unless exactly the project's
     ``fails_before`` fail, so they are read from the shipped project (when the run used the shipped ones)."""
     from assay.errors import ConfigError
-    from assay.evals.code._project import default_code_dir, load_project
+    from assay.evals.code import default_code_dir, load_project
 
     opts = (run.meta.options.get("benchmark") or {}) if run.meta is not None else {}
     if opts.get("projects_dir"):

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from assay.gate import BUCKETS, Comparison, compare
-from assay.gate._compare import CaseComparison
+from assay.gate import BUCKETS, CaseComparison, Comparison, compare
 
 from ._html import e, href, num, page, table
 from ._serving import compare_latency_plots

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from urllib.parse import quote
 
-from assay.runs._records import MetricValue
+from assay.runs import MetricValue
 
 #: status -> css class
 _STATUS_CLASS = {"PASS": "pass", "FAIL": "fail", "ERROR": "error", "INFRA_ERROR": "infra", "TIMEOUT": "error"}

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from urllib.parse import urlencode
 
-from assay.runs._records import CaseSummary, MetricValue, Scorecard
+from assay.runs import CaseSummary, MetricValue, Scorecard
 
 from ._html import duration, e, href, interval, num, page, pct, status_badge, table
 from ._safety import SERVED_FILES

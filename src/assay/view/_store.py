@@ -19,10 +19,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from assay.gate import LoadedRun
-from assay.runs import Usage
-from assay.runs._journal import latest_attempts
-from assay.runs._records import Attempt, RunMeta, Scorecard, SubjectConfig, Summary
-from assay.runs._rundir import JOURNAL, META, SCORECARD
+from assay.runs import Attempt, RunMeta, Scorecard, SubjectConfig, Summary, Usage, latest_attempts
+from assay.runs.rundir import JOURNAL, META, SCORECARD
 
 from ._safety import inside
 

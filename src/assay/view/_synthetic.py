@@ -12,9 +12,8 @@ from pathlib import Path
 
 from assay import __version__
 from assay._util import Scrubber
-from assay.runs._journal import Journal
-from assay.runs._records import Attempt, MetricSpec, RunMeta, Status, SubjectConfig
-from assay.runs._rundir import JOURNAL, META, SCORECARD, write_model
+from assay.runs import Attempt, Journal, MetricSpec, RunMeta, Status, SubjectConfig
+from assay.runs.rundir import JOURNAL, META, SCORECARD, write_model
 from assay.stats import fold
 
 SPECS = [

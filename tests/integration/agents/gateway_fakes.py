@@ -11,7 +11,7 @@ import httpx
 
 from assay.models import BaseChatModel, Message, ModelInfraError, ModelOutput, StreamChunk, Tool
 from assay.models._base import Emit, now
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 
 #: the headers Claude Code sends
 HEADERS = {

@@ -22,9 +22,9 @@ import pytest
 from gateway_fakes import closed_port
 
 from assay.agents import AgentResult, Limits, RunSpec
-from assay.agents._gateway import Gateway
 from assay.agents._http import HttpHarness
-from assay.models._scripted import ScriptedModel
+from assay.agents.gateway import Gateway
+from assay.models.scripted import ScriptedModel
 
 SCRIPT = """\
 - tool_calls: [{name: read_file, arguments: {path: notes.txt}}]

@@ -9,8 +9,8 @@ import pytest
 from cliagents_loopback import AnthropicLoopback
 
 from assay.agents import Limits, Route, RunSpec, get_harness
-from assay.agents._claude_code import find_claude
 from assay.agents._env import GATEWAY_PLACEHOLDER_KEY
+from assay.agents.claude_code import find_claude
 from assay.errors import ConfigError
 
 pytestmark = pytest.mark.slow

@@ -1,4 +1,4 @@
-"""Claude Code through the model gateway (assay.agents._gateway): Anthropic front, any assay model behind.
+"""Claude Code through the model gateway (assay.agents.gateway): Anthropic front, any assay model behind.
 
 On a scripted upstream the record is exact and the tokens Claude Code reports equal what the gateway counted;
 an upstream outage is the run's infra_error, never the agent's; on the embedded SmolLM2 the plumbing holds."""
@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from assay.agents import Limits, RunSpec, get_harness
-from assay.agents._claude_code import find_claude
-from assay.agents._gateway import Gateway
+from assay.agents.claude_code import find_claude
+from assay.agents.gateway import Gateway
 from assay.errors import ConfigError
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 
 pytestmark = pytest.mark.slow
 

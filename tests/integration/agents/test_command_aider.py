@@ -9,9 +9,9 @@ import pytest
 from cliagents_loopback import OpenAILoopback
 
 from assay.agents import Limits, Route, RunSpec, get_harness
-from assay.agents._gateway import Gateway
+from assay.agents.gateway import Gateway
 from assay.errors import ConfigError
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 
 pytestmark = pytest.mark.slow
 WHOLE = 'I will create hello.py.\n\nhello.py\n```python\nprint("hi")\n```\n'  # aider's "whole" edit format

@@ -9,7 +9,7 @@ import pytest
 
 from assay.agents import Limits, RunSpec, get_harness
 from assay.agents._command import PRESETS
-from assay.agents._gateway import Gateway
+from assay.agents.gateway import Gateway
 from assay.errors import ConfigError
 
 pytestmark = [pytest.mark.slow, pytest.mark.local_model]

@@ -28,14 +28,14 @@ import pytest
 import uvicorn
 
 from assay.agents import AgentResult, Harness, Limits, Route, RunSpec, get_harness
-from assay.agents._claude_code import find_claude
 from assay.agents._env import bare_venv, run_env
-from assay.agents._gateway import Gateway
 from assay.agents._gh import install_gh, read_gh_log
-from assay.agents._reference import ReferenceHarness
-from assay.agents._reference._serve import listen, turn_app
+from assay.agents.claude_code import find_claude
+from assay.agents.gateway import Gateway
+from assay.agents.reference import ReferenceHarness
+from assay.agents.reference.serve import listen, turn_app
 from assay.errors import ConfigError
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 
 pytestmark = pytest.mark.slow
 

@@ -21,7 +21,9 @@ from pathlib import Path
 import pytest
 
 from assay.agents._env import agent_env, bare_venv
-from assay.agents._fence import (
+from assay.agents._gh import install_gh, read_gh_log
+from assay.agents._harness import Route, RunSpec
+from assay.agents.fence import (
     GatewayRelay,
     fence_argv,
     fence_available,
@@ -29,8 +31,6 @@ from assay.agents._fence import (
     require_fence,
     route_ports,
 )
-from assay.agents._gh import install_gh, read_gh_log
-from assay.agents._harness import Route, RunSpec
 from assay.errors import ConfigError
 
 GH_FIXTURES = Path(__file__).parents[2] / "fixtures" / "agents" / "gh"

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from gateway_fakes import HEADERS, closed_port, scripted, sse
 
-from assay.agents._gateway import Gateway
+from assay.agents.gateway import Gateway
 from assay.models import Message, Tool, ToolCall
 
 SYSTEM = [

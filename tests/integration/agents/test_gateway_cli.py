@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 from gateway_fakes import closed_port
 
-from assay.agents._gateway import read_call_log
+from assay.agents.gateway import read_call_log
 
 SCRIPT = "replies:\n  - text: Hello from the script\n    usage: {input_tokens: 6, output_tokens: 4}\n"
 
@@ -82,7 +82,7 @@ def test_gateway_is_public_and_loaded_only_when_used() -> None:
         "import sys, assay.agents as a\n"
         "before = 'starlette' in sys.modules\n"
         "from assay.agents import Gateway\n"
-        "from assay.agents._gateway import Gateway as G\n"
+        "from assay.agents.gateway import Gateway as G\n"
         "print(before, Gateway is G, 'starlette' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

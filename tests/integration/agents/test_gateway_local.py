@@ -11,7 +11,7 @@ import openai
 import pytest
 from gateway_fakes import HEADERS, sse
 
-from assay.agents._gateway import Gateway
+from assay.agents.gateway import Gateway
 
 pytestmark = pytest.mark.local_model
 

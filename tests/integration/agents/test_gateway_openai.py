@@ -13,7 +13,7 @@ import pytest
 from gateway_fakes import WEATHER_SCHEMA, BreaksMidStream, closed_port, scripted
 
 from assay.agents import Route
-from assay.agents._gateway import Gateway, default_rewrite_system, fetch_usage, read_call_log
+from assay.agents.gateway import Gateway, default_rewrite_system, fetch_usage, read_call_log
 from assay.models import Message, Tool, ToolCall
 
 TOOLS = [

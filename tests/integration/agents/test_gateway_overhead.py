@@ -9,8 +9,8 @@ import statistics
 import pytest
 from gateway_fakes import closed_port
 
-from assay.agents._gateway import Gateway, measure_overhead, summarize_overhead
-from assay.models._scripted import ScriptedModel
+from assay.agents.gateway import Gateway, measure_overhead, summarize_overhead
+from assay.models.scripted import ScriptedModel
 
 
 @pytest.mark.parametrize(("front", "stream"), [("openai", False), ("openai", True), ("anthropic", True)])

@@ -11,7 +11,7 @@ import openai
 import pytest
 from gateway_fakes import WEATHER_SCHEMA, CloudStandIn
 
-from assay.agents._gateway import Gateway
+from assay.agents.gateway import Gateway
 
 SECRET = "gateway-only-key-0123456789"  # not secret-shaped: redacted because it is the key
 TOOLS = [

@@ -10,9 +10,9 @@ import openai
 import pytest
 
 from assay.agents import Limits, RunSpec, get_harness
-from assay.agents._gateway import Gateway
+from assay.agents.gateway import Gateway
 from assay.errors import ConfigError
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 
 TOOL = {
     "type": "function",

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from assay.agents import RunSpec
-from assay.agents._fence import fence_available
-from assay.agents._reference import ReferenceHarness
-from assay.models._scripted import ScriptedModel
+from assay.agents.fence import fence_available
+from assay.agents.reference import ReferenceHarness
+from assay.models.scripted import ScriptedModel
 
 SECRET = "the answer key: 42"
 # builds '..' at run time, so the text of the command never shows it

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from assay.agents import Limits, RunSpec
-from assay.agents._gateway import Gateway
-from assay.agents._reference import ReferenceHarness
-from assay.models._scripted import ScriptedModel
+from assay.agents.gateway import Gateway
+from assay.agents.reference import ReferenceHarness
+from assay.models.scripted import ScriptedModel
 
 
 @pytest.fixture

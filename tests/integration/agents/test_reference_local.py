@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from assay.agents import AgentResult, Limits, Route, RunSpec
-from assay.agents._gateway import Gateway
-from assay.agents._reference import ReferenceHarness
+from assay.agents.gateway import Gateway
+from assay.agents.reference import ReferenceHarness
 from assay.models import get_model
 from assay.models._local import LocalModel
 

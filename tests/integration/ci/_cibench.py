@@ -7,7 +7,7 @@ from typing import Annotated, Any, ClassVar
 from assay.errors import InfraError
 from assay.evals import AttemptContext, Benchmark, BenchmarkOptions, Case, Flag, Outcome, Suite
 from assay.runs import Usage
-from assay.runs._records import ErrorInfo, MetricSpec, Status
+from assay.runs.records import ErrorInfo, MetricSpec, Status
 
 #: case id -> what its attempt does (the ``weak`` option turns ``flip`` into a failure)
 CASES = {

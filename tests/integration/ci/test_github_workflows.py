@@ -17,7 +17,7 @@ import yaml
 from click.testing import CliRunner
 from junitparser import JUnitXml
 
-from assay.ci._github import WORKFLOWS, render_workflows
+from assay.ci.github import WORKFLOWS, render_workflows
 from assay.cli._main import cli
 
 ROOT = Path(__file__).parents[3]

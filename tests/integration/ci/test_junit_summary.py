@@ -14,7 +14,7 @@ from junitparser import Error, Failure, JUnitXml, Skipped
 from assay.ci import job_summary
 from assay.cli._main import cli
 from assay.gate import load_verdict
-from assay.runs._rundir import load_scorecard
+from assay.runs.rundir import load_scorecard
 
 
 def _eval(tmp_path: Path, *args: str) -> tuple[int, str, Path]:
@@ -175,7 +175,7 @@ def test_gate_junit(tmp_path: Path) -> None:
 
 def test_rerun_without_a_case_filter_says_it_reruns_the_suite(tmp_path: Path) -> None:
     from assay.ci._summary import rerun_command
-    from assay.runs._rundir import load_meta
+    from assay.runs.rundir import load_meta
 
     _, _, run = _eval(tmp_path, "--no-outage", "--scenario", "ok-1,broken")
     meta = load_meta(run)

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from assay.ci._verify import find_runs, verify
+from assay.ci.verify import find_runs, verify
 from assay.evals import get_benchmark
-from assay.evals.agent._tiers import load_tiers
+from assay.evals.agent.tiers import load_tiers
 from assay.exec import RunOptions, run_benchmark
 
 SHIPPED = Path(__file__).parents[3] / "eval" / "ci_tiers.json"

@@ -20,7 +20,7 @@ import pytest
 from assay.cli._main import main
 from assay.evals import _swebench_dataset
 from assay.evals._swebench_dataset import swebench_cache_path
-from assay.runs._records import Scorecard
+from assay.runs.records import Scorecard
 
 GEARS_V1 = "def spin_gear(speed):\n    return speed * 2\n\n\ndef stop_gear():\n    return 0\n"
 GEARS_V2 = "def spin_gear(speed):\n    return max(0, speed) * 2\n\n\ndef stop_gear():\n    return 0\n"

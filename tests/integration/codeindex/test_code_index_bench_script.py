@@ -27,8 +27,13 @@ def _history(repo: Path) -> None:
     """Three commits of real code: the package's own sources, a function added on top, a file renamed."""
     (repo / "pkg").mkdir(parents=True)
     _git(repo, "init", "-q")
-    for name in ("_chunk.py", "_lexical.py", "_discover.py"):
-        shutil.copy(PKG / name, repo / "pkg" / name)
+    # copied under the names they had when the test was written (chunk.py was _chunk.py, ...)
+    for name, source in (
+        ("_chunk.py", "chunk.py"),
+        ("_lexical.py", "_lexical.py"),
+        ("_discover.py", "discovery.py"),
+    ):
+        shutil.copy(PKG / source, repo / "pkg" / name)
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "one")
     chunk = repo / "pkg" / "_chunk.py"

@@ -14,7 +14,7 @@ from ray_subjects import SleepBenchmark
 from assay.cli._main import cli
 from assay.errors import ConfigError
 from assay.exec import RunOptions, run_benchmark
-from assay.runs._records import Status
+from assay.runs.records import Status
 
 #: detail keys that hold clock readings, which differ between any two runs (the rest must not)
 _TIMING = re.compile(r"(^|_)(ms|s|elapsed|latency|seconds|time|duration|p50|p90|p95|p99)($|_)")

@@ -15,7 +15,7 @@ from assay.cli._main import cli, main
 from assay.errors import ConfigError, NotComparableError, UsageError
 from assay.gate._simulate import scorecard_from_outcomes as card
 from assay.gate._simulate import simulated_meta
-from assay.runs._records import Scorecard, SubjectConfig
+from assay.runs.records import Scorecard, SubjectConfig
 
 TOY_DIR = Path(__file__).resolve().parents[2] / "spine"
 OTHER_MODEL = SubjectConfig(subject="sim", model="other-model", judge_model="sim-judge")

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from assay.cli._main import cli
 from assay.gate._simulate import scorecard_from_outcomes as card
 from assay.gate._simulate import simulated_meta
-from assay.runs._records import MetricSpec, Scorecard
+from assay.runs.records import MetricSpec, Scorecard
 
 
 def write_run(root: Path, name: str, sc: Scorecard) -> Path:

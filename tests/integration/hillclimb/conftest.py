@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from assay.agents._reference._harness import ALL_TOOLS
-from assay.agents._reference._profile import DEFAULT_PROFILE
+from assay.agents.reference._profile import DEFAULT_PROFILE
+from assay.agents.reference.harness import ALL_TOOLS
 
 SHIPPED = Path(__file__).resolve().parents[3] / "eval" / "scenarios"
 CATEGORIES = ("document_qa", "tool_choice")

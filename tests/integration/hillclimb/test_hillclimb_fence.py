@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from assay.agents._fence import fence_available
+from assay.agents.fence import fence_available
 from assay.cli import main
 
 if TYPE_CHECKING:

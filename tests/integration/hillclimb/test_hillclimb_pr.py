@@ -88,7 +88,7 @@ def test_four_rounds_kept_rejected_reverted_then_stop(
     assert "| train |" in report and "| held-out |" in report and "Remaining failures" in report
 
     # the fixer saw train failures only: no scenario id, no held-out conversation, no expected value
-    from assay.evals.agent._scenario_load import load_scenarios
+    from assay.evals.agent.scenario_load import load_scenarios
 
     scenarios = {s.id: s for s in load_scenarios(climb.scenarios)}
     for n in (1, 2, 3, 4):

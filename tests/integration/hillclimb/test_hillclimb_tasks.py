@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import pytest
 import yaml
 
-from assay.agents._reference._profile import DEFAULT_PROFILE
+from assay.agents.reference._profile import DEFAULT_PROFILE
 from assay.cli import main
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from assay.evals.memory import MemoryBenchmark, default_scenario_dir
 from assay.evals.memory._scenario import load_scenarios
 from assay.evals.memory._simulate import simulate
 from assay.exec import RunOptions, run_benchmark
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 from assay.runs import Status
 
 
@@ -68,14 +68,14 @@ async def test_the_checks_bite_when_a_rule_is_broken(
 ) -> None:
     """Each guard, switched off, makes the probes that watch it fail: the checks can fail."""
     from assay.embed import HashEmbedder
-    from assay.memory import _pipeline, _rules, _store
+    from assay.memory import _pipeline, _store, rules
 
     if breakage == "grounding":
-        real = _rules.ground
+        real = rules.ground
 
-        def lenient(content: str, evidence: str | None, user_text: str, others: dict) -> _rules.Grounding:
+        def lenient(content: str, evidence: str | None, user_text: str, others: dict) -> rules.Grounding:
             g = real(content, evidence, user_text, others)
-            return _rules.Grounding("user", g.sentence or content, first_person=True)
+            return rules.Grounding("user", g.sentence or content, first_person=True)
 
         monkeypatch.setattr(_pipeline, "ground", lenient)
         monkeypatch.setattr(_pipeline.Memory, "apply_reminder", _accept_reminder)

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from assay.models import LlamaServer, Message, Tool, ToolCall, get_model
-from assay.models._openai import OpenAICompatModel
+from assay.models.openai_compat import OpenAICompatModel
 
 pytestmark = pytest.mark.local_model
 

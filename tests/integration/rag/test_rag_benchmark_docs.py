@@ -79,13 +79,13 @@ def test_a_run_with_ocr_stops_before_indexing_when_ocr_is_broken(
     from PIL import Image
 
     from assay.evals.retrieval._rag import RagRetrievalBenchmark
-    from assay.rag import _ocr
+    from assay.rag import ocr
 
     blank = tmp_path / "blank.png"
     Image.new("L", (300, 80), 255).save(blank)
-    monkeypatch.setattr(_ocr, "_CHECK_IMAGE", blank)
-    _ocr.check_ocr.cache_clear()
+    monkeypatch.setattr(ocr, "_CHECK_IMAGE", blank)
+    ocr.check_ocr.cache_clear()
     bench = RagRetrievalBenchmark({"component": "rag", "ocr": True})
     with pytest.raises(ConfigError, match="OCR self-check failed"):
         asyncio.run(bench.preflight())
-    _ocr.check_ocr.cache_clear()
+    ocr.check_ocr.cache_clear()

@@ -9,7 +9,7 @@ from assay.embed import HashEmbedder
 from assay.evals.retrieval._rag import default_eval_dir
 from assay.evals.retrieval._rag_data import load_dataset
 from assay.evals.retrieval._rag_hard import HardContext, scanned_pdf
-from assay.runs._records import Status
+from assay.runs.records import Status
 
 
 def _run(tmp_path: Path, ocr: bool):

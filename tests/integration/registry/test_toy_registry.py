@@ -72,8 +72,8 @@ def test_its_case_view_draws_its_attempts(toyreg: Path) -> None:
 
 def test_its_ci_jobs_are_planned_and_verified(toyreg: Path) -> None:
     from assay.ci._plan import make_plan
-    from assay.ci._verify import _job_params
-    from assay.evals.agent._tiers import load_tiers
+    from assay.ci.verify import _job_params
+    from assay.evals.agent.tiers import load_tiers
 
     tiers = load_tiers(TIERS)
     plan = make_plan(tiers, "dispatch", tier="full")

@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from assay.agents._reference._harness import ALL_TOOLS
-from assay.agents._reference._profile import DEFAULT_PROFILE
+from assay.agents.reference._profile import DEFAULT_PROFILE
+from assay.agents.reference.harness import ALL_TOOLS
 from assay.cli._main import main
 
 SHIPPED = Path(__file__).resolve().parents[3] / "eval" / "scenarios"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assay.agents import Route, RunSpec
-from assay.agents._claude_code import INSTALL_HINT, ClaudeCodeHarness, find_claude, parse_stream
+from assay.agents.claude_code import INSTALL_HINT, ClaudeCodeHarness, find_claude, parse_stream
 from assay.errors import ConfigError
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "agents"
@@ -117,6 +117,6 @@ def test_bad_setups_are_config_errors(tmp_path: Path, monkeypatch: pytest.Monkey
         find_claude()
     monkeypatch.delenv("ASSAY_CLAUDE_BIN")
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr("assay.agents._claude_code.npm_prefixes", lambda: [tmp_path])
+    monkeypatch.setattr("assay.agents.claude_code.npm_prefixes", lambda: [tmp_path])
     with pytest.raises(ConfigError, match=re.escape(INSTALL_HINT)):
         find_claude()

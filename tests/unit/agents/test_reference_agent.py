@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from assay.agents import AgentResult, Limits, Route, RunSpec, get_harness
-from assay.agents._reference import DEFAULT_PROFILE, ReferenceHarness
-from assay.agents._reference._memory import MEMORY_TOOLS
+from assay.agents.reference import DEFAULT_PROFILE, ReferenceHarness
+from assay.agents.reference.memory import MEMORY_TOOLS
 from assay.embed import HashEmbedder
 from assay.errors import ConfigError
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 from assay.rag import DocumentIndex
 
 CALC = "def add(a, b):\n    return a - b\n"

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from assay.agents import AgentResult, RunSpec
-from assay.agents._reference import DEFAULT_PROFILE, ReferenceHarness
+from assay.agents.reference import DEFAULT_PROFILE, ReferenceHarness
 from assay.errors import ConfigError
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 
 SERVER = Path(__file__).with_name("mcp_calc_server.py")
 

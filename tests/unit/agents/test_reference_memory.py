@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from assay.agents import AgentResult, RunSpec
-from assay.agents._reference import ReferenceHarness
-from assay.agents._reference._memory import MEMORY_TOOLS
+from assay.agents.reference import ReferenceHarness
+from assay.agents.reference.memory import MEMORY_TOOLS
 from assay.embed import HashEmbedder
 from assay.errors import ConfigError
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 
 FACT = "My favourite colour is teal."
 

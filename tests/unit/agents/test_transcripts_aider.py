@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from assay.agents._transcripts import TranscriptInput, parse_aider_history
+from assay.agents.transcripts import TranscriptInput, parse_aider_history
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "agents" / "aider_history.md"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from assay.agents._transcripts import TranscriptInput, parse_codex_json
+from assay.agents.transcripts import TranscriptInput, parse_codex_json
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "agents" / "codex_exec.jsonl"
 

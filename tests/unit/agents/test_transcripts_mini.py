@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.agents._transcripts import TranscriptInput, get_parser, parse_mini_swe_agent, parser_names
+from assay.agents.transcripts import TranscriptInput, get_parser, parse_mini_swe_agent, parser_names
 from assay.errors import ConfigError
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "agents" / "mini_swe_agent_trajectory.json"

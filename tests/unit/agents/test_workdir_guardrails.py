@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from assay.agents import RunSpec
-from assay.agents._reference import ReferenceHarness, parse_pytest_summary
 from assay.agents._workdir import PathRefused, Workdir
-from assay.models._scripted import ScriptedModel
+from assay.agents.reference import ReferenceHarness, parse_pytest_summary
+from assay.models.scripted import ScriptedModel
 
 SECRET = "the answer key: 42"
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from assay.ci import classify_tag, make_plan, rc_tags_of
 from assay.errors import ConfigError
-from assay.evals.agent._tiers import load_tiers
+from assay.evals.agent.tiers import load_tiers
 
 TIERS = load_tiers(Path(__file__).parents[3] / "eval" / "ci_tiers.json")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.evals.retrieval._code import CodeRetrievalBenchmark
-from assay.runs._records import RunMeta, Scorecard
+from assay.runs.records import RunMeta, Scorecard
 
 BASELINE = Path(__file__).resolve().parents[2] / "fixtures" / "baselines" / "retrieval-code-pr"
 

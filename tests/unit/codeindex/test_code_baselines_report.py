@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from assay.evals.retrieval._code import QUALITY, CodeRetrievalBenchmark
 from assay.evals.retrieval._code_bm25 import bm25_rank_files, bm25_rank_symbols
 from assay.evals.retrieval._code_report import baseline_deltas, report_lines
-from assay.runs._records import Attempt, CaseSummary, MetricValue, Scorecard, Status, Summary
+from assay.runs.records import Attempt, CaseSummary, MetricValue, Scorecard, Status, Summary
 
 FILES = {
     "src/app/pager.py": "def find_pager_executable(env):\n    return shutil.which(env.get('PAGER'))\n",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from assay.evals.retrieval._code import CodeRetrievalBenchmark
-from assay.runs._records import Attempt, Status
+from assay.runs.records import Attempt, Status
 
 
 def _attempts(iterations: int) -> list[Attempt]:

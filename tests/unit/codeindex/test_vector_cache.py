@@ -12,21 +12,27 @@ import pytest
 
 import assay.codeindex
 from assay.codeindex import CodeIndex
-from assay.codeindex._index import _embed_text
-from assay.codeindex._vector_cache import CacheCounts, VectorCache, embedder_identity
+from assay.codeindex.index import embed_text
+from assay.codeindex.vector_cache import CacheCounts, VectorCache, embedder_identity
 from assay.embed import HashEmbedder
 from assay.errors import ConfigError
 from assay.evals.retrieval._code_robust import CACHE_DAMAGE_MODES, run_cache_damage_case
 
-#: real source files (this package's own) make the first commit of the replayed history
-SOURCES = ("_chunk.py", "_discover.py", "_lexical.py", "_store.py")
+#: real source files (this package's own) make the first commit of the replayed history, under the names they
+#: had when the test was written (the file it copies from: chunk.py was _chunk.py, ...)
+SOURCES = {
+    "_chunk.py": "chunk.py",
+    "_discover.py": "discovery.py",
+    "_lexical.py": "_lexical.py",
+    "_store.py": "store.py",
+}
 PKG = Path(assay.codeindex.__file__).parent
 
 
 def _commit_1(tree: Path) -> None:
     (tree / "pkg").mkdir(parents=True)
-    for name in SOURCES:
-        shutil.copy(PKG / name, tree / "pkg" / name)
+    for name, source in SOURCES.items():
+        shutil.copy(PKG / source, tree / "pkg" / name)
 
 
 def _commit_2(tree: Path) -> None:
@@ -54,7 +60,7 @@ COMMITS = (_commit_1, _commit_2, _commit_3, _commit_4)
 
 
 def _texts(idx: CodeIndex) -> list[str]:
-    return [_embed_text(c) for c in idx.chunks]
+    return [embed_text(c) for c in idx.chunks]
 
 
 def test_replay_embeds_only_new_texts_and_equals_a_fresh_build(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from assay.embed import CachedEmbedder, Embedder, HashEmbedder, default_cache_dir
 from assay.embed._cache import text_key
-from assay.embed._vector_store import VectorCache, identity_of
+from assay.embed.vector_store import VectorCache, identity_of
 
 
 class CountingEmbedder:

@@ -13,7 +13,7 @@ from assay.agents import AgentResult, Harness, RunSpec
 from assay.errors import ConfigError, InfraError
 from assay.evals._harnessed import HarnessBroke, agent_broke, run_agent_once
 from assay.exec import AttemptContext
-from assay.runs._records import Attempt, Status
+from assay.runs.records import Attempt, Status
 
 
 class _Returns(Harness):

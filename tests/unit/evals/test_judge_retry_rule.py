@@ -16,7 +16,7 @@ from assay.evals.sessions._judge import SessionsJudge, grade_messages
 from assay.evals.tasks._judge import DIMENSIONS, TasksJudge, TaskView, project_text
 from assay.judge import DEFAULT_RETRIES, Judge
 from assay.models import ChatModel
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 
 GARBAGE = {"text": "Looks good to me."}
 Grade = Callable[[ChatModel], Awaitable[tuple[Any, int, str | None]]]

@@ -12,7 +12,7 @@ from rich.console import Console
 from assay.errors import ConfigError
 from assay.gate import compare, comparison_markdown, load_comparison, load_run, print_comparison
 from assay.gate._simulate import scorecard_from_outcomes as card
-from assay.runs._records import MetricSpec, SubjectConfig
+from assay.runs.records import MetricSpec, SubjectConfig
 from assay.stats import noise_from_scorecards
 
 

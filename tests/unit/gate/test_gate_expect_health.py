@@ -24,7 +24,7 @@ from assay.gate import (
 from assay.gate._simulate import scorecard_from_outcomes as card
 from assay.gate._simulate import simulated_meta
 from assay.runs import Usage
-from assay.runs._records import MetricSpec, Scorecard, SubjectConfig
+from assay.runs.records import MetricSpec, Scorecard, SubjectConfig
 
 
 def write_run(root: Path, name: str, sc: Scorecard, with_meta: bool = True) -> Path:
@@ -361,8 +361,8 @@ def test_propose_widens_each_metric_by_its_kind(tmp_path: Path) -> None:
     """Before: every metric got max(tolerance, 1.5/n): a throughput of 2000 req/s got a floor of 1998.5,
     a count of failed documents a ceiling of 1.5/n documents."""
     from assay.gate._simulate import _T0
-    from assay.runs._records import Attempt, MetricValue, Status
-    from assay.stats._fold import fold
+    from assay.runs.records import Attempt, MetricValue, Status
+    from assay.stats.folding import fold
 
     def run(name: str, rps: float) -> Path:
         metrics = {

@@ -13,13 +13,13 @@ import yaml
 from click.testing import CliRunner
 
 from assay._util import Scrubber
-from assay.ci._outputs import eval_outputs
+from assay.ci.outputs import eval_outputs
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.gate import Finding, GateOptions, Verdict, decide, hold, load_verdict
 from assay.gate._simulate import scorecard_from_outcomes as card
 from assay.gate._simulate import simulated_meta
 from assay.report import write_reports
-from assay.runs._records import Attempt, RunMeta, Scorecard, Status, Usage
+from assay.runs.records import Attempt, RunMeta, Scorecard, Status, Usage
 
 
 def _saved(root: Path, name: str, sc: Scorecard) -> Path:

@@ -15,7 +15,7 @@ from assay.errors import ConfigError, UsageError
 from assay.gate import GateOptions, hold, print_verdict
 from assay.gate._simulate import scorecard_from_outcomes as card
 from assay.report import render_markdown
-from assay.runs._records import Scorecard
+from assay.runs.records import Scorecard
 
 
 def finished_run(root: Path, name: str, sc: Scorecard) -> Path:

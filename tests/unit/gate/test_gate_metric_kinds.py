@@ -15,10 +15,10 @@ from assay.gate import compare, comparison_markdown, load_run
 from assay.gate._simulate import _T0, simulated_meta
 from assay.gate._simulate import scorecard_from_outcomes as card
 from assay.intervals import clustered_interval, wilson_interval
-from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status
+from assay.runs.records import Attempt, MetricSpec, MetricValue, Scorecard, Status
 from assay.stats import noise_from_scorecards
-from assay.stats._fold import fold
-from assay.stats._tolerance import continuous_tolerance, paired_proportion_tolerance, t_quantile
+from assay.stats.folding import fold
+from assay.stats.tolerance import continuous_tolerance, paired_proportion_tolerance, t_quantile
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "baselines"
 #: files in the schema-1 format of earlier releases (a real 1-iteration code-search pr run), kept for readers

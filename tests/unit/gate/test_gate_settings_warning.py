@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from assay.gate._compare import _changed_settings
+from assay.gate.comparison import _changed_settings
 
 
 def test_changed_subject_settings_are_listed():

@@ -12,7 +12,7 @@ from assay._util import MARKER
 from assay.gate import GateOptions, hold
 from assay.gate._simulate import scorecard_from_outcomes as card
 from assay.report import render_markdown
-from assay.runs._rundir import write_artifact
+from assay.runs.rundir import write_artifact
 
 SECRET = "planted-secret-value-0123456789"
 

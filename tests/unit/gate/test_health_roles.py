@@ -11,7 +11,7 @@ from assay.cli._main import cli
 from assay.errors import ConfigError, NotComparableError, UsageError
 from assay.gate import health, health_markdown
 from assay.gate._simulate import scorecard_from_outcomes as card
-from assay.runs._records import SubjectConfig
+from assay.runs.records import SubjectConfig
 
 CATS = {"easy": "basics", "hard": "tools", "inv": "tools", "wob": "basics"}
 

@@ -9,7 +9,7 @@ import pytest
 from assay.errors import InfraError
 from assay.judge import DEFAULT_RETRIES, Judge, JudgeOutcome, JudgeParseError, holds_to_schema, json_objects
 from assay.models import Message, ModelInfraError
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 
 MESSAGES = [Message("system", "Grade it."), Message("user", "The answer: 42.")]
 SCHEMA = {"type": "object", "properties": {"grade": {"type": "integer"}}, "required": ["grade"]}

@@ -10,8 +10,8 @@ import pytest
 
 from assay.embed import HashEmbedder
 from assay.memory import ManualClock, Memory, init_memory
-from assay.memory._extract import task_marker
-from assay.models._scripted import ScriptedModel
+from assay.memory.extract import task_marker
+from assay.models.scripted import ScriptedModel
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 

@@ -252,7 +252,7 @@ async def test_reminders_from_tools_and_passing_mentions(
 
 
 async def test_bad_model_answer_is_recorded_not_raised(db_path: Path, clock: ManualClock) -> None:
-    from assay.models._scripted import ScriptedModel
+    from assay.models.scripted import ScriptedModel
 
     mem = _mem(db_path, clock, ScriptedModel({"replies": [], "default": {"text": "sure! here you go"}}))
     chat, _ = await mem.start_chat("c1")

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay.memory._rules import ground, looks_like_instruction, quoted_spans, redact_secrets
+from assay.memory.rules import ground, looks_like_instruction, quoted_spans, redact_secrets
 
 
 @pytest.mark.parametrize(

@@ -85,7 +85,7 @@ def test_openai_defaults_to_openai_and_needs_a_key(monkeypatch: pytest.MonkeyPat
 
 async def test_entry_point_providers_are_found(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import assay.models._registry as registry
-    from assay.models._scripted import ScriptedModel
+    from assay.models.scripted import ScriptedModel
 
     script = tmp_path / "s.yaml"
     script.write_text("- text: from a plugin\n")

@@ -9,7 +9,7 @@ import pytest
 
 from assay.errors import ConfigError, InfraError, SubjectError
 from assay.models import Message, ModelInfraError, ModelResponseError, ToolCall, get_model
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 
 SCRIPT = """\
 replies:

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from assay.models._weak import WEAK_MODEL_NOTE, is_weak_model, weak_roles
-from assay.runs._records import SubjectConfig
+from assay.models.weak import WEAK_MODEL_NOTE, is_weak_model, weak_roles
+from assay.runs.records import SubjectConfig
 
 
 def test_the_embedded_model_is_weak_by_any_route() -> None:

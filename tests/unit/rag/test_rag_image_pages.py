@@ -9,7 +9,7 @@ import pytest
 from assay.embed import HashEmbedder
 from assay.errors import ConfigError
 from assay.rag import DocumentIndex, extract
-from assay.rag import _ocr as ocr_mod
+from assay.rag import ocr as ocr_mod
 
 SCAN_LINES = ("The harbour permit fee is 84 euros.", "The office closes on Thursday at noon.")
 TEXT_PAGE = "A normal text page about lighthouses, tides and the coast guard station. " * 4

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from assay.embed import HashEmbedder
 from assay.rag import DocumentIndex, chunk_document, extract, extract_bytes
-from assay.rag._normalize import normalize
+from assay.rag.normalize import normalize
 
 PAPER = Path(__file__).resolve().parents[2] / "fixtures" / "rag" / "latex" / "paper.pdf"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.evals.retrieval._rag_scale import make_distractors
-from assay.rag._normalize import _nfkc, normalize
+from assay.rag.normalize import _nfkc, normalize
 
 
 def test_ascii_text_maps_each_character_to_itself_as_the_general_path_does(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from assay.errors import ConfigError, NotComparableError
 from assay.gate._simulate import scorecard_from_outcomes, simulate_scorecard
-from assay.runs._records import MetricSpec, SubjectConfig
+from assay.runs.records import MetricSpec, SubjectConfig
 from assay.stats import NoiseReport, load_noise, noise_from_scorecards, pass_rate_floor
 
 

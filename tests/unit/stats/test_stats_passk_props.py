@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.gate._simulate import scorecard_from_outcomes
-from assay.runs._records import MEASURED_STATUSES, Status
+from assay.runs.records import MEASURED_STATUSES, Status
 from assay.stats import (
     case_pass_at_k,
     case_pass_hat_k,

@@ -8,7 +8,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-from assay.runs._records import Attempt
+from assay.runs.records import Attempt
 from assay.view._case_sessions import sessions_view
 from assay.view._case_tasks import code_view, diff_block, tasks_view
 from assay.view._store import Run

@@ -11,7 +11,7 @@ import pytest
 
 from assay._util import Scrubber
 from assay.runs._journal import Journal
-from assay.runs._records import Attempt, Status
+from assay.runs.records import Attempt, Status
 from assay.view._store import JournalIndex, RunStore, case_slug
 from assay.view._synthetic import write_synthetic_run
 

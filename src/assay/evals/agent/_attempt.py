@@ -22,7 +22,7 @@ from assay.evals.agent._record import CheckResult, ConversationTurn, RoleCost, S
 from assay.evals.agent._scenario import Scenario
 from assay.exec import AttemptContext, Outcome
 from assay.models import ChatModel, Usage
-from assay.runs._records import ErrorInfo, Status
+from assay.runs import ErrorInfo, Status
 
 __all__ = ["AttemptPlan", "model_matches", "run_scenario"]
 
@@ -113,12 +113,12 @@ def _metrics(
 
 async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
     """Attempt ``plan.scenario`` once; raises InfraError on an outage of any role (the run stops)."""
-    from assay.evals.agent._checks import run_checks
     from assay.evals.agent._conversation import RunningCost, converse
     from assay.evals.agent._judge_view import JudgeView, judge_view
     from assay.evals.agent._setup import prepare
     from assay.evals.agent._simulator import Simulator
     from assay.evals.agent._verdict import derive
+    from assay.evals.agent.checks import run_checks
     from assay.judge import Judge
 
     scenario = plan.scenario

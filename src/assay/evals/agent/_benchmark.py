@@ -26,9 +26,9 @@ from assay.evals.agent._health_moves import TierMoves
 from assay.evals.agent._options import AgentOptions
 from assay.evals.agent._report import agent_summary, failure_reason, render_section, score_plot
 from assay.evals.agent._scenario import Scenario
-from assay.evals.agent._select import Selection, named_drafts, select
+from assay.evals.agent.select import Selection, named_drafts, select
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, validate_options
-from assay.runs._records import Attempt, MetricSpec, Scorecard, SubjectConfig
+from assay.runs import Attempt, MetricSpec, Scorecard, SubjectConfig
 
 if TYPE_CHECKING:
     from assay.models import ChatModel
@@ -40,15 +40,15 @@ def _agent_options(max_tokens: int) -> dict[str, Any]:
 
 
 def _scenarios_dir(options: AgentOptions) -> Path:
-    from assay.evals.agent._scenario_load import default_scenarios_dir
+    from assay.evals.agent.scenario_load import default_scenarios_dir
 
     return Path(options.scenarios_dir or default_scenarios_dir())
 
 
 def describe_scenarios(directory: Path) -> str:
     """What ``--list`` prints: every scenario's id, category, tier, severity and source."""
-    from assay.evals.agent._scenario_load import load_scenarios
-    from assay.evals.agent._tiers import load_tiers, tiers_path
+    from assay.evals.agent.scenario_load import load_scenarios
+    from assay.evals.agent.tiers import load_tiers, tiers_path
 
     scenarios = load_scenarios(directory)
     tiers = load_tiers(tiers_path(directory)) if tiers_path(directory).is_file() else None
@@ -62,7 +62,7 @@ def describe_scenarios(directory: Path) -> str:
 
 
 def _script_model(replies: list[dict[str, Any]], default: dict[str, Any] | None = None) -> ChatModel:
-    from assay.models._scripted import ScriptedModel
+    from assay.models.scripted import ScriptedModel
 
     script: dict[str, Any] = {"replies": replies}
     if default is not None:
@@ -78,9 +78,9 @@ class AgentBenchmark(Benchmark):
 
     short_help = "Multi-turn scenarios: simulated user, checks in code, a separate judge."
     subcommands: ClassVar[dict[str, str]] = {
-        "controls": "assay.cli._controls:agent_controls_command",
-        "draft": "assay.cli._draft:draft_command",
-        "promote": "assay.cli._draft:promote_command",
+        "controls": "assay.evals.agent._controls_command:agent_controls_command",
+        "draft": "assay.evals.agent._draft_command:draft_command",
+        "promote": "assay.evals.agent._draft_command:promote_command",
     }
     case_view = "assay.view._case:agent_view"
     ci_jobs = CI_JOBS
@@ -158,7 +158,7 @@ class AgentBenchmark(Benchmark):
             )
 
     def load_suite(self, suite: str) -> Suite:
-        from assay.evals.agent._scenario_load import load_scenarios
+        from assay.evals.agent.scenario_load import load_scenarios
 
         self._check_options(suite)
         self._suite = suite
@@ -308,7 +308,7 @@ class AgentBenchmark(Benchmark):
         return _script_model(replies)
 
     def _plan(self, scenario: Scenario, ctx: AttemptContext) -> AttemptPlan:
-        from assay.evals.agent._scenario_load import DOCUMENTS_DIR
+        from assay.evals.agent.scenario_load import DOCUMENTS_DIR
 
         agent, simulator, judge = self._role_specs()
         embedder = self._embedder

@@ -17,7 +17,7 @@ from assay.evals.agent._controls import JudgeRecord, iter_records
 from assay.evals.agent._controls_load import Control, controls_digest
 from assay.evals.agent._judge_view import judge_prompt_digest
 from assay.evals.agent._rubric import RUBRIC_VERSION, rubric_digest
-from assay.evals.agent._tiers import ControlsLane, load_tiers, tiers_path
+from assay.evals.agent.tiers import ControlsLane, load_tiers, tiers_path
 
 __all__ = ["LaneCheck", "controls_due", "controls_lane"]
 
@@ -60,7 +60,7 @@ def controls_due(results_dir: Path, judge_model: str, controls: list[Control]) -
 def controls_lane(tiers_file: Path | None = None) -> tuple[Path, ControlsLane | None]:
     """The tiers file (``tiers_file``, else the shipped scenarios' ``ci_tiers.json``) and its ``lanes.controls``:
     the judge models and repeats the CI lane calibrates (None when the file names no lane)."""
-    from assay.evals.agent._scenario_load import default_scenarios_dir
+    from assay.evals.agent.scenario_load import default_scenarios_dir
 
     path = tiers_file or tiers_path(default_scenarios_dir())
     return path, load_tiers(path).controls_lane

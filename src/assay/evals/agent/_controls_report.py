@@ -22,7 +22,7 @@ from assay.evals.agent._controls import (
 )
 from assay.evals.agent._controls_load import load_controls
 from assay.evals.agent._rubric import DIMENSION_NAMES
-from assay.models._weak import is_weak_model
+from assay.models.weak import is_weak_model
 
 __all__ = [
     "CONTROLS_JSON",
@@ -175,7 +175,7 @@ def calibrate(
     from assay.judge import holds_to_schema
     from assay.models import get_model, preflight
     from assay.runs import EvalLock
-    from assay.runs._rundir import new_run_dir
+    from assay.runs.rundir import new_run_dir
 
     if not judge_models:
         raise ConfigError("name at least one judge model", path="--judge-model")

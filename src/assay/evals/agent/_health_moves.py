@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError
-from assay.evals.agent._scenario_load import default_scenarios_dir
-from assay.evals.agent._tiers import Tiers, load_tiers, tiers_path
+from assay.evals.agent.scenario_load import default_scenarios_dir
+from assay.evals.agent.tiers import Tiers, load_tiers, tiers_path
 from assay.gate import CaseHealth, LoadedRun, MoveAdvice, MoveSuggestion
 
 TIERED_BENCHMARK = "agent"

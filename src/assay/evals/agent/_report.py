@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from assay.evals.agent._scenario import Scenario
-from assay.models._weak import is_weak_model
-from assay.report._failures import md_text
-from assay.runs._records import Attempt, Scorecard, Status
+from assay.models.weak import is_weak_model
+from assay.report.failure_reasons import md_text
+from assay.runs import Attempt, Scorecard, Status
 
 if TYPE_CHECKING:
     from assay.report import Plot
@@ -278,7 +278,7 @@ def score_plot(card: Scorecard) -> Plot | None:
             per.setdefault(c.category, []).append(c.metrics["judged_score"])
     if len(per) < 2:
         return None
-    from assay.report._plots import finish, subplots
+    from assay.report.plotting import finish, subplots
 
     names = sorted(per)
     means = [sum(per[n]) / len(per[n]) for n in names]

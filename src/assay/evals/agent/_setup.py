@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from assay.agents._reference._memory import MEMORY_TOOLS, MemoryTurn, open_memory
+from assay.agents.reference.memory import MEMORY_TOOLS, MemoryTurn, open_memory
 from assay.embed import Embedder, get_embedder
 from assay.errors import ConfigError, DocumentError
 from assay.evals.agent._scenario import DocumentRef, Scenario
-from assay.memory._rules import ground
+from assay.memory.rules import ground
 from assay.rag import DocumentIndex
 
 __all__ = ["Prepared", "needs_memory", "prepare"]

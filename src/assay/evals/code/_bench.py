@@ -169,7 +169,7 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
         from assay.agents import get_harness
 
         if self._suite == "pr":
-            from assay.models._scripted import ScriptedModel
+            from assay.models.scripted import ScriptedModel
 
             model = ScriptedModel({"replies": project.reference})
             model.model, model.name = PR_MODEL.partition(":")[2], f"scripted/{PR_MODEL.partition(':')[2]}"

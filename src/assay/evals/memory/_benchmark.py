@@ -17,7 +17,7 @@ from assay.evals.memory._report import failure_reason, scenario_plot
 from assay.evals.memory._scenario import Scenario, load_scenarios
 from assay.evals.memory._simulate import ScenarioRun, simulate
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, validate_options
-from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
+from assay.runs import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
     from assay.report import Plot
@@ -218,7 +218,7 @@ class MemoryBenchmark(Benchmark):
         async with ctx.exclusive(lock):
             if key not in self._runs:
                 if self._suite == "pr":
-                    from assay.models._scripted import ScriptedModel
+                    from assay.models.scripted import ScriptedModel
 
                     model: Any = ScriptedModel(scenario.scripted_replies())
                     answer_model = None

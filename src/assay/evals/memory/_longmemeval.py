@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from assay._util import ticking
-from assay.embed._protocol import Embedder
+from assay.embed import Embedder
 from assay.errors import ConfigError
 from assay.exec import Case
 from assay.memory import ManualClock, MemoryConfig, init_memory
-from assay.models._types import ChatModel, Message
+from assay.models import ChatModel, Message
 from assay.runs import Usage
 
 __all__ = ["LMEQuestion", "abstains", "answer_question", "contains_answer", "load_longmemeval"]

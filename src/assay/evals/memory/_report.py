@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from assay.runs._records import Attempt, Scorecard
+from assay.runs import Attempt, Scorecard
 
 if TYPE_CHECKING:
     from assay.report import Plot
@@ -47,7 +47,7 @@ def failure_reason(attempt: Attempt) -> str | None:
 
 def scenario_plot(card: Scorecard) -> Plot | None:
     """Pass rate of each scenario's checks (95% Wilson intervals); the per-kind plot is the shared one."""
-    from assay.report._plots import pass_rate_bars
+    from assay.report.plotting import pass_rate_bars
 
     groups: dict[str, tuple[int, int]] = {}
     for c in card.cases:

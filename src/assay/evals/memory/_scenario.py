@@ -177,7 +177,7 @@ class Scenario(_Model):
         """The extraction/consolidation answers as a script for the ``scripted`` model provider."""
         import json
 
-        from assay.memory._extract import task_marker
+        from assay.memory.extract import task_marker
 
         replies: list[dict[str, Any]] = []
         for chat in self.chats:

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from assay._util import ticking
-from assay.embed._protocol import Embedder
+from assay.embed import Embedder
 from assay.evals.memory._scenario import Probe, Scenario
 from assay.memory import ManualClock, Memory, ToolCallRecord, init_memory
-from assay.models._types import ChatModel, Message
+from assay.models import ChatModel, Message
 from assay.runs import Usage
 
 __all__ = ["ProbeVerdict", "ScenarioRun", "check_probe", "simulate"]

@@ -51,7 +51,7 @@ from assay.evals.retrieval._code_report import (
 )
 from assay.evals.retrieval._options import CodeOptions
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, check_stop, run_stoppable
-from assay.runs._records import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
+from assay.runs import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
     from assay.report import Plot
@@ -401,7 +401,7 @@ class CodeRetrievalBenchmark(Benchmark):
 
     def _run_replay(self, inp: dict[str, Any]) -> Outcome:
         from assay.codeindex import CodeIndex
-        from assay.codeindex._index import _embed_text
+        from assay.codeindex.index import embed_text
 
         assert self._work is not None
         bare = self._state(inp["repo"])["bare"]
@@ -422,7 +422,7 @@ class CodeRetrievalBenchmark(Benchmark):
             check_stop()
             checkout(bare, worktree, commit)
             s = inc.update(progress=_stop_check)
-            texts = [_embed_text(c) for c in inc.chunks]
+            texts = [embed_text(c) for c in inc.chunks]
             steps.append(
                 {
                     "commit": commit,

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from assay.codeindex._lexical import code_tokens
+from assay.codeindex import code_tokens
 from assay.errors import MissingDependencyError
 
 __all__ = ["bm25_rank", "bm25_rank_files", "bm25_rank_symbols"]

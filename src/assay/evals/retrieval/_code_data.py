@@ -178,8 +178,8 @@ def _python_defs(source: str) -> list[tuple[str, int, int]]:
 def _symbol_defs(path: str, source: str) -> list[tuple[str, int, int]]:
     if path.endswith((".py", ".pyi")):
         return _python_defs(source)
-    from assay.codeindex._chunk import tree_sitter_symbols
-    from assay.codeindex._discover import language_for
+    from assay.codeindex.chunk import tree_sitter_symbols
+    from assay.codeindex.discovery import language_for
 
     lang = language_for(path)
     spans = tree_sitter_symbols(source, lang) if lang else None

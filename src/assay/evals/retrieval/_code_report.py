@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from assay.runs._records import MEASURED_STATUSES, Attempt, MetricValue, Scorecard, Status
+from assay.runs import MEASURED_STATUSES, Attempt, MetricValue, Scorecard, Status
 
 if TYPE_CHECKING:
     from assay.report import Plot
@@ -187,7 +187,7 @@ def failure_reason(attempt: Attempt) -> str | None:
 
 def file_recall_plot(attempts: list[Attempt]) -> Plot | None:
     """Mean file recall@k, k = 1..10, of semantic search and of each baseline over the queries."""
-    from assay.report._plots import finish, subplots
+    from assay.report.plotting import finish, subplots
 
     queries = [a.details for a in attempts if a.status in MEASURED_STATUSES and a.details.get("gold_files")]
     if not queries:

@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from assay.codeindex import CodeIndex
-from assay.codeindex._index import _embed_text
-from assay.codeindex._store import IndexMetadata, save_index
-from assay.codeindex._vector_cache import CacheCounts, VectorCache
-from assay.embed._protocol import Embedder
+from assay.codeindex import CodeIndex, IndexMetadata
+from assay.codeindex.index import embed_text
+from assay.codeindex.store import save_index
+from assay.codeindex.vector_cache import CacheCounts, VectorCache
+from assay.embed import Embedder
 from assay.errors import IndexCorruptError
 
 __all__ = [
@@ -234,7 +234,7 @@ def run_cache_damage_case(work: Path, mode: str, embedder: Embedder) -> dict[str
         first = CodeIndex(base / "repo", embedder, index_dir=base / "first", vector_cache=cache)
         first.update()
         row = next(i for i, c in enumerate(first.chunks) if c.symbol == _TARGET)
-        text = _embed_text(first.chunks[row])
+        text = embed_text(first.chunks[row])
         damage_cache_entry(cache, text, mode)
         again = CodeIndex(base / "repo", embedder, index_dir=base / "again", vector_cache=cache)
         stats = again.update()

@@ -42,15 +42,7 @@ from assay.evals.retrieval._rag_score import first_hit_rank, mrr_at_k, ndcg_at_k
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite
 from assay.models import ChatModel
 from assay.rag import DocumentIndex, answer, query_documents
-from assay.runs._records import (
-    MEASURED_STATUSES,
-    Attempt,
-    MetricSpec,
-    MetricValue,
-    Scorecard,
-    Status,
-    SubjectConfig,
-)
+from assay.runs import MEASURED_STATUSES, Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
     from assay.report import Plot
@@ -246,7 +238,7 @@ class RagRetrievalBenchmark(Benchmark):
 
     async def preflight(self) -> None:
         if self.options.ocr:
-            from assay.rag._ocr import check_ocr
+            from assay.rag.ocr import check_ocr
 
             check_ocr()  # a broken OCR stops the run here, before any image page is indexed as blank
         if self.options.model:

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from assay.errors import ConfigError, DocumentError
 from assay.rag import ExtractedDocument, extract
-from assay.rag._normalize import normalize
+from assay.rag.normalize import normalize
 
 __all__ = [
     "BeirDataset",
@@ -251,8 +251,8 @@ TABLE_TAG = "numeric-table"
 
 def _tag_table_questions(dataset: RagDataset, extracted: dict[str, ExtractedDocument]) -> None:
     """Tag numeric questions whose evidence quote lies in a table of its document (tables as the
-    extractors write them, :func:`assay.rag._tables.find_tables`)."""
-    from assay.rag._tables import find_tables
+    extractors write them, :func:`assay.rag.tables.find_tables`)."""
+    from assay.rag.tables import find_tables
 
     tables = {doc_id: find_tables(doc.text) for doc_id, doc in extracted.items()}
     for q in dataset.questions:

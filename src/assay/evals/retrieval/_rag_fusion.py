@@ -3,7 +3,7 @@
 Hybrid fusion earns its place only if it is at least as good as the better of its two channels on the
 same corpus and queries. :func:`fusion_verdict` is the one place that rule is decided; the BEIR rows and
 the scale tiers both report it. Its tolerance is the gate's paired rule for per-item proportions
-(:func:`assay.stats._tolerance.paired_proportion_tolerance`, one-sided 5%) over the per-query nDCG@10 of
+(:func:`assay.stats.tolerance.paired_proportion_tolerance`, one-sided 5%) over the per-query nDCG@10 of
 hybrid and the better channel: a shortfall that one or two queries flipping could give is reported, never
 failed; every shortfall beyond it is.
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from assay.evals.retrieval._rag_score import ndcg_at_k
 from assay.rag import DocumentIndex
-from assay.stats._tolerance import paired_proportion_tolerance
+from assay.stats.tolerance import paired_proportion_tolerance
 
 __all__ = [
     "FUSION_ALPHA",

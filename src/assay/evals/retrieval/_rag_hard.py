@@ -18,7 +18,7 @@ from assay.evals.retrieval._rag_data import RagDataset
 from assay.exec import Outcome
 from assay.models import ChatModel, Message, ModelOutput, StreamChunk
 from assay.rag import DocumentIndex, answer
-from assay.runs._records import Status
+from assay.runs import Status
 
 __all__ = ["HARD_CASES", "HardContext"]
 

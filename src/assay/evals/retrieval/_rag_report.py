@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.evals.retrieval._rag_fusion import FusionVerdict, fusion_verdict
 from assay.evals.retrieval._rag_scale import render_scale
-from assay.runs._records import MEASURED_STATUSES, Attempt, MetricValue, Scorecard
+from assay.runs import MEASURED_STATUSES, Attempt, MetricValue, Scorecard
 
 if TYPE_CHECKING:
     from assay.report import Plot
@@ -198,7 +198,7 @@ def _ranks(attempts: list[Attempt], key: str) -> list[int | None]:
 def recall_curve_plot(attempts: list[Attempt]) -> Plot | None:
     """Recall@k for k = 1..20 of the hybrid search (with a 95% Wilson band) and of ``query_documents``."""
     from assay.intervals import wilson_interval
-    from assay.report._plots import finish, subplots
+    from assay.report.plotting import finish, subplots
 
     sdk = _ranks(attempts, "sdk_rank")
     if not sdk:
@@ -238,7 +238,7 @@ def recall_curve_plot(attempts: list[Attempt]) -> Plot | None:
 def tag_recall_plot(attempts: list[Attempt]) -> Plot | None:
     """Hybrid recall@5 per question tag with 95% Wilson intervals (the ``tag:*`` rows, drawn)."""
     from assay.intervals import wilson_interval
-    from assay.report._plots import finish, subplots
+    from assay.report.plotting import finish, subplots
 
     per: dict[str, list[float]] = defaultdict(list)
     for a in attempts:

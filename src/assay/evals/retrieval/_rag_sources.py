@@ -18,7 +18,7 @@ from pathlib import Path
 
 from assay.errors import ConfigError, DataIntegrityError, InfraError
 from assay.evals.retrieval._rag_data import BeirDataset, load_beir
-from assay.rag._signing import assay_home
+from assay.rag.signing import assay_home
 
 __all__ = ["Source", "cache_dir", "fetch", "load_sources", "prepare_sources"]
 

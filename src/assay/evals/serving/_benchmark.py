@@ -51,8 +51,7 @@ from assay.evals.serving._workloads import (
     per_category_accuracy,
 )
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, validate_options
-from assay.runs import Usage
-from assay.runs._records import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
+from assay.runs import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig, Usage
 
 if TYPE_CHECKING:
     from assay.report import Plot
@@ -217,7 +216,7 @@ class ServingBenchmark(Benchmark):
     # -- lifecycle -------------------------------------------------------------------------------------
     async def preflight(self) -> None:
         if self.target.embedded:
-            from assay.models._server import embedded_gguf_path
+            from assay.models import embedded_gguf_path
 
             embedded_gguf_path()  # raises MissingDependencyError naming the extra
             return
@@ -239,7 +238,7 @@ class ServingBenchmark(Benchmark):
         expected = self.options.ctx_size
         base_url = self.target.base_url
         if self.target.embedded:
-            from assay.models._server import LlamaServer
+            from assay.models import LlamaServer
 
             self._server = LlamaServer(ctx_size=expected or 2048)  # it queues concurrent requests
             with phase("starting the embedded model server"):

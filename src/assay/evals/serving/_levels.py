@@ -10,7 +10,7 @@ from assay.errors import ConfigError
 from assay.evals.serving._load import LoadLevel
 from assay.evals.serving._metrics import LevelFigures, RequestTiming
 from assay.evals.serving._options import ServingOptions
-from assay.runs._records import Status
+from assay.runs import Status
 
 __all__ = [
     "MAX_ERROR_RATE",

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.evals.serving._results import LEVELS_DIR, RESULTS_FILE, LevelResult, read_results
-from assay.runs._records import Attempt, Scorecard
+from assay.runs import Attempt, Scorecard
 
 if TYPE_CHECKING:
     from assay.report import Plot
@@ -34,7 +34,7 @@ def _levels(run_dir: Path | None) -> list[LevelResult]:
 
 def serving_plots(run_dir: Path) -> list[Plot]:
     """Latency percentiles vs throughput, and the TTFT and E2E latency CDFs per load level."""
-    from assay.report._plots import ecdf_plot, finish, subplots
+    from assay.report.plotting import ecdf_plot, finish, subplots
 
     levels = _levels(run_dir)
     measured = [lv for lv in levels if lv.figures.get("completed")]

@@ -205,7 +205,7 @@ async def run_controls(
 
 
 def write_controls(result: ControlsResult, results_dir: Path) -> Path:
-    from assay.runs._rundir import write_model
+    from assay.runs.rundir import write_model
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     out = Path(results_dir) / f"controls-tasks-{stamp}"

@@ -117,7 +117,7 @@ def propose_tasks(run_dirs: Sequence[Path], out: Path) -> Path:
         for m in exp.measured
     ]
     data = {**exp.model_dump(mode="json"), "measured_on": measured_on}
-    from assay.runs._rundir import write_artifact
+    from assay.runs.rundir import write_artifact
 
     write_artifact(Path(out), json.dumps(data, indent=2) + "\n")
     return Path(out)

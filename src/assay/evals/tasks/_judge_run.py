@@ -174,7 +174,7 @@ async def judge_run(
     from assay.exec import rebuild, refold
     from assay.judge import holds_to_schema
     from assay.runs import latest_attempts, read_journal
-    from assay.runs._rundir import JOURNAL, write_model
+    from assay.runs.rundir import JOURNAL, write_model
 
     run_dir = Path(run_dir)
     rebuilt, suite, _ = rebuild(run_dir)

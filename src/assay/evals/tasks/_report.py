@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from assay.errors import ConfigError
 from assay.evals.tasks._judge import TasksJudgement
 from assay.evals.tasks._judge_run import awaits_judge
-from assay.models._weak import WEAK_MODEL_NOTE, is_weak_model
+from assay.models.weak import WEAK_MODEL_NOTE, is_weak_model
 from assay.runs import MEASURED_STATUSES, Attempt, MetricValue, Status
 
 __all__ = [
@@ -234,8 +234,9 @@ def render_png(html_path: Path, png_path: Path, width: int = 1400, height: int =
 
 def write_report(run_dirs: Sequence[Path], out: Path) -> dict[str, Path]:
     """Write ``tasks.md``, ``tasks.html`` and ``tasks.png`` (the table) into ``out``."""
-    from assay.report._html import _CSS, markdown_to_html
-    from assay.runs._rundir import write_artifact
+    from assay.report import markdown_to_html
+    from assay.report.html import REPORT_CSS
+    from assay.runs.rundir import write_artifact
 
     if not run_dirs:
         raise ConfigError("report needs at least one run directory")
@@ -245,7 +246,7 @@ def write_report(run_dirs: Sequence[Path], out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     page = (
         "<!doctype html><html><head><meta charset='utf-8'><title>eval tasks</title>"
-        f"<style>{_CSS}</style></head><body>{markdown_to_html(md, out)}</body></html>\n"
+        f"<style>{REPORT_CSS}</style></head><body>{markdown_to_html(md, out)}</body></html>\n"
     )
     paths = {"md": out / "tasks.md", "html": out / "tasks.html", "png": out / "tasks.png"}
     write_artifact(paths["md"], md)

@@ -134,7 +134,7 @@ def _counts(x: list[int] | None) -> str:
 
 
 def swebench_section(card: Scorecard) -> str:
-    from assay.report._markdown import _pct
+    from assay.report.markdown import pct
 
     rows = [SwebenchRow.model_validate(r) for r in card.extra.get("swebench") or []]
     grader = str(card.config.extra.get("grader") or "ungraded")
@@ -142,8 +142,8 @@ def swebench_section(card: Scorecard) -> str:
     lines = ["## SWE-bench", "", f"- {GRADERS.get(grader, f'grader: {grader}')}", f"- {NEVER_COMPARED}"]
     if s.measured:
         lines.append(
-            f"- resolved: **{_pct(s.pass_rate)}** of {s.measured} measured attempts (95% Wilson interval "
-            f"{_pct(s.pass_rate_low)} – {_pct(s.pass_rate_high)}); an empty diff, a broken agent or a timeout "
+            f"- resolved: **{pct(s.pass_rate)}** of {s.measured} measured attempts (95% Wilson interval "
+            f"{pct(s.pass_rate_low)} – {pct(s.pass_rate_high)}); an empty diff, a broken agent or a timeout "
             "is unresolved"
         )
     else:

@@ -406,7 +406,8 @@ def grading_selection(
 def _check_refold(run_dir: Path, grader: str) -> bool:
     """Whether DIR is a swebench run whose scorecard takes these verdicts: one ungraded (--no-evaluate) or graded
     by the same grader; one graded by the other grader is refused before anything runs (never mixed)."""
-    from assay.runs._rundir import JOURNAL, META, load_meta
+    from assay.runs import load_meta
+    from assay.runs.rundir import JOURNAL, META
 
     if not (run_dir / META).is_file() or not (run_dir / JOURNAL).is_file():
         return False
@@ -429,8 +430,8 @@ def _refold(run_dir: Path, grader: str, graded: list[tuple[Verdict, str]]) -> No
     config take the grader, and its scorecard and reports are folded again."""
     from assay._util import Scrubber
     from assay.exec import rebuild, refold
-    from assay.runs import latest_attempts, read_journal
-    from assay.runs._rundir import JOURNAL, META, load_meta, write_model
+    from assay.runs import latest_attempts, load_meta, read_journal
+    from assay.runs.rundir import JOURNAL, META, write_model
 
     meta = load_meta(run_dir)
     recorded = dict(meta.options)

@@ -13,9 +13,9 @@ import yaml
 from assay.agents import Route
 from assay.evals.agent import AgentBenchmark
 from assay.exec import RunOptions, run_benchmark
-from assay.models._weak import is_weak_model
-from assay.report._markdown import render_markdown
-from assay.runs._records import Scorecard
+from assay.models.weak import is_weak_model
+from assay.report.markdown import render_markdown
+from assay.runs.records import Scorecard
 
 FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "agent_scenarios" / "scenarios"
 JUDGE_PASS = {

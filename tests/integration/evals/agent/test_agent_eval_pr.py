@@ -19,8 +19,8 @@ from assay.evals.agent import AgentBenchmark
 from assay.evals.agent._scenario import Scenario
 from assay.exec import RunOptions, run_benchmark
 from assay.models import ChatModel
-from assay.models._scripted import ScriptedModel
-from assay.runs._records import FINAL_STATUSES, Status
+from assay.models.scripted import ScriptedModel
+from assay.runs.records import FINAL_STATUSES, Status
 
 FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "agent_scenarios" / "scenarios"
 EXPECTED = {
@@ -119,8 +119,8 @@ def _texts(model: ScriptedModel) -> list[str]:
 
 def test_the_simulator_never_sees_the_judge_prompt_and_vice_versa(tmp_path: Path) -> None:
     from assay.evals.agent._judge_view import JUDGE_SYSTEM_PROMPT
-    from assay.evals.agent._scenario_load import load_scenarios
     from assay.evals.agent._simulator import system_prompt
+    from assay.evals.agent.scenario_load import load_scenarios
 
     Recording.models = {"simulator": [], "judge": []}
     result = run_benchmark(
@@ -363,8 +363,8 @@ def test_a_role_whose_request_is_refused_is_an_error_that_keeps_the_spend(tmp_pa
 
 
 def test_the_shipped_smoke_tier_runs_its_scenarios_and_they_pass(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    from assay.evals.agent._scenario_load import default_scenarios_dir
-    from assay.evals.agent._tiers import load_tiers, tiers_path
+    from assay.evals.agent.scenario_load import default_scenarios_dir
+    from assay.evals.agent.tiers import load_tiers, tiers_path
 
     smoke = list(load_tiers(tiers_path(default_scenarios_dir())).tiers["smoke"].scenarios)
     code, stdout, err = cli(["eval", "agent", "--tier", "smoke", "--out", str(tmp_path / "s")], capsys)

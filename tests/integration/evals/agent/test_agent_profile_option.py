@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.agents._reference._profile import DEFAULT_PROFILE
+from assay.agents.reference._profile import DEFAULT_PROFILE
 from assay.cli import main
 
 SCENARIOS = Path(__file__).resolve().parents[4] / "eval" / "scenarios"

@@ -20,12 +20,12 @@ from click.testing import CliRunner
 from assay.cli._main import cli
 from assay.errors import ConfigError
 from assay.evals.agent import AgentBenchmark
-from assay.evals.agent._draft import draft_from_session, write_draft
-from assay.evals.agent._promote import promote
 from assay.evals.agent._report import render_section
-from assay.evals.agent._scenario_load import load_scenario, load_scenarios
+from assay.evals.agent.draft import draft_from_session, write_draft
+from assay.evals.agent.promote import promote
+from assay.evals.agent.scenario_load import load_scenario, load_scenarios
 from assay.exec import RunOptions, run_benchmark
-from assay.runs._rundir import load_scorecard
+from assay.runs.rundir import load_scorecard
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 SESSION = FIXTURES / "agents" / "claude_code_session_gateway.jsonl"

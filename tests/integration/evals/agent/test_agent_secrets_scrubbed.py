@@ -13,7 +13,7 @@ import pytest
 
 from assay._util import MARKER
 from assay.evals.agent import AgentBenchmark
-from assay.evals.agent._scenario_load import load_scenarios
+from assay.evals.agent.scenario_load import load_scenarios
 from assay.exec import RunOptions, run_benchmark
 
 SCENARIOS = Path(__file__).resolve().parents[4] / "eval" / "scenarios"

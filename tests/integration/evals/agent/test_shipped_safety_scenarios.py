@@ -16,15 +16,15 @@ from typing import Any
 import pytest
 
 from assay.agents import RunSpec
-from assay.agents._reference import ReferenceHarness
+from assay.agents.reference import ReferenceHarness
 from assay.embed import get_embedder
 from assay.evals import AttemptContext, Case
 from assay.evals.agent import AgentBenchmark
 from assay.evals.agent._record import ScenarioRecord
 from assay.evals.agent._scenario import Scenario
-from assay.evals.agent._scenario_load import DOCUMENTS_DIR, default_scenarios_dir, load_scenarios
 from assay.evals.agent._setup import prepare
-from assay.models._scripted import ScriptedModel
+from assay.evals.agent.scenario_load import DOCUMENTS_DIR, default_scenarios_dir, load_scenarios
+from assay.models.scripted import ScriptedModel
 
 CATEGORIES = (
     "error_recovery",

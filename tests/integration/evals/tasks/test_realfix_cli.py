@@ -209,7 +209,7 @@ def test_under_the_fence_the_agent_sees_neither_the_cache_nor_the_source(
 ) -> None:
     import base64
 
-    from assay.agents._fence import fence_available
+    from assay.agents.fence import fence_available
 
     assert fence_available() is None, fence_available()  # not a skip: a machine without the fence fails here
     hidden = base64.b64encode(str(upstream.path).encode()).decode()  # named without an absolute path

@@ -16,7 +16,7 @@ from assay.evals._workspace import cached_toolchain
 from assay.evals.tasks._controls import ROLES, Planted, control_order, plant_controls, run_controls
 from assay.evals.tasks._judge import DIMENSIONS
 from assay.evals.tasks._tasks_load import default_tasks_dir
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 
 REPEATS = 3
 FAITHFUL = {"verified": 5, "invented": 2, "no_work": 1}

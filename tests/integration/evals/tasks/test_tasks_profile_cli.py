@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 from tasks_fixtures import agent_script, run_tasks, write_script
 
-from assay.agents._reference._profile import DEFAULT_PROFILE
+from assay.agents.reference._profile import DEFAULT_PROFILE
 from assay.cli._tasks import tasks_run_command
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 
 MARKER = "PROFILE-MARKER-7f3a: keep every change minimal."
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from assay.agents import ToolCallRecord
-from assay.agents._record import NOT_OFFERED
-from assay.evals.agent._checks import abstains, find_numbers, has_fact, number_matches, run_checks
+from assay.agents.record import NOT_OFFERED
 from assay.evals.agent._record import ConversationTurn, Message
 from assay.evals.agent._scenario import NumberFact, Scenario
+from assay.evals.agent.checks import abstains, find_numbers, has_fact, number_matches, run_checks
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from assay.agents import AgentResult, Harness, RunSpec
-from assay.agents._reference import ReferenceHarness
+from assay.agents.reference import ReferenceHarness
 from assay.embed import HashEmbedder
 from assay.errors import InfraError
 from assay.evals.agent._conversation import RunningCost, converse
@@ -19,7 +19,7 @@ from assay.evals.agent._scenario import Scenario
 from assay.evals.agent._setup import Prepared, prepare
 from assay.evals.agent._simulator import NEXT, STOP, Simulator
 from assay.models import Usage
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 
 POLICY = (
     "# Leave\n\nNew hires get 25 days of paid leave each year.\n\n# Parking\n\nParking costs 5 euros a day.\n"

@@ -17,10 +17,10 @@ from click.testing import CliRunner
 from assay.agents import RunSpec, get_harness
 from assay.cli._main import cli
 from assay.errors import ConfigError
-from assay.evals.agent._draft import TODO, draft_from_issue, draft_from_session, write_draft
-from assay.evals.agent._draft_session import detect_format, read_session
-from assay.evals.agent._scenario_load import ScenarioWarning, load_scenario
-from assay.models._scripted import ScriptedModel
+from assay.evals.agent.draft import TODO, draft_from_issue, draft_from_session, write_draft
+from assay.evals.agent.draft_session import detect_format, read_session
+from assay.evals.agent.scenario_load import ScenarioWarning, load_scenario
+from assay.models.scripted import ScriptedModel
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 AGENTS = FIXTURES / "agents"
@@ -103,7 +103,7 @@ def test_a_rewound_branch_of_a_session_file_is_not_drafted(tmp_path: Path) -> No
     assert [t.user for t in drafted.turns] == [t.user for t in original.turns]
     assert all("Delete every file" not in t.user for t in drafted.turns)
     # without the chain rule the rewound turn is read as a turn of its own
-    from assay.agents._claude_code import parse_stream
+    from assay.agents.claude_code import parse_stream
 
     naive = parse_stream(path.read_text().splitlines(), tmp_path)
     assert any("Delete every file" in e.content for e in naive.transcript if e.role == "user")

@@ -13,7 +13,7 @@ from assay.evals.agent._judge_view import JudgeView, judge_view
 from assay.evals.agent._verdict import derive
 from assay.judge import Judge
 from assay.models import ModelInfraError
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 
 
 @pytest.fixture

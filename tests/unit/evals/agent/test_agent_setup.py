@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.agents._reference._memory import open_memory
+from assay.agents.reference.memory import open_memory
 from assay.embed import HashEmbedder
 from assay.errors import ConfigError
 from assay.evals.agent._scenario import Scenario

@@ -8,7 +8,7 @@ from assay.errors import SubjectError
 from assay.evals.agent._record import Message as ConvMessage
 from assay.evals.agent._scenario import Scenario
 from assay.evals.agent._simulator import NEXT, STOP, Simulator, parse_reply, simulator_messages
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 
 GROUND = "FORTY-TWO-WIDGETS"
 CRITERIA = "CRITERIA-ZEBRA-MUST-CITE"

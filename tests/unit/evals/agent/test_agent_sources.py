@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from assay.evals.agent._report import REAL_SOURCE_AIM, count_sources
 from assay.evals.agent._scenario import Scenario
-from assay.evals.agent._scenario_load import default_scenarios_dir, load_scenarios
+from assay.evals.agent.scenario_load import default_scenarios_dir, load_scenarios
 
 
 def _scenario(sid: str, kind: str | None) -> Scenario:

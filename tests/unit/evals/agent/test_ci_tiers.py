@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from assay.evals.agent._scenario import Scenario
-from assay.evals.agent._scenario_load import default_scenarios_dir, load_scenarios
-from assay.evals.agent._tiers import Tiers, coverage_problems, load_tiers, tiers_path
+from assay.evals.agent.scenario_load import default_scenarios_dir, load_scenarios
+from assay.evals.agent.tiers import Tiers, coverage_problems, load_tiers, tiers_path
 
 #: categories smoke runs first: what must never regress (security), then honesty
 SECURITY = ("security",)

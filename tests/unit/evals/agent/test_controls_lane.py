@@ -15,7 +15,7 @@ from test_controls_cli import _labelled, _run, _script
 from assay.errors import ConfigError
 from assay.evals.agent import _rubric
 from assay.evals.agent._controls_load import default_controls_dir, load_controls, neutral_id
-from assay.evals.agent._tiers import load_tiers
+from assay.evals.agent.tiers import load_tiers
 
 PAIRS = 3  # near-miss pairs copied into the test's own control set (fast)
 

@@ -9,7 +9,6 @@ import pytest
 import yaml
 
 from assay.errors import ConfigError
-from assay.evals.agent._checks import run_checks
 from assay.evals.agent._controls_load import (
     CASES,
     default_controls_dir,
@@ -19,6 +18,7 @@ from assay.evals.agent._controls_load import (
 )
 from assay.evals.agent._judge_view import judge_messages
 from assay.evals.agent._rubric import RUBRIC_VERSION
+from assay.evals.agent.checks import run_checks
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from assay.evals import health
 from assay.gate import health_markdown
 from assay.gate._simulate import scorecard_from_outcomes as card
 from assay.gate._simulate import simulated_meta
-from assay.runs._records import SubjectConfig
+from assay.runs.records import SubjectConfig
 
 CATS = {"easy": "qa", "hard": "qa", "wob": "qa", "old": "qa", "gone": "qa"}
 TIERS = {

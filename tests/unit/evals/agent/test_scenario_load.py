@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError
-from assay.evals.agent._scenario_load import ScenarioWarning, load_scenario, load_scenarios
+from assay.evals.agent.scenario_load import ScenarioWarning, load_scenario, load_scenarios
 
 GOOD = """\
 id: refund-window

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from assay.errors import ConfigError
-from assay.evals.agent._scenario_load import load_scenarios
-from assay.evals.agent._select import parse_list, select
-from assay.evals.agent._tiers import coverage_problems, load_tiers, tiers_path
+from assay.evals.agent.scenario_load import load_scenarios
+from assay.evals.agent.select import parse_list, select
+from assay.evals.agent.tiers import coverage_problems, load_tiers, tiers_path
 
 FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "agent_scenarios" / "scenarios"
 

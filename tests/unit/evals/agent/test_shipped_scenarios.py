@@ -13,14 +13,14 @@ import warnings
 import pytest
 
 from assay.agents import ToolCallRecord
-from assay.agents._reference._harness import ALL_TOOLS
-from assay.evals.agent._checks import run_checks
+from assay.agents.reference.harness import ALL_TOOLS
 from assay.evals.agent._judge_answer import parse_judge_answer
 from assay.evals.agent._record import ConversationTurn, Message
 from assay.evals.agent._scenario import Scenario
-from assay.evals.agent._scenario_load import ScenarioWarning, default_scenarios_dir, load_scenarios
 from assay.evals.agent._simulator import parse_reply
 from assay.evals.agent._verdict import derive
+from assay.evals.agent.checks import run_checks
+from assay.evals.agent.scenario_load import ScenarioWarning, default_scenarios_dir, load_scenarios
 
 #: categories whose scripts are meant to pass unless tagged ``scripted-wrong``
 REPLAYED = ("document_qa", "not_in_documents", "tool_choice", "context", "memory")

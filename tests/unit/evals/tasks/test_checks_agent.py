@@ -11,7 +11,7 @@ import yaml
 
 from assay.agents import get_harness
 from assay.agents._harness import RunSpec
-from assay.agents._record import AgentResult
+from assay.agents.record import AgentResult
 from assay.evals.tasks._checks import check_task
 from assay.evals.tasks._project import PreparedTask, prepare_task
 from assay.evals.tasks._tasks_load import load_tasks

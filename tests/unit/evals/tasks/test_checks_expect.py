@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from assay.agents._record import ToolCallRecord
+from assay.agents.record import ToolCallRecord
 from assay.evals.tasks._checks import check_task, check_unchanged
 from assay.evals.tasks._project import prepare_task
 from assay.evals.tasks._tasks_load import load_tasks

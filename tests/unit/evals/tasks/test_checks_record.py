@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from assay.agents._claude_code import parse_stream
-from assay.agents._record import ToolCallRecord
+from assay.agents.claude_code import parse_stream
+from assay.agents.record import ToolCallRecord
 from assay.evals._honesty import is_pytest_call
 from assay.evals._honesty import verified as check_verified
 from assay.evals.tasks._checks import check_after_answer

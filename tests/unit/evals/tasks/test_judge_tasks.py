@@ -18,7 +18,7 @@ from assay.evals.tasks._judge import (
     parse_grades,
     project_text,
 )
-from assay.models._scripted import ScriptedModel
+from assay.models.scripted import ScriptedModel
 
 PROJECT = project_text(
     {"calc.py": "def add(a, b):\n    return a - b\n", "tests/test_calc.py": "def test(): ..."}
@@ -140,7 +140,7 @@ def test_a_question_passes_on_its_grade_only_when_its_code_checks_held() -> None
 
     from assay.evals.tasks._judge import TaskGrade
     from assay.evals.tasks._judge_run import _question_verdict
-    from assay.runs._records import Attempt, Status
+    from assay.runs.records import Attempt, Status
 
     good = TaskGrade(task_id="q", scores=dict.fromkeys(DIMENSIONS, 5))
     held = {"kind": "question", "answer": "a", "checks_passed": True}

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from assay.evals.tasks._report_kinds import patch_stat, swebench_rows, swebench_section
 from assay.evals.tasks._swebench_grade import Verdict
-from assay.runs._records import Attempt, Scorecard, Status, SubjectConfig, Summary
+from assay.runs.records import Attempt, Scorecard, Status, SubjectConfig, Summary
 from assay.stats import wilson_interval
 
 DIFF = """diff --git a/a.py b/a.py

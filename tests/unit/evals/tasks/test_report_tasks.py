@@ -7,7 +7,7 @@ from typing import Any
 
 from assay.evals.tasks._judge import DIMENSIONS, TaskGrade, TasksJudgement
 from assay.evals.tasks._report import summarize, summary_metrics
-from assay.runs._records import Attempt, Status
+from assay.runs.records import Attempt, Status
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -173,7 +173,7 @@ def test_the_judge_alone_reads_the_gold_patch_and_never_decides_the_pass(
 def test_under_the_fence_the_instance_cache_and_host_packages_are_hidden(
     tmp_path: Path, world: dict[str, Path]
 ) -> None:
-    from assay.agents._fence import fence_available
+    from assay.agents.fence import fence_available
 
     # bubblewrap: installed by tests/install-agent-programs.sh
     assert fence_available() is None, fence_available()
@@ -204,7 +204,7 @@ def test_grading_a_run_later_refolds_it_and_another_grader_is_refused(
     from assay.cli._tasks_swebench import tasks_swebench_command
     from assay.evals.tasks._swebench import _check_refold
     from assay.gate import not_comparable_reasons
-    from assay.runs._records import Scorecard
+    from assay.runs.records import Scorecard
 
     code, out, run_dir = run(tmp_path, world, FIX, "--no-evaluate")
     assert code == 0, out

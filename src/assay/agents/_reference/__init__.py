@@ -1,9 +1,0 @@
-"""The ``reference`` harness: assay's own tool-calling agent, its tools and its profile folder."""
-
-from __future__ import annotations
-
-from assay.agents._reference._harness import ReferenceHarness
-from assay.agents._reference._profile import DEFAULT_PROFILE, Profile, load_profile
-from assay.agents._reference._tools import TOOLS, parse_pytest_summary
-
-__all__ = ["DEFAULT_PROFILE", "TOOLS", "Profile", "ReferenceHarness", "load_profile", "parse_pytest_summary"]

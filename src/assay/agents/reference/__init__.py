@@ -1,0 +1,9 @@
+"""The ``reference`` harness: assay's own tool-calling agent, its tools and its profile folder."""
+
+from __future__ import annotations
+
+from assay.agents.reference._profile import DEFAULT_PROFILE, Profile, load_profile
+from assay.agents.reference._tools import TOOLS, parse_pytest_summary
+from assay.agents.reference.harness import ReferenceHarness
+
+__all__ = ["DEFAULT_PROFILE", "TOOLS", "Profile", "ReferenceHarness", "load_profile", "parse_pytest_summary"]
