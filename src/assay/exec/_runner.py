@@ -414,18 +414,6 @@ def finish(
     return Finished(scorecard, verdict, final)
 
 
-def finish_run(
-    run_dir: Path,
-    bench: Benchmark,
-    suite: Suite,
-    meta: RunMeta,
-    scrubber: Scrubber,
-    elapsed_s: float | None = None,
-) -> Scorecard:
-    """Refold a run held to nothing (a re-judged or re-graded run): :func:`finish`'s scorecard."""
-    return finish(run_dir, bench, suite, meta, scrubber, elapsed_s).scorecard
-
-
 def refold(run_dir: Path, benchmark: Benchmark | None = None, *, suite: Suite | None = None) -> Scorecard:
     """Fold a finished run's journal into its scorecard and reports again, after ``benchmark.regrade`` re-grades
     its recorded attempts (the attempts it returns in place of the recorded ones are appended to the journal).
@@ -447,7 +435,8 @@ def refold(run_dir: Path, benchmark: Benchmark | None = None, *, suite: Suite | 
         with Journal(run_dir / JOURNAL, scrubber) as journal:
             for attempt in replaced:
                 journal.append(attempt)
-    return finish_run(run_dir, benchmark, suite, meta, scrubber)
+    # held to nothing: a re-graded run's earlier comparison no longer describes it
+    return finish(run_dir, benchmark, suite, meta, scrubber).scorecard
 
 
 def run_benchmark(

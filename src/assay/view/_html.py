@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from urllib.parse import quote
 
+from assay.report.markdown import pct as pct  # the one percent format, shared with the report
 from assay.runs import MetricValue
 
 #: status -> css class
@@ -28,10 +29,6 @@ def num(x: float | None, digits: int = 4) -> str:
     if x is None:
         return "—"
     return f"{x:.{digits}g}" if abs(x) >= 1e-3 or x == 0 else f"{x:.2e}"
-
-
-def pct(x: float | None) -> str:
-    return "—" if x is None else f"{100 * x:.1f}%"
 
 
 def duration(seconds: float | None) -> str:
