@@ -82,6 +82,7 @@ def test_a_broken_chain_is_counted_apart_from_a_rewound_branch(tmp_path: Path) -
     }
     records.insert(records.index(last), edited)
     chain, skipped = final_chain(records)
+    assert chain[0] is by_text[PROMPTS[1]]  # the chain starts where it breaks
     assert skipped["off the final chain (lost: the chain breaks at a parent that is not in the file)"] == 4
     assert skipped["requests lost to a broken chain"] == 2  # "Rewrite client.py ..." and PROMPTS[0]
     assert skipped["off the final chain (a rewound or edited branch)"] == 1
