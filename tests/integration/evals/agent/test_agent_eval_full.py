@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import pytest
 import yaml
 
-from assay.agents import Route
+from assay.agents import AgentResult, Harness, Route, RunSpec
 from assay.evals.agent import AgentBenchmark
 from assay.exec import RunOptions, run_benchmark
 from assay.models.weak import is_weak_model
@@ -239,6 +239,61 @@ def test_a_harness_or_agent_that_breaks_is_an_error_and_an_outage_is_infra(
     assert row["status"] == "ERROR" and row["broken_by"] == what, row
     assert row["details"]["reason"].startswith(f"the {what} broke")
     assert result.exit_code == 0
+
+
+class _FirstThenBreaks(Harness):
+    """Answers turn 1 (``first``), then on turn 2 the agent crashes (``agent``) or the harness raises."""
+
+    first = ""
+    breaks: str = "agent"
+
+    def __init__(self) -> None:
+        self.runs = 0
+
+    async def run(self, prompt: str, spec: RunSpec) -> AgentResult:
+        self.runs += 1
+        if self.runs == 1:
+            return AgentResult(harness="first-then-breaks", answer=self.first)
+        if self.breaks == "harness":
+            raise RuntimeError("a bug in the harness itself")
+        return AgentResult(harness="first-then-breaks", error="the agent process died (signal 11)")
+
+
+@pytest.mark.parametrize("breaks", ["agent", "harness"])
+@pytest.mark.parametrize("first", ["Unused days expire on 30 June.", "Unused days expire on 31 March."])
+def test_a_failed_code_check_is_fail_even_when_the_agent_breaks_after_it(
+    tmp_path: Path, breaks: str, first: str
+) -> None:
+    """A wrong answer on a finished turn decides FAIL though the agent broke later (the break recorded beside
+    it); a right one leaves the broken scenario ERROR (the turn it never finished decides nothing)."""
+    from assay.agents import register_harness
+
+    harness = type("H", (_FirstThenBreaks,), {"first": first, "breaks": breaks})
+    register_harness("first-then-breaks", lambda **_: harness())
+    models = _scripts(tmp_path)
+    sim = tmp_path / "sim.yaml"
+    sim.write_text(yaml.safe_dump({"replies": [{"text": "<<NEXT>>"}, {"text": "How many sick days?"}]}))
+    options = {
+        "scenarios_dir": str(FIXTURE),
+        "scenario": "leave-follow-up",
+        "model": models["agent"],
+        "simulator_model": f"scripted/{sim}",
+        "judge_model": models["judge"],
+        "harness": "first-then-breaks",
+    }
+    result = run_benchmark(
+        AgentBenchmark, options, RunOptions(suite="full", out=tmp_path / "r", command_line=["t"])
+    )
+    (row,) = _journal(result.run_dir)
+    assert row["broken_by"] == breaks, row
+    if "30 June" in first:
+        assert row["status"] == "FAIL" and row["error"] is None, row
+        assert row["details"]["reason"].startswith(
+            "code check fact (turn 1): '31 March' is not in the answer"
+        )
+        assert row["details"]["role_problem"]["role"] == breaks
+    else:
+        assert row["status"] == "ERROR" and "role_problem" not in row["details"], row
 
 
 async def answer_only_agent(prompt: str, workdir: Path, route: Route) -> str:
