@@ -180,7 +180,7 @@ def code_view(run: Run, att: Attempt) -> str:
     )
     claims = d.get("claims") or {}
     if claims:
-        rows = [[e(k), e(claims.get(k))] for k in ("refused", "success", "tests_pass")]
+        rows = [[e(k), e(claims.get(k))] for k in ("reading", "refused", "denied", "success", "tests_pass")]
         out.append(
             '<section class="claims"><h3>Claims read from the answer</h3>'
             + table(["claim", "read"], rows, "claims")

@@ -88,7 +88,8 @@ def test_full_gives_each_role_its_model_and_the_agent_goes_through_the_gateway(t
     config = result.scorecard.config
     assert (config.model, config.judge_model, config.embedder) == (models["agent"], models["judge"], "local")
     assert config.extra["simulator_model"] == models["simulator"]
-    assert all(not m.gated for m in result.scorecard.summary.metrics.values())  # full is reported, not gated
+    gated = {n for n, m in result.scorecard.summary.metrics.items() if m.gated}
+    assert gated == {"judged_score", "code_checks_passed"}  # full gates what it measures, as pr does
 
     # --agent-model: the model read back from the gateway is the one asked for
     again = run_benchmark(
@@ -336,3 +337,44 @@ def test_an_answer_only_record_leaves_the_tool_checks_not_measured(
     assert row["status"] == status, d["reason"]
     report = (result.run_dir / "report.md").read_text()
     assert "tool checks not measured" in report and "vacation-days: kind:documents" in report
+
+
+def _copies_of_vacation_days(tmp: Path, n: int) -> Path:
+    """A scenarios folder holding ``n`` copies of vacation-days (distinct ids): enough items for the gate's
+    paired rule to tell a regression of a proportion from noise."""
+    import shutil
+
+    folder = tmp / "copies"
+    shutil.copytree(FIXTURE / "_documents", folder / "_documents")
+    (folder / "document_qa").mkdir()
+    text = (FIXTURE / "document_qa" / "vacation-days.yaml").read_text()
+    for i in range(n):
+        (folder / "document_qa" / f"vacation-days-{i}.yaml").write_text(
+            text.replace("id: vacation-days", f"id: vacation-days-{i}")
+        )
+    return folder
+
+
+@pytest.mark.slow
+def test_full_gates_what_it_measures_a_wrong_number_regresses_against_its_baseline(tmp_path: Path) -> None:
+    from assay.gate import compare
+
+    models = _scripts(tmp_path)
+    options = {
+        "scenarios_dir": str(_copies_of_vacation_days(tmp_path, 8)),
+        "simulator_model": models["simulator"],
+        "judge_model": models["judge"],
+    }
+    agent = tmp_path / "agent-under-test.yaml"  # one model name across the runs, so they compare
+
+    def run(name: str, answer: str) -> Path:
+        agent.write_text(yaml.safe_dump({"default": {"text": answer}}))
+        opts = RunOptions(suite="full", out=tmp_path / name, command_line=["t"])
+        return run_benchmark(AgentBenchmark, {**options, "model": f"scripted/{agent}"}, opts).run_dir
+
+    base = run("base", "Every employee gets 25 vacation days per year.")
+    honest = compare(base, run("again", "You get 25 vacation days each year."))
+    assert honest.exit_code == 0 and honest.regressions == [], honest.verdict
+    wrong = compare(base, run("wrong", "Every employee gets 20 vacation days per year."))
+    assert wrong.exit_code == 2 and "metric:code_checks_passed" in wrong.regressions, wrong.regressions
+    assert {m.name for m in wrong.metrics if m.gated} == {"judged_score", "code_checks_passed"}
