@@ -314,9 +314,12 @@ def _calibration_lines(cal: dict[str, Any]) -> list[str]:
     if status in (None, "scripted"):
         return []
     if status == "passed":
+        kappa, n = cal.get("kappa"), cal.get("judge_decided")
+        over = f", kappa {kappa:.2f}" if kappa is not None else ""
+        over += f" over the {n} controls it decides" if n else ""
         return [
             "",
-            f"Judge `{judge}` passed its controls on rubric {rubric} (agreement {cal['agreement']:.2f}).",
+            f"Judge `{judge}` passed its controls on rubric {rubric} (agreement {cal['agreement']:.2f}{over}).",
         ]
     why = (
         f"it failed its controls on rubric {rubric} ({'; '.join(cal.get('below') or [])})"
