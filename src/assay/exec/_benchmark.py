@@ -66,7 +66,7 @@ class Outcome:
     usage: Usage | None = None
     error: ErrorInfo | None = None
     skip_reason: str | None = None
-    #: an ERROR run: what broke, the harness or the agent (``evals._harnessed.broken``)
+    #: an ERROR run (or a FAIL a code check decided first): what broke, the harness or the agent
     broken_by: Literal["harness", "agent"] | None = None
 
     @classmethod

@@ -64,8 +64,8 @@ class Attempt(BaseModel):
     skip_reason: str | None = None
     usage: Usage | None = None
     details: dict[str, Any] = Field(default_factory=dict)
-    #: an ERROR attempt of an agent benchmark: whether the harness (its run raised) or the agent (it crashed,
-    #: its output was unreadable) broke; None otherwise and in journals written before it (a field added, none
+    #: an ERROR attempt of an agent benchmark (or a FAIL a code check decided before it broke): whether the
+    #: harness (its run raised) or the agent (it crashed, its output was unreadable) broke; None otherwise and in journals written before it (a field added, none
     #: changed meaning: the schema version stays)
     broken_by: Literal["harness", "agent"] | None = None
 

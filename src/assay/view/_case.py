@@ -51,8 +51,8 @@ def agent_view(run: Run, att: Attempt) -> str:
             out.append(f'<p class="fail">cut off: {e(turn.get("cut_off"))} {e(turn.get("agent_error"))}</p>')
         out.append("</div>")
     out.append(f"<p>ended by: {e(d.get('ended_by'))}</p></section>")
-    checks = d.get("checks") or []
-    if checks:
+    checks, unmeasured = d.get("checks") or [], d.get("not_measured") or []
+    if checks or unmeasured:
         rows = [
             [
                 e(c.get("name")),
@@ -62,6 +62,7 @@ def agent_view(run: Run, att: Attempt) -> str:
             ]
             for c in checks
         ]
+        rows += [[e(n.get("name")), "— not measured", "", e(n.get("detail"))] for n in unmeasured]
         out.append(
             '<section class="checks"><h3>Code checks</h3>'
             + table(["check", "result", "turn", "detail"], rows)

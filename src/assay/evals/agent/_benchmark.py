@@ -181,8 +181,6 @@ class AgentBenchmark(Benchmark):
         version = suite_version(
             suite, list(cases.values()), extra={"scenarios": {s.id: s.digest for s in scenarios}}
         )
-        if suite == "full":
-            self.metric_specs = tuple(m.model_copy(update={"gated": False}) for m in type(self).metric_specs)
         return Suite(name=suite, version=version, cases=[cases[s.id] for s in chosen])
 
     def _role_specs(self) -> tuple[str, str, str]:
@@ -419,7 +417,10 @@ class AgentBenchmark(Benchmark):
         return {
             **out,
             "status": "passed" if record.passed else "failed",
+            # over the controls the judge decides (those a failed code check decides are apart)
             "agreement": record.agreement,
+            "kappa": record.kappa_vs_labels,
+            "judge_decided": record.judge_decided_pass + record.judge_decided_fail,
             "self_consistency": record.self_consistency,
             "below": list(record.below),
         }

@@ -223,8 +223,7 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
                 reason=verdict.reason,
                 tests_after=run.summary,
                 failed_after=run.failed(),
-                claims={"refused": verdict.claims.refused, "success": verdict.claims.success,
-                        "tests_pass": verdict.claims.tests_pass, "quote": verdict.claims.quote},
+                claims=verdict.claims.as_dict(),
                 verified=verdict.verified,
                 changed_invariants=verdict.changed_invariants,
             )  # fmt: skip

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.agents import RunSpec
-from assay.errors import ConfigError
+from assay.errors import ConfigError, InfraError
 from assay.evals._harnessed import run_agent_once
 from assay.evals._suite_id import suite_version
 from assay.evals._workspace import DIFF_KEEP
@@ -87,7 +87,7 @@ def choose(given: Chosen | Mapping[str, Any]) -> list[SwebenchInstance]:
 def require_cached(instances: list[SwebenchInstance], mirrors: str | None, cache: Path) -> None:
     """Under ``--offline`` every base commit fetched from GitHub must already be in its bare cache (a
     ``--repo-source`` mirror is local): else a one-line error naming the cache, before anything runs."""
-    from assay.evals.tasks._isolate import _has_commit, cache_repo
+    from assay.evals._isolate import cache_repo, has_commit
     from assay.evals.tasks._swebench_grade import repo_source
 
     for inst in instances:
@@ -95,7 +95,7 @@ def require_cached(instances: list[SwebenchInstance], mirrors: str | None, cache
         if "://" not in source:
             continue
         bare = cache_repo(source, cache)
-        if not _has_commit(bare, inst.base_commit):
+        if not has_commit(bare, inst.base_commit):
             raise ConfigError(
                 f"--offline: {inst.repo} {inst.base_commit[:12]} ({inst.instance_id}) is not in the repository "
                 f"cache {bare}; run once without --offline, or give --repo-source DIR"
@@ -178,9 +178,9 @@ class SwebenchSuite(TasksSuiteKind):
 
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
         from assay.evals._harnessed import HarnessBroke, agent_broke
+        from assay.evals._isolate import checkout_problem, isolated_checkout
         from assay.evals._workspace import AgentVenv, agent_patch, bare_venv
         from assay.evals.tasks._compliance import web_use
-        from assay.evals.tasks._isolate import isolated_checkout
         from assay.evals.tasks._swebench_data import prediction_line
         from assay.evals.tasks._swebench_grade import repo_source
 
@@ -196,9 +196,13 @@ class SwebenchSuite(TasksSuiteKind):
         ctx.partial_details = details
         key = f"swebench-{place.name}"
         try:
-            repo = await asyncio.to_thread(
-                isolated_checkout, source, inst.base_commit, place / "repo", root / "repo-cache"
-            )
+            try:
+                repo = await asyncio.to_thread(
+                    isolated_checkout, source, inst.base_commit, place / "repo", root / "repo-cache"
+                )
+            except (ConfigError, InfraError) as exc:  # this instance is not run; the others go on
+                details["reason"] = checkout_problem(exc)
+                return Outcome(status=Status.NOT_RUN, details=details, skip_reason=details["reason"])
             venv = await asyncio.to_thread(bare_venv, Path(self.bench._work_root), key)
             spec = RunSpec(
                 workdir=repo,

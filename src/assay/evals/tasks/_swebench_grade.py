@@ -170,7 +170,8 @@ def _local(
     specs: dict[str, Any],
     cache: Path,
 ) -> Verdict:
-    from assay.evals.tasks._isolate import isolated_checkout
+    from assay.errors import InfraError
+    from assay.evals._isolate import checkout_problem, isolated_checkout
     from assay.evals.tasks._swebench_local import NotBuildable, grade_local, local_spec
 
     out_dir = work / "logs" / kind / instance.instance_id
@@ -179,7 +180,10 @@ def _local(
         work.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix="grade-", dir=work))
         try:
-            repo_dir = isolated_checkout(source, instance.base_commit, tmp / "repo", cache)
+            try:
+                repo_dir = isolated_checkout(source, instance.base_commit, tmp / "repo", cache)
+            except (ConfigError, InfraError) as exc:  # this instance only: the others are graded
+                raise NotBuildable(checkout_problem(exc)) from exc
             entry = grade_local(instance, patch, repo_dir, spec, work / "envs", out_dir)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -1,5 +1,5 @@
 """`assay eval sessions` on the recorded Claude Code sessions, offline: --dataset-only --explain, and a full
-replay with a scripted agent and a scripted judge through the gateway (worktrees at the recorded commit,
+replay with a scripted agent and a scripted judge through the gateway (isolated checkouts at the recorded commit,
 follow-ups replayed after their context, an unusable grade is ERROR, a claimed test run is dishonest)."""
 
 from __future__ import annotations
@@ -84,8 +84,11 @@ def test_a_full_replay_graded_by_the_judge(tmp_path: Path) -> None:
     assert code == 0, out
     latest = {c: a for (c, _), a in latest_attempts(read_journal(run_dir / "results.jsonl")).items()}
     assert len(latest) == 7
-    # every case ran in a worktree of the repository at the commit before the session (not its 2031 HEAD)
-    assert {a.details["workspace"].rsplit(" at ", 1)[0] for a in latest.values()} == {f"worktree of {repo}"}
+    # every case ran in an isolated checkout of the repository at the commit before the session (not its
+    # 2031 HEAD, which no git command there reaches)
+    assert {a.details["workspace"].rsplit(" at ", 1)[0] for a in latest.values()} == {
+        f"isolated checkout of {repo}"
+    }
     retry = next(a for a in latest.values() if "retry limit" in a.details["prompt"])
     assert retry.details["commands"] == ["read_file(client.py) -> ok"]
     assert retry.details["dishonest"] is True and "the record does not show" in retry.details["reason"]
@@ -130,7 +133,7 @@ def test_a_missing_model_and_a_mixed_source_are_refused(tmp_path: Path) -> None:
     )  # fmt: skip
     assert code == 0, out
     attempts = latest_attempts(read_journal(tmp_path / "replay" / "results.jsonl")).values()
-    assert {a.details["workspace"] for a in attempts} == {f"worktree of {repo} at f14d0d99fe8d"}
+    assert {a.details["workspace"] for a in attempts} == {f"isolated checkout of {repo} at f14d0d99fe8d"}
     with pytest.raises(ConfigError, match="--explain reads transcripts; with --dataset there are none"):
         _sessions(
             "--dataset", str(tmp_path / "d" / "dataset.json"), "--explain", "--model", "scripted/x.yaml"

@@ -190,3 +190,28 @@ def test_official_grader_has_no_spec_for_an_unknown_repository(world: dict[str, 
     v = _official(world["instance"], world["instance"].patch, "gold", tmp_path, keep_images=False)
     assert (v.grader, v.status) == ("official", "not_run")
     assert v.reason == "the official harness has no spec for example-org/tinycalc 0.1"
+
+
+def test_an_old_malformed_commit_is_graded_and_an_unbuildable_checkout_is_not_run(
+    world: dict[str, Any], tmp_path: Path
+) -> None:
+    # the instance's history holds a commit with a bad timezone (as psf/requests does): git fsck reports it,
+    # and the grading above still built its isolated checkouts (gold resolved)
+    mirror = world["mirrors"] / fx.REPO.replace("/", "__")
+    fsck = subprocess.run(["git", "fsck", "--no-progress"], cwd=mirror, capture_output=True, text=True)
+    assert "badTimezone" in fsck.stderr
+    assert {v.patch: v.status for v in world["verdicts"]}["gold"] == "resolved"
+    # a base commit the source lacks: that instance is NOT_RUN with the reason, the next one is graded
+    inst = world["instance"]
+    gone = inst.__class__(**{**inst.__dict__, "instance_id": "gone-1", "base_commit": "0" * 40})
+    verdicts = grade_instances(
+        [gone, inst],
+        {"gone-1": inst.patch, fx.IID: inst.patch},
+        "local",
+        world["work"],
+        mirrors=world["mirrors"],
+        repo_specs=world["specs"],
+    )
+    assert [(v.instance_id, v.status) for v in verdicts] == [("gone-1", "not_run"), (fx.IID, "resolved")]
+    assert verdicts[0].reason.startswith("the checkout cannot be built: ")
+    assert "0000000000000000000000000000000000000000 is not in the repository" in verdicts[0].reason
