@@ -197,7 +197,6 @@ class SwebenchSuite(TasksSuiteKind):
         place = Path(self.bench._work_root) / "swebench-attempts" / f"{inst.instance_id}-i{ctx.iteration}"
         shutil.rmtree(place, ignore_errors=True)
         mirrors = self._opt("repo_source")
-        source = repo_source(inst.repo, Path(mirrors) if mirrors else None)
         prompt = f"{inst.problem_statement.strip()}\n\n{RULES}"
         details: dict[str, Any] = {"instance_id": inst.instance_id, "repo": inst.repo, "request": prompt}
         ctx.partial_details = details
@@ -210,6 +209,7 @@ class SwebenchSuite(TasksSuiteKind):
                 return Outcome(status=Status.NOT_RUN, details=details, skip_reason=details["reason"])
         try:
             try:
+                source = repo_source(inst.repo, Path(mirrors) if mirrors else None)
                 repo = await asyncio.to_thread(
                     isolated_checkout, source, inst.base_commit, place / "repo", root / "repo-cache"
                 )

@@ -287,7 +287,12 @@ class Grading:
         if self.grader == "official":
             here = self.work / "official" / kind / inst.instance_id
             return _official(inst, patch, kind, here, self.keep_images, self.docker_platform)
-        source = repo_source(inst.repo, self.mirrors)
+        try:
+            source = repo_source(inst.repo, self.mirrors)
+        except ConfigError as exc:  # no mirror of this repository: this instance only is not run
+            from assay.evals._isolate import checkout_problem
+
+            return Verdict(inst.instance_id, "local", kind, "not_run", reason=checkout_problem(exc))
         cache = self.cache or self.work / "repo-cache"  # the bare caches the checkouts are made from
         return _local(inst, patch, kind, source, self.work / "local", self.specs, cache)
 

@@ -223,8 +223,9 @@ def test_an_old_malformed_commit_is_graded_and_an_unbuildable_checkout_is_not_ru
 
 
 def test_a_validation_is_cached_per_instance_and_grader_version(
-    world: dict[str, Any], tmp_path: Path
+    world: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from assay.evals.tasks import _swebench_validate
     from assay.evals.tasks._swebench_grade import Grading
     from assay.evals.tasks._swebench_validate import grader_version, validation
 
@@ -234,14 +235,16 @@ def test_a_validation_is_cached_per_instance_and_grader_version(
     assert first.validated and first.cached and first.outcome == "validated" and first.reason == ""
     assert first.gold.status == "resolved" and first.empty.status == "unresolved"
     assert "local" in first.grader_version and "swebench 4." in first.grader_version
-    # another spec is another grader version: validated again, not read from the cache
+    # another spec is another grader version
     specs = json.loads(world["specs"].read_text())
     specs[fx.REPO][fx.VERSION]["test_cmd"] += " -q"
     other = Grading("local", world["work"], mirrors=world["mirrors"], specs=specs)
     assert grader_version(inst, other) != first.grader_version
-    again = validation(inst, other)
-    assert again.validated and not again.cached
-    assert validation(inst, other).cached
+    # and a new version of the grader's own rules: validated again, not read from the cache, then cached
+    monkeypatch.setattr(_swebench_validate, "LOCAL_GRADER_VERSION", "test-next")
+    again = validation(inst, grading)
+    assert again.validated and not again.cached and "local test-next" in again.grader_version
+    assert validation(inst, grading).cached
     # what could not be graded is not cached: asked again next time, and not validated meanwhile
     gone = inst.__class__(**{**inst.__dict__, "instance_id": "gone-2", "base_commit": "1" * 40})
     missing = validation(gone, grading)
@@ -258,7 +261,10 @@ def test_docker_platform_chooses_the_official_harness_images(
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     calls = tmp_path / "docker-calls"
-    (bin_dir / "docker").write_text(f'#!/bin/sh\necho "$@" >> {calls}\nexit 0\n')
+    # a docker that records its calls and has no such image to pull (the harness itself then never runs)
+    (bin_dir / "docker").write_text(
+        f'#!/bin/sh\necho "$@" >> {calls}\n[ "$1" = pull ] && echo "manifest unknown" >&2 && exit 1\nexit 0\n'
+    )
     (bin_dir / "docker").chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")  # the harness itself finds none
@@ -266,12 +272,33 @@ def test_docker_platform_chooses_the_official_harness_images(
         "psf__requests-9999", "psf/requests", "a" * 40, "issue", "diff", "diff", "2.27", ["t"], ["u"]
     )
     v = _official(inst, "", "gold", tmp_path / "x86", keep_images=False, platform="linux/x86_64")
-    assert v.status == "not_run" and "no report.json" in v.reason
     image = "swebench/sweb.eval.x86_64.psf_1776_requests-9999:latest"
-    assert calls.read_text().splitlines() == [f"pull --platform linux/x86_64 {image}", f"rmi -f {image}"]
+    assert (v.status, v.reason) == ("not_run", f"docker pull {image}: manifest unknown")
+    assert calls.read_text().splitlines() == [f"pull --platform linux/x86_64 {image}"]
     calls.unlink()
     v = _official(inst, "", "gold", tmp_path / "arm", keep_images=True, platform="linux/arm64")
     assert v.status == "not_run" and "DockerException" in v.reason  # the harness ran, and found no daemon
     assert not calls.exists()  # no published arm64 image: the harness builds it here, nothing is pulled
     with pytest.raises(ConfigError, match="--docker-platform windows/amd64: one of linux/x86_64"):
         check_platform("windows/amd64")
+
+
+def test_a_repository_without_a_mirror_is_not_run_and_the_others_are_graded(
+    world: dict[str, Any], tmp_path: Path
+) -> None:
+    specs = json.loads(world["specs"].read_text())
+    specs["example-org/othercalc"] = specs[fx.REPO]
+    (tmp_path / "specs.json").write_text(json.dumps(specs))
+    inst = world["instance"]
+    other = inst.__class__(**{**inst.__dict__, "instance_id": "other-1", "repo": "example-org/othercalc"})
+    verdicts = grade_instances(
+        [other, inst],
+        {"other-1": inst.patch, fx.IID: inst.patch},
+        "local",
+        world["work"],
+        mirrors=world["mirrors"],
+        repo_specs=tmp_path / "specs.json",
+    )
+    assert [(v.instance_id, v.status) for v in verdicts] == [("other-1", "not_run"), (fx.IID, "resolved")]
+    assert "the checkout cannot be built: --repo-source" in verdicts[0].reason
+    assert "no git repository example-org__othercalc" in verdicts[0].reason
