@@ -319,8 +319,11 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
         }
 
     def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
+        from assay.evals.tasks._judge_run import shown_rows
+
         kind = {} if self.kind is None else self.kind.scorecard_extra(attempts)
-        return {"tasks": self._summary(attempts).model_dump(mode="json"), **kind}
+        shown = {"judge_shown": shown_rows(self.judgement.grades)} if self.judgement is not None else {}
+        return {"tasks": self._summary(attempts).model_dump(mode="json"), **shown, **kind}
 
     def failure_reason(self, attempt: Attempt) -> str:
         return str(attempt.details.get("reason") or "") or super().failure_reason(attempt)
@@ -347,5 +350,8 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
             from assay.evals.tasks._expect import side_by_side
 
             lines += ["", side_by_side(scorecard)]
+        from assay.evals.tasks._judge_run import shown_section
+
         own = "" if self.kind is None else self.kind.report_section(scorecard)
-        return "\n".join(lines) + "\n" + (f"\n{own}" if own else "")
+        shown = shown_section(scorecard.extra.get("judge_shown") or [])
+        return "\n".join(lines) + "\n" + "".join(f"\n{part}" for part in (own, shown) if part)
