@@ -96,12 +96,15 @@ def cache_repo(source: str | Path, cache_root: Path) -> Path:
     """The bare cache of ``source`` under ``cache_root`` (made empty on first use)."""
     url = source_url(source)
     repo = Path(cache_root) / (hashlib.sha256(url.encode()).hexdigest()[:20] + ".git")
-    if not (repo / "HEAD").is_file():
-        repo.mkdir(parents=True, exist_ok=True)
-        checked_git(repo, "init", "-q", "--bare")
-        checked_git(repo, "config", "uploadpack.allowAnySHA1InWant", "true")
-        checked_git(repo, "config", "gc.auto", "0")
-        (repo / "assay-source").write_text(url + "\n", encoding="utf-8")
+    if (repo / "assay-source").is_file():
+        return repo
+    repo.mkdir(parents=True, exist_ok=True)
+    with locked(repo.with_suffix(".lock")):  # attempts side by side make it once
+        if not (repo / "assay-source").is_file():
+            checked_git(repo, "init", "-q", "--bare")
+            checked_git(repo, "config", "uploadpack.allowAnySHA1InWant", "true")
+            checked_git(repo, "config", "gc.auto", "0")
+            (repo / "assay-source").write_text(url + "\n", encoding="utf-8")  # written last: it is ready
     return repo
 
 

@@ -450,7 +450,10 @@ class AgentBenchmark(Benchmark):
         return {
             **out,
             "status": "passed" if record.passed else "failed",
+            # over the controls the judge decides (those a failed code check decides are apart)
             "agreement": record.agreement,
+            "kappa": record.kappa_vs_labels,
+            "judge_decided": record.judge_decided_pass + record.judge_decided_fail,
             "self_consistency": record.self_consistency,
             "below": list(record.below),
         }

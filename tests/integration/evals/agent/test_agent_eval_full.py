@@ -129,9 +129,11 @@ def test_another_harness_gets_the_documents_copied_into_its_workdir(tmp_path: Pa
     (row,) = _journal(result.run_dir)
     d = row["details"]
     assert "25 vacation days per year" in d["turns"][0]["messages"][1]["text"]
-    # it read the copy, not the index; the scenario expects query_documents, so the code check fails it
-    assert row["status"] == "FAIL"
-    assert any(c["name"] == "expected_tool" and not c["passed"] for c in d["checks"])
+    # it read the copy, not the index: for a harness given the documents as files, reading them is the
+    # documents kind the scenario expects, so a right answer from them passes
+    assert row["status"] == "PASS", d["reason"]
+    (tool,) = [c for c in d["checks"] if c["name"] == "expected_tool"]
+    assert tool["passed"] and "kind:documents was called" in tool["detail"]
     # the harness reported no tokens: its spend is missing, and the cost table says so
     assert d["cost"]["agent"]["complete"] is False
     assert (
@@ -293,6 +295,48 @@ def test_a_failed_code_check_is_fail_even_when_the_agent_breaks_after_it(
         assert row["details"]["role_problem"]["role"] == breaks
     else:
         assert row["status"] == "ERROR" and "role_problem" not in row["details"], row
+
+
+async def answer_only_agent(prompt: str, workdir: Path, route: Route) -> str:
+    """A harness-under-test stand-in whose record is its answer alone (no tool record)."""
+    text = (Path(workdir) / "documents" / "handbook.md").read_text()
+    right = "25 vacation days per year" in text and "vacation" in prompt.lower()
+    return "Every employee gets 25 vacation days per year." if right else "I think it is 20 days."
+
+
+async def wrong_answer_only_agent(prompt: str, workdir: Path, route: Route) -> str:
+    return "Every employee gets 20 vacation days per year."
+
+
+@pytest.mark.parametrize(
+    ("agent", "status"), [("answer_only_agent", "PASS"), ("wrong_answer_only_agent", "FAIL")]
+)
+def test_an_answer_only_record_leaves_the_tool_checks_not_measured(
+    tmp_path: Path, agent: str, status: str
+) -> None:
+    models = _scripts(tmp_path)
+    options = {
+        "scenarios_dir": str(FIXTURE),
+        "scenario": "vacation-days",
+        "model": models["agent"],
+        "simulator_model": models["simulator"],
+        "judge_model": models["judge"],
+        "harness": f"python:{__name__}:{agent}",
+    }
+    result = run_benchmark(
+        AgentBenchmark, options, RunOptions(suite="full", out=tmp_path / "r", command_line=["t"])
+    )
+    (row,) = _journal(result.run_dir)
+    d = row["details"]
+    # the expected documents tool is neither passed (vacuously) nor failed (by construction): not measured
+    assert [c["name"] for c in d["checks"]] == ["fact", "number"]
+    assert [(n["name"], n["detail"].split(": ")[0]) for n in d["not_measured"]] == [
+        ("expected_tool", "kind:documents")
+    ]
+    # the verdict rests on the answer's checks and the judge: right answer PASS, wrong one FAIL
+    assert row["status"] == status, d["reason"]
+    report = (result.run_dir / "report.md").read_text()
+    assert "tool checks not measured" in report and "vacation-days: kind:documents" in report
 
 
 def _copies_of_vacation_days(tmp: Path, n: int) -> Path:

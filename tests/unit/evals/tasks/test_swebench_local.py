@@ -20,8 +20,9 @@ from click.testing import CliRunner
 from assay.cli._main import cli
 from assay.errors import ConfigError
 from assay.evals.tasks._swebench_data import load_instances
-from assay.evals.tasks._swebench_grade import grade_instances, validation_problems, write_grades
+from assay.evals.tasks._swebench_grade import write_grades
 from assay.evals.tasks._swebench_local import load_repo_specs, local_spec
+from assay.evals.tasks._swebench_validate import grade_instances, validation_problems
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +75,7 @@ def test_validation_reports_a_gold_patch_that_fails(world: dict[str, Any]) -> No
     )
     assert [v.patch for v in verdicts] == ["gold", "empty"]
     assert validation_problems(verdicts) == [
-        f"{fx.IID}: the gold patch is unresolved (FAIL_TO_PASS 0/1, PASS_TO_PASS 0/1)"
+        f"{fx.IID}: the gold patch does not resolve it here (FAIL_TO_PASS 0/1, PASS_TO_PASS 0/1)"
     ]
 
 
@@ -167,7 +168,8 @@ def test_cli_validate_and_official_without_docker(world: dict[str, Any], tmp_pat
     env = {"DOCKER_HOST": f"unix://{tmp_path}/no-docker.sock"}
     done = CliRunner().invoke(cli, [*args, "--validate", "--grader", "local"], env=env)
     assert done.exit_code == 0, done.output
-    assert "validation passed" in done.output and "[gold] resolved (grader: local" in done.output
+    assert "validation: 1 validated, 0 not buildable here, 0 wrong" in done.output
+    assert "[gold] resolved (grader: local" in done.output
     # the real command line, as a user runs it: one line on stderr, exit 1, before anything runs
     proc = subprocess.run(
         [sys.executable, "-m", "assay", *args, "--validate", "--grader", "official"],
@@ -213,5 +215,63 @@ def test_an_old_malformed_commit_is_graded_and_an_unbuildable_checkout_is_not_ru
         repo_specs=world["specs"],
     )
     assert [(v.instance_id, v.status) for v in verdicts] == [("gone-1", "not_run"), (fx.IID, "resolved")]
-    assert verdicts[0].reason.startswith("the checkout cannot be built: ")
+    assert verdicts[0].reason.startswith(
+        "the grader is not validated on this instance: the gold patch could not be graded: "
+        "the checkout cannot be built: "
+    )
     assert "0000000000000000000000000000000000000000 is not in the repository" in verdicts[0].reason
+
+
+def test_a_validation_is_cached_per_instance_and_grader_version(
+    world: dict[str, Any], tmp_path: Path
+) -> None:
+    from assay.evals.tasks._swebench_grade import Grading
+    from assay.evals.tasks._swebench_validate import grader_version, validation
+
+    inst = world["instance"]
+    grading = Grading("local", world["work"], mirrors=world["mirrors"], specs=load_repo_specs(world["specs"]))
+    first = validation(inst, grading)  # the module's grading validated it: cached since
+    assert first.validated and first.cached and first.outcome == "validated" and first.reason == ""
+    assert first.gold.status == "resolved" and first.empty.status == "unresolved"
+    assert "local" in first.grader_version and "swebench 4." in first.grader_version
+    # another spec is another grader version: validated again, not read from the cache
+    specs = json.loads(world["specs"].read_text())
+    specs[fx.REPO][fx.VERSION]["test_cmd"] += " -q"
+    other = Grading("local", world["work"], mirrors=world["mirrors"], specs=specs)
+    assert grader_version(inst, other) != first.grader_version
+    again = validation(inst, other)
+    assert again.validated and not again.cached
+    assert validation(inst, other).cached
+    # what could not be graded is not cached: asked again next time, and not validated meanwhile
+    gone = inst.__class__(**{**inst.__dict__, "instance_id": "gone-2", "base_commit": "1" * 40})
+    missing = validation(gone, grading)
+    assert (missing.validated, missing.outcome, missing.cached) == (False, "not buildable", False)
+    assert not validation(gone, grading).cached
+
+
+def test_docker_platform_chooses_the_official_harness_images(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.evals.tasks._swebench_data import SwebenchInstance
+    from assay.evals.tasks._swebench_grade import _official, check_platform
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "docker-calls"
+    (bin_dir / "docker").write_text(f'#!/bin/sh\necho "$@" >> {calls}\nexit 0\n')
+    (bin_dir / "docker").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")  # the harness itself finds none
+    inst = SwebenchInstance(
+        "psf__requests-9999", "psf/requests", "a" * 40, "issue", "diff", "diff", "2.27", ["t"], ["u"]
+    )
+    v = _official(inst, "", "gold", tmp_path / "x86", keep_images=False, platform="linux/x86_64")
+    assert v.status == "not_run" and "no report.json" in v.reason
+    image = "swebench/sweb.eval.x86_64.psf_1776_requests-9999:latest"
+    assert calls.read_text().splitlines() == [f"pull --platform linux/x86_64 {image}", f"rmi -f {image}"]
+    calls.unlink()
+    v = _official(inst, "", "gold", tmp_path / "arm", keep_images=True, platform="linux/arm64")
+    assert v.status == "not_run" and "DockerException" in v.reason  # the harness ran, and found no daemon
+    assert not calls.exists()  # no published arm64 image: the harness builds it here, nothing is pulled
+    with pytest.raises(ConfigError, match="--docker-platform windows/amd64: one of linux/x86_64"):
+        check_platform("windows/amd64")
