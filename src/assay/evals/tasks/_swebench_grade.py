@@ -148,6 +148,16 @@ _RUN_AT_ARCH = (
 )
 
 
+def _scrub_tree(folder: Path) -> None:
+    """Every text file the official harness wrote under ``folder`` (logs, reports), scrubbed in place."""
+    scrubber = Scrubber()
+    for path in folder.rglob("*"):
+        if path.is_file() and path.suffix in (".log", ".txt", ".json", ".jsonl", ".diff", ".patch"):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if scrubber.scrub_text(text) != text:
+                write_scrubbed(path, text, scrubber)
+
+
 def check_platform(platform: str | None) -> str:
     """``--docker-platform`` (default :data:`DEFAULT_PLATFORM`); one the harness cannot build for is a
     ConfigError, raised before anything runs."""
@@ -219,6 +229,7 @@ def _official(
     finally:
         if not keep_images:
             subprocess.run(["docker", "rmi", "-f", image], capture_output=True, text=True)
+        _scrub_tree(work)  # the harness's logs and reports, as every file this suite leaves
     report = work / "logs" / "run_evaluation" / f"assay-{kind}" / model / instance.instance_id / "report.json"
     if not report.is_file():
         tail = (done.stdout + done.stderr).strip()[-400:]

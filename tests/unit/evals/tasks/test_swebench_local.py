@@ -276,8 +276,12 @@ def test_docker_platform_chooses_the_official_harness_images(
     assert (v.status, v.reason) == ("not_run", f"docker pull {image}: manifest unknown")
     assert calls.read_text().splitlines() == [f"pull --platform linux/x86_64 {image}"]
     calls.unlink()
-    v = _official(inst, "", "gold", tmp_path / "arm", keep_images=True, platform="linux/arm64")
+    secret = "s3cr3t-of-the-user-0123456789"
+    monkeypatch.setenv("ASSAY_TEST_API_KEY", secret)
+    v = _official(inst, f"+{secret}\n", "gold", tmp_path / "arm", keep_images=True, platform="linux/arm64")
     assert v.status == "not_run" and "DockerException" in v.reason  # the harness ran, and found no daemon
+    left = [f for f in (tmp_path / "arm").rglob("*") if f.is_file()]
+    assert left and not [f for f in left if secret in f.read_text(errors="replace")]  # scrubbed after it ran
     assert not calls.exists()  # no published arm64 image: the harness builds it here, nothing is pulled
     with pytest.raises(ConfigError, match="--docker-platform windows/amd64: one of linux/x86_64"):
         check_platform("windows/amd64")
