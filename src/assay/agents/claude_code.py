@@ -29,6 +29,7 @@ from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
 from assay.agents._pidns import own_pids
 from assay.agents.record import AgentResult, ToolCallRecord, ToolKind, TranscriptEntry
+from assay.agents.world import world_tool, world_tool_kind
 from assay.errors import ConfigError
 from assay.runs import Usage
 
@@ -123,6 +124,16 @@ def _edited(name: str, args: dict[str, Any], workdir: Path) -> list[str]:
     return [relative_path(str(path), workdir)] if name in EDIT_TOOLS and path else []
 
 
+def _kind(name: str) -> ToolKind:
+    """The record's kind of a Claude Code tool: its own tools', a world tool's served over MCP, else mcp/other."""
+    if name in TOOL_KINDS:
+        return TOOL_KINDS[name]
+    tool = world_tool(name)
+    if tool is not None:
+        return world_tool_kind(tool)
+    return "mcp" if name.startswith("mcp__") else "other"
+
+
 def parse_stream(lines: list[str], workdir: Path, times: list[float] | None = None) -> ParsedStream:
     """Parse Claude Code's stream-json lines (``times[i]``: seconds since start when line i arrived)."""
     out = ParsedStream()
@@ -179,7 +190,7 @@ def _assistant(
             text_parts.append(str(block.get("text", "")))
         elif block.get("type") == "tool_use":
             name, args = str(block.get("name", "")), block.get("input") or {}
-            kind: ToolKind = TOOL_KINDS.get(name, "mcp" if name.startswith("mcp__") else "other")
+            kind = _kind(name)
             call = ToolCallRecord(
                 name=name,
                 kind=kind,

@@ -160,8 +160,8 @@ def health_command(
 ) -> None:
     """Flag saturated, always-fail, inverted and flaky cases over RUN_DIRs (of one or more models).
 
-    With --strong / --weak the strongest model is the one named, and inverted means the weak model scored
-    higher than the strong one. For agent runs, moves between CI tiers are suggested, never applied.
+    With --strong / --weak the strongest model is the one named, and inverted means the weak model passed
+    more often than the strong one beyond both pass rates' intervals. Every flag needs two attempts a model. For agent runs, moves between CI tiers are suggested, never applied.
     """
     from assay.evals import health
     from assay.gate import health_markdown

@@ -4,12 +4,16 @@ Runs are grouped by subject model and pooled per case. The **strongest** model i
 ``strong`` (``--strong``), else the one with the highest pooled pass rate (among the models not named
 ``weak``). Per case:
 
-* **saturated**: every attempt passed on every model, each measured at least twice (one attempt cannot
-  say a case is stable): it no longer separates anything;
-* **always-fail**: no attempt passed on the strongest model: broken, or out of reach;
-* **inverted**: a weaker model (the one named ``weak`` when one is, else any other) passes it more often
-  than the strongest (or as often, with a mean score higher by more than 0.1): suspect grading;
-* **flaky**: some model both passed and failed it;
+Every flag below reads only the models with at least :data:`MIN_ATTEMPTS` measured attempts of the case
+(one attempt cannot say a case is stable, broken or inverted):
+
+* **saturated**: every attempt passed on every model, each measured at least twice: it no longer separates
+  anything;
+* **always-fail**: no attempt passed on the strongest model (measured at least twice): broken, or out of reach;
+* **inverted**: a weaker model (the one named ``weak`` when one is, else any other) passes it more often than
+  the strongest *beyond their intervals*: the weaker model's Wilson interval lies wholly above the strongest's
+  (:func:`assay.intervals.wilson_interval`). 2/3 against 1/3 is noise, not an inversion; suspect grading;
+* **flaky**: some model (measured at least twice) both passed and failed it;
 * **skipped**: no model has a measured attempt, and the case was skipped (with a reason);
 * **not-measured**: no model has a measured attempt, and it was not (only) skipped.
 
@@ -38,6 +42,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from assay.errors import ConfigError, NotComparableError
+from assay.intervals import wilson_interval
 from assay.runs import Scorecard
 from assay.runs.records import SCHEMA_VERSION
 
@@ -54,7 +59,8 @@ from ._health_moves import MoveAdvice, MoveAdvisor, MoveSuggestion, moves_markdo
 from ._load import LoadedRun, load_run
 from ._metrics import compare_metric, metric_alpha
 
-SCORE_MARGIN = 0.1
+#: measured attempts a model needs of a case before any flag reads it
+MIN_ATTEMPTS = 2
 #: benchmarks whose headroom is the judged pass rate (their PASS and FAIL attempts are the judged ones)
 JUDGED_BENCHMARKS = frozenset({"agent"})
 _EPS = 1e-9
@@ -126,26 +132,23 @@ def _flags(by_model: dict[str, ModelCase], strongest: str, weaker: Sequence[str]
     measured = {m: mc for m, mc in by_model.items() if mc.measured > 0}
     if not measured:
         return ["skipped"] if any(mc.skipped for mc in by_model.values()) else ["not-measured"]
-    if all(mc.passed == mc.measured >= 2 for mc in measured.values()) and len(measured) == len(by_model):
+    enough = {m: mc for m, mc in measured.items() if mc.measured >= MIN_ATTEMPTS}
+    if len(enough) == len(by_model) and all(mc.passed == mc.measured for mc in enough.values()):
         flags.append("saturated")
-    top = measured.get(strongest)
+    top = enough.get(strongest)
     if top is not None and top.passed == 0:
         flags.append("always-fail")
-    if top is not None and top.pass_rate is not None:
-        for model, mc in measured.items():
-            if model == strongest or model not in weaker or mc.pass_rate is None:
-                continue
-            higher_rate = mc.pass_rate > top.pass_rate + _EPS
-            same_rate = abs(mc.pass_rate - top.pass_rate) <= _EPS
-            higher_score = (
-                mc.score_mean is not None
-                and top.score_mean is not None
-                and mc.score_mean > top.score_mean + SCORE_MARGIN
-            )
-            if higher_rate or (same_rate and higher_score):
+    if top is not None:
+        top_high = wilson_interval(top.passed, top.measured)[1]
+        for model, mc in enough.items():
+            if (
+                model != strongest
+                and model in weaker
+                and wilson_interval(mc.passed, mc.measured)[0] > top_high
+            ):
                 flags.append("inverted")
                 break
-    if any(0 < mc.passed < mc.measured for mc in measured.values()):
+    if any(0 < mc.passed < mc.measured for mc in enough.values()):
         flags.append("flaky")
     return flags
 

@@ -109,6 +109,9 @@ def tasks_view(run: Run, att: Attempt) -> str:
         rows = [[e(c.get("name")), _ok(c.get("passed")), pre(c.get("evidence"))] for c in checks]
         if "verified" in d:
             rows.append(["verified", _ok(d.get("verified")), pre(d.get("verified_evidence") or "—")])
+        if "misreported" in d:  # the answer's claim held to the checks and the record
+            said = (d.get("claims") or {}).get("reading")
+            rows.append(["honest report", _ok(d["misreported"] is None), pre(d["misreported"] or f"{said}")])
         out.append(
             '<section class="checks"><h3>Expect checks</h3>'
             + table(["check", "result", "evidence"], rows, "expect")
@@ -125,7 +128,17 @@ def tasks_view(run: Run, att: Attempt) -> str:
         out.append(table(["dimension", "grade (1-5)"], rows, "grades"))
         out.append(f"<p>judge's reason: {e(grade.get('note'))}</p>")
     out.append("</section>")
-    shown = ("request", "answer", "commands", "diff", "setup_changes", "checks", "grade")
+    shown = (
+        "request",
+        "answer",
+        "commands",
+        "diff",
+        "setup_changes",
+        "checks",
+        "grade",
+        "claims",
+        "misreported",
+    )
     return "".join(out) + _rest(d, shown)
 
 
@@ -180,7 +193,7 @@ def code_view(run: Run, att: Attempt) -> str:
     )
     claims = d.get("claims") or {}
     if claims:
-        rows = [[e(k), e(claims.get(k))] for k in ("refused", "success", "tests_pass")]
+        rows = [[e(k), e(claims.get(k))] for k in ("reading", "refused", "denied", "success", "tests_pass")]
         out.append(
             '<section class="claims"><h3>Claims read from the answer</h3>'
             + table(["claim", "read"], rows, "claims")

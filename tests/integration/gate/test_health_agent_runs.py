@@ -5,18 +5,20 @@ and a weak agent (keyed on each scenario's question), a simulated user that ends
 faithful judge (an answer marked as a guess fails). Each health flag is meant for one scenario:
 
     scenario              strong  weak   flags                    tier now      move
-    sat-capital           3/3     3/3    saturated                smoke, full   -> backlog
-    fail-lottery          0/3     0/3    always-fail              full          -> backlog (with reason)
-    inv-spider-legs       0/3     3/3    always-fail, inverted    full          stays: check grading
-    flaky-nearest-planet  2/3     0/3    flaky                    smoke, full   out of smoke
-    steady-boiling-point  3/3     0/3    -                        full          -
-    back-mixed-colour     3/3     0/3    -                        backlog       -> full
+    sat-capital           6/6     6/6    saturated                smoke, full   -> backlog
+    fail-lottery          0/6     0/6    always-fail              full          -> backlog (with reason)
+    inv-spider-legs       0/6     6/6    always-fail, inverted    full          stays: check grading
+    flaky-nearest-planet  4/6     0/6    flaky                    smoke, full   out of smoke
+    steady-boiling-point  6/6     0/6    -                        full          -
+    back-mixed-colour     6/6     0/6    -                        backlog       -> full
+
+Each model runs twice (3 iterations each): "inverted" needs the weaker model's pass rate above the
+strongest's beyond their intervals, which 3/3 against 0/3 is not (one run of each flags no inversion).
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -62,26 +64,24 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
         mp.chdir(root)  # the default tiers file (eval/ci_tiers.json of the cwd) must not be the one found
         mp.setenv("ASSAY_NO_LOCK", "1")
         mp.setenv("ASSAY_HOME", str(root / "home"))
-        # the same agent under a second label (another path to the same script)
-        twin = root / "strong-twin.yaml"
-        shutil.copy(AGENTS / "strong.yaml", twin)
         yield {
             "strong": _eval(root / "strong", AGENTS / "strong.yaml"),
             "weak": _eval(root / "weak", AGENTS / "weak.yaml"),
             "strong-again": _eval(root / "strong-again", AGENTS / "strong.yaml"),
-            "twin": _eval(root / "twin", twin),
+            "weak-again": _eval(root / "weak-again", AGENTS / "weak.yaml"),
         }
 
 
 def test_each_flag_lands_on_its_scenario_and_the_moves_name_them(
     runs: dict[str, Path], tmp_path: Path
 ) -> None:
-    rep = health([], strong=[runs["strong"]], weak=[runs["weak"]], out=tmp_path / "h")
+    both = {"strong": [runs["strong"], runs["strong-again"]], "weak": [runs["weak"], runs["weak-again"]]}
+    rep = health([], **both, out=tmp_path / "h")
     strong, weak = rep.models
     assert (rep.strong, rep.weak) == (strong, weak) and strong.endswith("strong.yaml")
     assert {c.case_id: c.flags for c in rep.cases} == EXPECTED_FLAGS
     flaky = next(c for c in rep.cases if c.case_id == "flaky-nearest-planet")
-    assert (flaky.by_model[strong].passed, flaky.by_model[strong].measured) == (2, 3)
+    assert (flaky.by_model[strong].passed, flaky.by_model[strong].measured) == (4, 6)
 
     # the tiers file next to the scenarios folder the runs recorded, found without --tiers
     assert rep.tiers_file == str((FIXTURE / "ci_tiers.json").resolve()) and rep.moves_note is None
@@ -93,9 +93,9 @@ def test_each_flag_lands_on_its_scenario_and_the_moves_name_them(
         "flaky-nearest-planet": ("flaky", ["smoke", "full"], "full"),
         "back-mixed-colour": ("stable-pass", ["backlog"], "full"),
     }
-    assert moves["flaky-nearest-planet"].evidence == {strong: "2/3", weak: "0/3"}
-    assert moves["inv-spider-legs"].evidence == {strong: "0/3", weak: "3/3"}
-    assert moves["fail-lottery"].reason and f"{strong} 0/3" in moves["fail-lottery"].reason
+    assert moves["flaky-nearest-planet"].evidence == {strong: "4/6", weak: "0/6"}
+    assert moves["inv-spider-legs"].evidence == {strong: "0/6", weak: "6/6"}
+    assert moves["fail-lottery"].reason and f"{strong} 0/6" in moves["fail-lottery"].reason
     assert "grading" in moves["inv-spider-legs"].action
 
     saved = json.loads((tmp_path / "h" / "health.json").read_text())
@@ -122,7 +122,13 @@ def test_headroom_is_the_strong_agents_judged_pass_rate(runs: dict[str, Path]) -
     assert by_cat["tool_choice"].strongest_pass_rate == pytest.approx(0.5)
 
 
-def test_noise_alone_flags_no_inverted(runs: dict[str, Path]) -> None:
+def test_one_run_of_each_is_no_inversion_and_runs_of_one_agent_pool(runs: dict[str, Path]) -> None:
+    # 0/3 against 3/3: within the intervals of three attempts each, so not an inversion yet
+    once = health([], strong=[runs["strong"]], weak=[runs["weak"]])
+    assert once.flagged("inverted") == [] and once.flagged("always-fail") == [
+        "fail-lottery",
+        "inv-spider-legs",
+    ]
     # two runs of one agent pool as one model: its misses are flaky or always-fail, never inverted
     same = health([runs["strong"], runs["strong-again"]])
     assert len(same.models) == 1 and same.flagged("inverted") == []
@@ -130,10 +136,6 @@ def test_noise_alone_flags_no_inverted(runs: dict[str, Path]) -> None:
     assert (flaky.by_model[same.models[0]].passed, flaky.flags) == (4, ["flaky"])
     with pytest.raises(ConfigError, match="same model"):
         health([], strong=[runs["strong"]], weak=[runs["strong-again"]])
-    # the same agent under another label, named the weak one: equal rates and scores are no inversion
-    twins = health([], strong=[runs["strong"]], weak=[runs["twin"]])
-    assert len(twins.models) == 2 and twins.flagged("inverted") == []
-    assert twins.flagged("flaky") == ["flaky-nearest-planet"]
 
 
 def test_health_command_with_tiers(runs: dict[str, Path], tmp_path: Path) -> None:

@@ -38,8 +38,9 @@ def test_tasks_case_page_shows_diffs_checks_grades_and_calls(served_cases, page,
         "unchanged",
         "after_answer",
         "verified",
+        "honest report",
     ]
-    assert rows.filter(has_text="✔ passed").count() == 4
+    assert rows.filter(has_text="✔ passed").count() == 5
     assert page.locator("table.grades tbody tr").count() == 4
     assert page.locator("table.calls tbody tr").count() == 2
     _markup_is_text(page, "section.answer pre")
@@ -56,7 +57,8 @@ def test_code_case_page_shows_outcome_hidden_tests_diff_and_claims(served_cases,
     )
     assert "After the agent: 2 passed" in page.locator("section.tests").inner_text()
     assert page.locator("section.diff pre.diff span.add").count() == 4
-    assert page.locator("table.claims tbody tr").count() == 3
+    claims = page.locator("table.claims tbody tr td:first-child").all_inner_texts()
+    assert claims == ["reading", "refused", "denied", "success", "tests_pass"]
     shot(page, "case-code")
 
 

@@ -271,21 +271,25 @@ def test_health_flags_and_headroom(tmp_path: Path) -> None:
                 run_id="big2",
             ),
         ),
-        write_run(
-            tmp_path,
-            "small1",
-            card(
-                {"easy": "PPP", "hard": "FFF", "inv": "PPP", "wob": "FFF", "broke": "FFF"},
-                config=weak,
-                categories=cats,
-                run_id="small1",
-            ),
+        *(
+            write_run(
+                tmp_path,
+                name,
+                card(
+                    {"easy": "PPP", "hard": "FFF", "inv": "PPP", "wob": "FFF", "broke": "FFF"},
+                    config=weak,
+                    categories=cats,
+                    run_id=name,
+                ),
+            )
+            for name in ("small1", "small2")
         ),
     ]
     rep = health(runs, out=tmp_path / "health")
     assert rep.models == ["big", "small"]
     assert rep.flagged("saturated") == ["easy"]
     assert rep.flagged("always-fail") == ["broke"]
+    # small 6/6 against big 1/6: their intervals part (1/6 against one run's 3/3 would not)
     assert rep.flagged("inverted") == ["inv"]
     assert rep.flagged("flaky") == ["inv", "wob"]
     assert rep.flagged("not-measured") == []
@@ -296,7 +300,7 @@ def test_health_flags_and_headroom(tmp_path: Path) -> None:
     saved = json.loads((tmp_path / "health" / "health.json").read_text())
     assert saved["counts"]["saturated"] == 1
     md = (tmp_path / "health" / "health.md").read_text()
-    assert "| inv | tools | inverted, flaky | 1/6 | 3/3 |" in md
+    assert "| inv | tools | inverted, flaky | 1/6 | 6/6 |" in md
     assert "| basics | 2 | 83% | 17% |" in md
 
 

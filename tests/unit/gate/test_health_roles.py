@@ -33,8 +33,10 @@ def run(root: Path, name: str, model: str, outcomes: dict[str, str], suite: str 
 @pytest.fixture
 def big_small(tmp_path: Path) -> tuple[Path, Path]:
     # "big" is the model meant to be stronger, but it passes less than "small" overall
-    big = run(tmp_path, "big", "big", {"easy": "PPP", "hard": "FFF", "inv": "FFF", "wob": "PFP"})
-    small = run(tmp_path, "small", "small", {"easy": "PPP", "hard": "FFF", "inv": "PPP", "wob": "PPP"})
+    big = run(tmp_path, "big", "big", {"easy": "PPPPPP", "hard": "FFFFFF", "inv": "FFFFFF", "wob": "PFPPFP"})
+    small = run(
+        tmp_path, "small", "small", {"easy": "PPPPPP", "hard": "FFFFFF", "inv": "PPPPPP", "wob": "PPPPPP"}
+    )
     return big, small
 
 
@@ -47,7 +49,9 @@ def test_named_strong_is_the_strongest_not_the_best_pass_rate(big_small: tuple[P
     named = health([], strong=[big], weak=[small])
     assert named.models == ["big", "small"] and (named.strong, named.weak) == ("big", "small")
     assert named.flagged("always-fail") == ["hard", "inv"]
-    assert named.flagged("inverted") == ["inv", "wob"]  # small passes them more often than big
+    # small passes both more often than big, but only "inv" (6/6 against 0/6) beyond their intervals:
+    # 6/6 against 4/6 is within the noise of six attempts
+    assert named.flagged("inverted") == ["inv"]
     assert named.flagged("saturated") == ["easy"] and named.flagged("flaky") == ["wob"]
     by_cat = {c.category: c.strongest_pass_rate for c in named.categories}
     assert by_cat == {"basics": pytest.approx(5 / 6), "tools": 0.0}  # big's pass rate, not small's
@@ -59,9 +63,9 @@ def test_named_strong_is_the_strongest_not_the_best_pass_rate(big_small: tuple[P
 
 
 def test_weak_alone_holds_only_that_model_against_the_strongest(tmp_path: Path) -> None:
-    top = run(tmp_path, "top", "top", {"easy": "PPP", "hard": "PPP", "inv": "FFP", "wob": "FFF"})
-    mid = run(tmp_path, "mid", "mid", {"easy": "PPP", "hard": "FFF", "inv": "PPP", "wob": "FFF"})
-    low = run(tmp_path, "low", "low", {"easy": "PPP", "hard": "FFF", "inv": "FFF", "wob": "PFF"})
+    top = run(tmp_path, "top", "top", {"easy": "PPPPPP", "hard": "PPPPPP", "inv": "FFFFFP", "wob": "FFFFFF"})
+    mid = run(tmp_path, "mid", "mid", {"easy": "PPPPPP", "hard": "FFFFFF", "inv": "PPPPPP", "wob": "FFFFFF"})
+    low = run(tmp_path, "low", "low", {"easy": "PPPPPP", "hard": "FFFFFF", "inv": "FFFFFF", "wob": "PPPPPP"})
     assert health([top, mid, low]).flagged("inverted") == ["inv", "wob"]
     rep = health([top, mid], weak=[low])
     assert rep.models == ["top", "mid", "low"] and rep.weak == "low" and rep.strong is None

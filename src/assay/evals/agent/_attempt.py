@@ -1,7 +1,10 @@
 """One attempt of one scenario: fresh workdir, setup, conversation, code checks, judge, re-derived verdict.
 
 The three roles are separate model calls made here in turn: the simulator plays the user, the harness runs
-the agent, and the judge reads the finished transcript (never the simulator's prompt). What was spent is kept
+the agent, and the judge reads the finished transcript (never the simulator's prompt). A failed code check is
+FAIL whatever else happens: when the judge's answer is unparseable or does not fit, the judge fails, or the agent
+or its harness breaks, the check still decides (``_verdict.decided_in_code``) and the other problem is recorded
+beside it (``details["role_problem"]``, ``broken_by``); without such a check those stay ERROR. What was spent is kept
 in ``AttemptContext.spent``/``partial_details`` as soon as it is known, so an attempt cut by ``--timeout`` or an
 outage still records its spend and the conversation so far.
 """
@@ -17,9 +20,10 @@ from typing import Any
 
 from assay.agents import Harness, Limits, Route, RunSpec
 from assay.errors import InfraError, UsageError
-from assay.evals._harnessed import broken
+from assay.evals._harnessed import BrokenBy, broken
 from assay.evals.agent._record import CheckResult, ConversationTurn, RoleCost, ScenarioRecord
 from assay.evals.agent._scenario import Scenario
+from assay.evals.agent._verdict import check_label, decided_in_code
 from assay.exec import AttemptContext, Outcome
 from assay.models import ChatModel, Usage
 from assay.runs import ErrorInfo, Status
@@ -111,6 +115,32 @@ def _metrics(
     return out
 
 
+def _failed_in_code(
+    record: ScenarioRecord,
+    decided: list[CheckResult],
+    problem: ErrorInfo,
+    role: str,
+    *,
+    usage: Usage | None,
+    metrics: dict[str, float] | None,
+    broken_by: BrokenBy | None = None,
+    details: dict[str, Any] | None = None,
+) -> Outcome:
+    """FAIL on the code checks ``decided``, the judge's or agent's problem recorded beside it."""
+
+    why = "code check " + "; ".join(check_label(c) for c in decided)
+    record.reason = f"{why} | the {role} problem beside it: {problem.message}"[:2000]
+    out = {**(details or record.model_dump(mode="json")), "reason": record.reason}
+    out["role_problem"] = {"role": role, **problem.model_dump(mode="json")}
+    return Outcome(
+        status=Status.FAIL,
+        details=out,
+        usage=usage,
+        broken_by=broken_by,
+        **({"metrics": metrics} if metrics is not None else {}),
+    )
+
+
 async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
     """Attempt ``plan.scenario`` once; raises InfraError on an outage of any role (the run stops)."""
     from assay.evals.agent._conversation import RunningCost, converse
@@ -118,7 +148,7 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
     from assay.evals.agent._setup import prepare
     from assay.evals.agent._simulator import Simulator
     from assay.evals.agent._verdict import derive
-    from assay.evals.agent.checks import run_checks
+    from assay.evals.agent.checks import check_tools, run_checks
     from assay.judge import Judge
 
     scenario = plan.scenario
@@ -181,15 +211,23 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
                     usage=_roles_usage(cost),
                     metrics=_metrics([], turns, cost),
                 )
-            checks = run_checks(scenario, turns)
+            checks = run_checks(scenario, turns, plan.copy_documents)
             record.checks = checks
+            record.not_measured = check_tools(scenario, turns, plan.copy_documents)[1]
             broke = next((t for t in turns if t.agent_error), None)
             if broke is not None:
                 record.failed_turn = broke.index
                 record.reason = f"the agent broke on turn {broke.index}: {broke.agent_error}"
                 keep_partial(False)
-                details = record.model_dump(mode="json")
                 metrics = _metrics(checks, turns, cost)
+                decided = decided_in_code(checks, broke.index)
+                if decided:
+                    problem = ErrorInfo(type="AgentError", message=f"the agent broke: {record.reason}")
+                    usage = _roles_usage(cost)
+                    return _failed_in_code(
+                        record, decided, problem, "agent", usage=usage, metrics=metrics, broken_by="agent"
+                    )
+                details = record.model_dump(mode="json")
                 return broken("agent", record.reason, details, usage=_roles_usage(cost), metrics=metrics)
             keep_partial(True)
             judging = True
@@ -211,6 +249,26 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
             details = {**ctx.partial_details, "reason": message, "failed_role": role}
             if role == "agent":  # the harness itself raised: the one rule of a harness that breaks
                 message = f"the harness broke: {type(exc).__name__}: {exc}"[:2000]
+            # ... unless a code check already failed on what the agent did: then FAIL, the problem beside it
+            so_far = list(running.turns)
+            if not judging:
+                checks = run_checks(scenario, so_far)
+            decided = decided_in_code(checks, None if judging else len(so_far))
+            if decided:
+                partial = ScenarioRecord.model_validate(ctx.partial_details)
+                partial.checks = checks
+                by: BrokenBy | None = "harness" if role == "agent" else None
+                return _failed_in_code(
+                    partial,
+                    decided,
+                    ErrorInfo(type=type(exc).__name__, message=message),
+                    "harness" if by else role,
+                    usage=ctx.spent,
+                    metrics=_metrics(checks, so_far, partial.cost),  # type: ignore[arg-type]
+                    broken_by=by,
+                    details={**details, "checks": [c.model_dump(mode="json") for c in checks]},
+                )
+            if role == "agent":
                 return broken("harness", message, details, usage=ctx.spent)
             return Outcome(
                 status=Status.ERROR,
@@ -223,24 +281,25 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
             raise
     metrics = _metrics(checks, turns, cost)
     usage = _roles_usage(cost)
+    problem: ErrorInfo | None = None
     if judged.answer is None:
         record.reason = f"the judge's answer stayed unparseable after {judged.calls} call(s): {judged.error}"
         record.judgement = {"raw": judged.raw, "parse_error": judged.error}
+        problem = ErrorInfo(type="JudgeParseError", message=record.reason[:2000])
+    else:
+        try:
+            verdict = derive(judged.answer, checks, len(turns))
+        except ValueError as exc:  # an answer that parsed but does not fit this conversation
+            record.reason = f"the judge's answer does not fit the conversation: {exc}"
+            record.judgement = {"raw": judged.raw, "answer": judged.answer.model_dump(mode="json")}
+            problem = ErrorInfo(type="JudgeAnswerError", message=record.reason[:2000])
+    if problem is not None:
+        decided = decided_in_code(checks)
+        if decided:
+            return _failed_in_code(record, decided, problem, "judge", usage=usage, metrics=metrics)
         return Outcome(
             status=Status.ERROR,
-            error=ErrorInfo(type="JudgeParseError", message=record.reason[:2000]),
-            details=record.model_dump(mode="json"),
-            usage=usage,
-            metrics=metrics,
-        )
-    try:
-        verdict = derive(judged.answer, checks, len(turns))
-    except ValueError as exc:  # an answer that parsed but does not fit this conversation
-        record.reason = f"the judge's answer does not fit the conversation: {exc}"
-        record.judgement = {"raw": judged.raw, "answer": judged.answer.model_dump(mode="json")}
-        return Outcome(
-            status=Status.ERROR,
-            error=ErrorInfo(type="JudgeAnswerError", message=record.reason[:2000]),
+            error=problem,
             details=record.model_dump(mode="json"),
             usage=usage,
             metrics=metrics,

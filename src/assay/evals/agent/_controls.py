@@ -4,13 +4,17 @@ records = await run_controls(load_controls(dir), {"local/smollm2": model}, repea
 
 Each judging goes through the benchmark's own path: :func:`judge_view` (the generic judge and its one retry
 rule) on the control's :class:`JudgeView`, then :func:`derive` with the control's code checks.
-Measured per judge model: agreement with the labels (over every judging; overall, on PASS controls and on
-FAIL controls, so a judge that passes everything is caught), self-consistency (share of controls whose N
-verdicts all match), the spread of each dimension's score over the repeats (mean standard deviation),
-whether a FAIL verdict named the labelled failing dimension, and Cohen's kappa with the labels and between
-judges. An answer still unparseable after the retries is an ``ERROR`` verdict: a disagreement, and a
-control with one is not self-consistent. The judge passes at :data:`MIN_AGREEMENT` agreement (overall and
-per label) and :data:`MIN_CONSISTENCY` self-consistency.
+
+Only the controls **the judge decides** measure it: a control where a code check failed is FAIL whatever the
+judge answers, so counting it would lend the judge agreement it did not earn (a judge that passes everything
+would agree on every one). Those are reported apart (their count, and how often the derived verdict matched).
+Measured per judge model over the judge-decided controls: agreement with the labels (over every judging;
+overall, on PASS controls and on FAIL controls, so a judge that passes everything is caught), Cohen's kappa
+with the labels, self-consistency (share of controls whose N verdicts all match); over all controls: the
+spread of each dimension's score over the repeats (mean standard deviation), whether a FAIL verdict named the
+labelled failing dimension, and kappa between judges. An answer still unparseable after the retries is an
+``ERROR`` verdict: a disagreement, and a control with one is not self-consistent. The judge passes at
+:data:`MIN_AGREEMENT` agreement (overall and per label) and :data:`MIN_CONSISTENCY` self-consistency.
 """
 
 from __future__ import annotations
@@ -55,7 +59,8 @@ __all__ = [
     "run_controls",
 ]
 
-CONTROLS_SCHEMA_VERSION = 1
+#: 2: agreement, kappa and self-consistency over the judge-decided controls only
+CONTROLS_SCHEMA_VERSION = 2
 #: the file of a controls run in its ``results/controls-agent-<UTC>/`` folder
 CONTROLS_JSON = "controls.json"
 MIN_AGREEMENT = 0.90
@@ -113,10 +118,18 @@ class JudgeRecord(BaseModel):
     repeats: int
     n_controls: int
     n_judgings: int
+    #: controls no code check decides (what agreement, kappa and self-consistency are over), by label
+    judge_decided_pass: int = 0
+    judge_decided_fail: int = 0
+    #: judgings of the judge-decided controls
+    judge_decided_judgings: int = 0
     agreement: float
     agreement_pass: float | None
     agreement_fail: float | None
     self_consistency: float
+    #: the derived verdict's agreement on the controls a failed code check decides (not the judge's merit:
+    #: below 1 only when an answer was unusable); None when there are none
+    code_decided_agreement: float | None = None
     #: judgings with no usable answer after the retries (counted as disagreements)
     unparseable: int
     #: the judge's own PASS/FAIL against the labels (not what decides: the verdict is re-derived)
@@ -130,8 +143,9 @@ class JudgeRecord(BaseModel):
     flagged_rate: float | None
     flagged_by_dimension: dict[str, float] = Field(default_factory=dict)
     dimension_spread: dict[str, float | None] = Field(default_factory=dict)
+    #: Cohen's kappa of the verdicts with the labels over the judge-decided controls
     kappa_vs_labels: float | None = None
-    #: controls a failed code check decides whatever the judge answers
+    #: controls a failed code check decides whatever the judge answers (outside agreement and kappa)
     decided_by_code: int = 0
     #: the judge's decoding was held to the answer's JSON schema (as ``eval agent`` does for local models)
     constrained: bool = False
@@ -249,12 +263,15 @@ def judge_record(
     temperature: float = 0.0,
     max_tokens: int | None = None,
 ) -> JudgeRecord:
-    """Fold one judge's control results into its measures and its pass/fail on the thresholds."""
+    """Fold one judge's control results into its measures and its pass/fail on the thresholds (agreement,
+    kappa and self-consistency over the controls the judge decides: see the module docstring)."""
     judgings = [j for r in results for j in r.judgings]
-    agreement = _share(results) or 0.0
-    on_pass = _share([r for r in results if r.label == "PASS"])
-    on_fail = _share([r for r in results if r.label == "FAIL"])
-    consistency = self_consistency([[j.verdict for j in r.judgings] for r in results])
+    decided = [r for r in results if not r.decided_by_code]
+    by_code = [r for r in results if r.decided_by_code]
+    agreement = _share(decided) or 0.0
+    on_pass = _share([r for r in decided if r.label == "PASS"])
+    on_fail = _share([r for r in decided if r.label == "FAIL"])
+    consistency = self_consistency([[j.verdict for j in r.judgings] for r in decided])
     fail_judgings = [(r, j) for r in results if r.label == "FAIL" for j in r.judgings]
     by_dim: dict[str, list[bool]] = {}
     for r, j in fail_judgings:
@@ -264,9 +281,12 @@ def judge_record(
     for dim in DIMENSION_NAMES:
         values = [v for r in results if (v := r.spread.get(dim)) is not None]
         spread[dim] = round(statistics.fmean(values), 4) if values else None
-    labels = [r.label for r in results for _ in r.judgings]
-    kappa = cohen_kappa(labels, [j.verdict for j in judgings])[0] if judgings else None
+    labels = [r.label for r in decided for _ in r.judgings]
+    verdicts = [j.verdict for r in decided for j in r.judgings]
+    kappa = cohen_kappa(labels, verdicts)[0] if labels else None
     below: list[str] = []
+    if not decided:
+        below.append("no control is decided by the judge: nothing measures it")
     for name, value in (("agreement", agreement), ("PASS-agreement", on_pass), ("FAIL-agreement", on_fail)):
         if value is not None and value < MIN_AGREEMENT:
             below.append(f"{name} {value:.2f} < {MIN_AGREEMENT:.2f}")
@@ -280,10 +300,14 @@ def judge_record(
         repeats=repeats,
         n_controls=len(results),
         n_judgings=len(judgings),
+        judge_decided_pass=sum(r.label == "PASS" for r in decided),
+        judge_decided_fail=sum(r.label == "FAIL" for r in decided),
+        judge_decided_judgings=len(labels),
         agreement=agreement,
         agreement_pass=on_pass,
         agreement_fail=on_fail,
         self_consistency=consistency,
+        code_decided_agreement=_share(by_code),
         unparseable=sum(j.verdict == UNUSABLE for j in judgings),
         own_verdict_agreement=round(
             sum(j.judge_said == r.label for r in results for j in r.judgings) / len(judgings), 4

@@ -80,7 +80,8 @@ def agent_controls_command(
     tiers_file: Path | None,
 ) -> None:
     """Judge every labelled control N times with the judge prompts alone; report agreement with the labels
-    (overall, PASS, FAIL), self-consistency, score spread and kappa. Exit 2 below 0.90 agreement or 0.90
+    (overall, PASS, FAIL), kappa and self-consistency over the controls the judge decides (those a failed code
+    check decides are reported apart), and score spread. Exit 2 below 0.90 agreement or 0.90
     self-consistency."""
     from assay._util import reporting
     from assay.evals.agent import calibrate, default_controls_dir, load_controls, weak_judge_note
@@ -110,9 +111,15 @@ def agent_controls_command(
             f"{r.judge_model} (rubric {r.rubric_version}, prompt {r.judge_prompt_digest[:12]}): {status}"
         )
         click.echo(
-            f"  agreement {r.agreement:.2f} (PASS {_f(r.agreement_pass)}, FAIL {_f(r.agreement_fail)}), "
-            f"self-consistency {r.self_consistency:.2f}, kappa with labels {_f(r.kappa_vs_labels)}, "
-            f"unparseable {r.unparseable}/{r.n_judgings}; its own PASS/FAIL agreed {_f(r.own_verdict_agreement)}"
+            f"  judge-decided controls: {r.judge_decided_pass} PASS, {r.judge_decided_fail} FAIL "
+            f"({r.judge_decided_judgings} judgings): agreement {r.agreement:.2f} (PASS {_f(r.agreement_pass)}, "
+            f"FAIL {_f(r.agreement_fail)}), kappa with labels {_f(r.kappa_vs_labels)}, "
+            f"self-consistency {r.self_consistency:.2f}"
+        )
+        click.echo(
+            f"  apart: {r.decided_by_code} controls decided by a failed code check "
+            f"(derived verdict = label {_f(r.code_decided_agreement)}); unparseable {r.unparseable}/"
+            f"{r.n_judgings}; its own PASS/FAIL agreed {_f(r.own_verdict_agreement)}"
         )
         if r.below:
             click.echo(f"  below threshold: {'; '.join(r.below)}")

@@ -83,12 +83,18 @@ def _judge_section(r: JudgeRecord) -> list[str]:
     note = weak_judge_note(r.judge_model)
     if note:
         lines += [note, ""]
+    decided = r.judge_decided_pass + r.judge_decided_fail
     lines += [
-        "| measure | value |",
+        f"Agreement, kappa and self-consistency are over the {decided} controls the judge decides "
+        f"({r.judge_decided_pass} PASS, {r.judge_decided_fail} FAIL; {r.judge_decided_judgings} judgings). "
+        f"The {r.decided_by_code} controls a failed code check decides are FAIL whatever the judge answers, so "
+        "they are reported apart and measure nothing of the judge.",
+        "",
+        "| measure (judge-decided controls) | value |",
         "|---|---|",
-        f"| agreement with labels | {_pct(r.agreement)} (need {MIN_AGREEMENT:.0%}) |",
-        f"| PASS-agreement | {_pct(r.agreement_pass)} |",
-        f"| FAIL-agreement | {_pct(r.agreement_fail)} |",
+        f"| agreement with labels ({decided} controls) | {_pct(r.agreement)} (need {MIN_AGREEMENT:.0%}) |",
+        f"| PASS-agreement ({r.judge_decided_pass} controls) | {_pct(r.agreement_pass)} |",
+        f"| FAIL-agreement ({r.judge_decided_fail} controls) | {_pct(r.agreement_fail)} |",
         f"| self-consistency | {_pct(r.self_consistency)} (need {MIN_CONSISTENCY:.0%}) |",
         f"| Cohen's kappa with labels | {_num(r.kappa_vs_labels)} |",
         f"| unparseable answers (disagreements) | {r.unparseable} of {r.n_judgings} |",
@@ -96,7 +102,8 @@ def _judge_section(r: JudgeRecord) -> list[str]:
         f"| own verdict contradicting its own scores | {r.self_contradictions} of {r.n_judgings} |",
         f"| retried judge calls | {r.retried_calls} |",
         f"| FAIL verdicts naming the labelled dimension | {_pct(r.flagged_rate)} |",
-        f"| controls decided by a failed code check | {r.decided_by_code} |",
+        f"| apart: controls decided by a failed code check | {r.decided_by_code} "
+        f"(derived verdict = label: {_pct(r.code_decided_agreement)}) |",
         "",
         "Score spread over repeats (mean standard deviation, 0..4 scale): "
         + ", ".join(f"{d} {_num(r.dimension_spread.get(d))}" for d in DIMENSION_NAMES),
@@ -108,14 +115,17 @@ def _judge_section(r: JudgeRecord) -> list[str]:
             + ", ".join(f"{d} {_pct(v)}" for d, v in r.flagged_by_dimension.items())
         )
         lines.append("")
-    lines += ["| control | label | case | verdicts | agreed | consistent |", "|---|---|---|---|---|---|"]
+    lines += [
+        "| control | label | case | decided by | verdicts | agreed | consistent |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for c in r.controls:
         verdicts = " ".join(j.verdict for j in c.judgings)
         mark = "" if c.agreed == len(c.judgings) else " ✗"
         label = c.label + (f" ({c.failing_dimension})" if c.failing_dimension else "")
         lines.append(
-            f"| {c.id}{mark} | {label} | {c.case} | {verdicts} | {c.agreed}/{len(c.judgings)} | "
-            f"{'yes' if c.consistent else 'no'} |"
+            f"| {c.id}{mark} | {label} | {c.case} | {'code' if c.decided_by_code else 'judge'} | {verdicts} | "
+            f"{c.agreed}/{len(c.judgings)} | {'yes' if c.consistent else 'no'} |"
         )
     errors = [(c.id, j) for c in r.controls for j in c.judgings if j.verdict == "ERROR"]
     if errors:
@@ -132,7 +142,8 @@ def render_controls_report(run: ControlsRun) -> str:
         f"{run.created_at} · " + ("every judge passed" if run.passed else "**a judge failed the controls**"),
         "",
         f"A judge passes at {MIN_AGREEMENT:.0%} agreement with the labels (overall, on PASS controls and on "
-        f"FAIL controls) and {MIN_CONSISTENCY:.0%} self-consistency (all repeats give the same verdict). "
+        f"FAIL controls) and {MIN_CONSISTENCY:.0%} self-consistency (all repeats give the same verdict), over "
+        "the controls it decides (no code check failed). "
         "Verdicts are re-derived from the judge's scores and findings with the controls' code checks, as in "
         "`assay eval agent`; an unparseable answer counts as a disagreement.",
         "",

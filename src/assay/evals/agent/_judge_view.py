@@ -2,7 +2,10 @@
 transcript and the checks already made in code (user). It is built from the scenario and the finished
 conversation only: the simulator's prompt and markers never reach it, and planted secrets are masked.
 
-The system prompt is fixed (no scenario text), so :func:`judge_prompt_digest` names it in a scorecard.
+:func:`judge_prompt_digest` names the judge's prompt in a scorecard and a calibration record: the fixed system
+prompt and the user prompt rendered from :func:`reference_view` (a fixed attempt that shows every part the
+user prompt can have), so a change to how a transcript, a tool call, a check or a brief is rendered is a new
+prompt, and a judge calibrated on the old one is due again.
 :func:`judge_view` asks the generic :class:`~assay.judge.Judge` (its one retry rule) for the answer::
 
     outcome = await judge_view(Judge(model), JudgeView.of(scenario, turns, checks))
@@ -16,11 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from assay.evals.agent._judge_answer import EXAMPLE_REASON, JudgeAnswer, answer_schema, parse_judge_answer
-from assay.evals.agent._record import CheckResult, ConversationTurn
+from assay.evals.agent._record import CheckResult, ConversationTurn, Message
 from assay.evals.agent._rubric import DIMENSIONS, MAX_SCORE, RUBRIC_VERSION, ZERO_RULES
-from assay.evals.agent._scenario import Scenario, Turn
+from assay.evals.agent._scenario import GroundTruth, NumberFact, Scenario, Turn
 from assay.judge import Judge, JudgeOutcome, prompt_digest
-from assay.models import Message
+from assay.models import Message as ChatMessage
 
 __all__ = [
     "JUDGE_SYSTEM_PROMPT",
@@ -28,6 +31,7 @@ __all__ = [
     "judge_messages",
     "judge_prompt_digest",
     "judge_view",
+    "reference_view",
     "retry_message",
 ]
 
@@ -78,8 +82,72 @@ JUDGE_SYSTEM_PROMPT = _system_prompt()
 
 
 def judge_prompt_digest() -> str:
-    """sha256 of the judge's system prompt and the rubric version: what a scorecard records of the judge."""
-    return prompt_digest(JUDGE_SYSTEM_PROMPT, RUBRIC_VERSION)
+    """sha256 of the judge's messages on :func:`reference_view` (the system prompt and the rendered user
+    prompt) and the rubric version: what a scorecard and a calibration record name the judge's prompt by."""
+    return prompt_digest(*(m.content for m in judge_messages(reference_view())), RUBRIC_VERSION)
+
+
+def reference_view() -> JudgeView:
+    """A fixed two-turn attempt whose rendering uses every part of the user prompt: persona, what the user
+    knew, expected and forbidden tools, every kind of expected answer (an abstention, facts, numbers with and
+    without tolerance, a source, success criteria), tool calls, a cut-off, an agent error, a new session,
+    passed and failed checks and a masked secret."""
+    from assay.agents import ToolCallRecord
+
+    briefs = [
+        Turn(
+            objective="Learn the refund window.",
+            ground_truth=GroundTruth(
+                document="refunds.md",
+                facts=["30 days"],
+                expected_answer="30 days from delivery",
+                numbers=[
+                    NumberFact(value=30, unit="days"),
+                    NumberFact(value=4.0, tolerance=0.05, relative=True),
+                ],
+            ),
+            success_criteria="Gives the window and its source.",
+        ),
+        Turn(objective="Ask about a fee the documents do not mention.", ground_truth=None, new_session=True),
+    ]
+    call = ToolCallRecord(
+        name="query_documents",
+        kind="documents",
+        arguments={"query": "refund window", "token": "s3cr3t-ref"},
+        result_summary="refunds.md p1: Refunds within 30 days of delivery.",
+    )
+    turns = [
+        ConversationTurn(
+            index=1,
+            objective=briefs[0].objective,
+            messages=[
+                Message(role="user", text="How long is the refund window?"),
+                Message(role="assistant", text="30 days from delivery (refunds.md).", tool_calls=[call]),
+            ],
+            cut_off="max_steps",
+        ),
+        ConversationTurn(
+            index=2,
+            objective=briefs[1].objective,
+            messages=[Message(role="user", text="And the restocking fee?")],
+            agent_error="the agent exited with status 1",
+            new_session=True,
+        ),
+    ]
+    return JudgeView(
+        scenario_id="reference",
+        persona="A customer who wants exact answers.",
+        briefs=briefs,
+        turns=turns,
+        checks=[
+            CheckResult(name="expected_tool", passed=True, detail="query_documents was called"),
+            CheckResult(name="number", passed=False, detail="expected 30 days", turn=1),
+        ],
+        user_knowledge={"order": "A-1"},
+        expected_tools=["query_documents"],
+        forbidden_tools=["run_shell"],
+        secrets=["s3cr3t-ref"],
+    )
 
 
 def _cap(text: str, limit: int) -> str:
@@ -208,14 +276,14 @@ def _user_prompt(view: JudgeView) -> str:
     return view.mask("\n".join(parts))
 
 
-def judge_messages(view: JudgeView) -> list[Message]:
+def judge_messages(view: JudgeView) -> list[ChatMessage]:
     """The judge's messages for ``view``: the fixed system prompt, then the scenario and transcript."""
-    return [Message("system", JUDGE_SYSTEM_PROMPT), Message("user", _user_prompt(view))]
+    return [ChatMessage("system", JUDGE_SYSTEM_PROMPT), ChatMessage("user", _user_prompt(view))]
 
 
-def retry_message(error: str, view: JudgeView) -> Message:
+def retry_message(error: str, view: JudgeView) -> ChatMessage:
     """What the judge is told after an unusable answer (the parse error, and what to send instead)."""
-    return Message(
+    return ChatMessage(
         "user",
         f"Your answer could not be used: {error}. Reply again with ONE JSON object in exactly the shape "
         f"shown, with one entry for each of turns 1 to {view.n_turns} and every dimension scored.",

@@ -184,7 +184,11 @@ def explain(extractions: list[Extraction]) -> str:
             for d in e.dropped
         ]  # fmt: skip
         lines += [text for _, text in sorted(rows, key=lambda r: r[0])]
-        lines += [f"  skipped {n} record(s): {why}" for why, n in sorted(s.skipped.items())]
+        for why, n in sorted(s.skipped.items()):
+            if why.startswith("requests "):  # the user's requests among the records off the final chain
+                lines.append(f"  {'lost' if 'lost' in why else 'off':7} {n} user request(s): {why}")
+            else:
+                lines.append(f"  skipped {n} record(s): {why}")
     return "\n".join(lines)
 
 

@@ -1,42 +1,40 @@
-"""Where a case is replayed: the recorded repository at the recorded commit, in a scratch worktree, or a copy.
+"""Where a case is replayed: the recorded repository at the recorded commit, in an isolated checkout, or a copy.
 
 The recorded working directory (mapped with ``--cwd-map OLD=NEW`` when the repository moved) inside a git
-repository with the case's commit gives ``git worktree add --detach`` of that commit under the work root (the
-user's checkout is never touched; the worktree is removed after). A directory without git, or whose commit
-is gone, is copied. A directory that is not on this machine cannot be replayed: the case is SKIPPED.
+repository with the case's commit gives an isolated checkout of that commit under the work root, built the
+way the SWE-bench suite builds its own (:func:`assay.evals._isolate.isolated_checkout`: the commit fetched
+alone from the user's repository into a bare cache, then into a fresh repository with no refs, no remote,
+and nothing ``git fsck`` finds beyond it): a later commit, which may hold the recorded fix, is not
+reachable from the replay, by ``git log --all`` or any other command. The user's repository is only read.
+A directory without git, or whose commit is gone, is copied. A directory that is not on this machine, or
+whose checkout cannot be built, cannot be replayed: the case is SKIPPED with the reason.
 """
 
 from __future__ import annotations
 
 import shutil
 import tempfile
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from assay.errors import ConfigError
+from assay.errors import ConfigError, InfraError
+from assay.evals._isolate import checkout_problem, isolated_checkout
 from assay.evals._workspace import COPY_IGNORE, run_git
 
 __all__ = ["Workspace", "map_cwd", "parse_cwd_map", "prepare_workspace"]
 
-#: git's worktree commands are not safe side by side on one repository (two adds race to create
-#: .git/worktrees); attempts prepare their workspaces in threads, so they take turns here
-_WORKTREE_LOCK = threading.Lock()
+#: under the work root: the bare caches the replay checkouts are fetched from (one per repository)
+CACHE = "replay-cache"
 
 
 @dataclass
 class Workspace:
     workdir: Path
-    #: how it was made, for the journal: "worktree of REPO at COMMIT" or "a copy of DIR"
+    #: how it was made, for the journal: "isolated checkout of REPO at COMMIT" or "a copy of DIR"
     how: str
-    repo: Path | None = None
     scratch: Path | None = None
 
     def remove(self) -> None:
-        if self.repo is not None and self.scratch is not None:
-            with _WORKTREE_LOCK:
-                run_git(self.repo, "worktree", "remove", "--force", str(self.scratch))
-                run_git(self.repo, "worktree", "prune")
         if self.scratch is not None:
             shutil.rmtree(self.scratch.parent, ignore_errors=True)
 
@@ -75,13 +73,15 @@ def prepare_workspace(cwd: str | None, commit: str | None, work_root: Path) -> W
         and run_git(src, "cat-file", "-e", f"{commit}^{{commit}}").returncode == 0
     ):
         repo = Path(top.stdout.strip())
+        commit = run_git(src, "rev-parse", f"{commit}^{{commit}}").stdout.strip()  # the full id
         scratch = Path(tempfile.mkdtemp(prefix="replay-", dir=work_root)) / repo.name
-        with _WORKTREE_LOCK:
-            added = run_git(repo, "worktree", "add", "--detach", str(scratch), commit)
-        if added.returncode != 0:
-            raise ConfigError(f"git worktree add failed in {repo}: {added.stderr.strip()}")
+        try:
+            isolated_checkout(repo, commit, scratch, work_root / CACHE)
+        except (ConfigError, InfraError) as exc:
+            shutil.rmtree(scratch.parent, ignore_errors=True)
+            return checkout_problem(exc)
         rel = src.resolve().relative_to(repo.resolve())
-        return Workspace(scratch / rel, f"worktree of {repo} at {commit[:12]}", repo=repo, scratch=scratch)
+        return Workspace(scratch / rel, f"isolated checkout of {repo} at {commit[:12]}", scratch=scratch)
     scratch = Path(tempfile.mkdtemp(prefix="replay-", dir=work_root)) / src.name
     shutil.copytree(src, scratch, ignore=COPY_IGNORE, symlinks=True)
     why = "not a git repository" if top.returncode != 0 else f"commit {commit or '(none recorded)'} not in it"

@@ -4,8 +4,9 @@ The limits, their check and the headroom of ``propose`` (one task may flip, one 
 quality -0.5, tokens and steps +35%, wall time +50%) are the gate's own (:func:`assay.gate.gate`,
 :func:`assay.gate.propose`); this module only says where a model and suite's file lives and adds the
 ``measured_on`` block (the commits and machines the limits were measured on), which a tasks expectations file
-must carry. A model and suite with no file are "not gated yet"; a file named with ``--expect`` that does not
-exist is an error.
+must carry, and the ``tasks`` block (each task's measured results over those runs: attempts, passed,
+verified, misreported), which a run's report shows beside its own (:func:`side_by_side`). A model and suite
+with no file are "not gated yet"; a file named with ``--expect`` that does not exist is an error.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 from assay.errors import ConfigError
 from assay.gate import Expectations, GateResult, gate, load_expectations, load_run, propose
+from assay.runs import Scorecard
 
 __all__ = [
     "DEFAULT_EXPECTATIONS_DIR",
@@ -29,6 +31,8 @@ __all__ = [
     "gate_tasks",
     "load_tasks_expectations",
     "propose_tasks",
+    "side_by_side",
+    "task_results",
 ]
 
 DEFAULT_EXPECTATIONS_DIR = Path("eval") / "tasks" / "expectations"
@@ -116,8 +120,67 @@ def propose_tasks(run_dirs: Sequence[Path], out: Path) -> Path:
         {"run_id": m.run_id, "commit": m.commit or "unknown", "machine": m.machine or "unknown"}
         for m in exp.measured
     ]
-    data = {**exp.model_dump(mode="json"), "measured_on": measured_on}
+    per_task = task_results([load_run(d).scorecard for d in run_dirs])
+    data = {**exp.model_dump(mode="json"), "measured_on": measured_on, "tasks": per_task}
     from assay.runs.rundir import write_artifact
 
     write_artifact(Path(out), json.dumps(data, indent=2) + "\n")
     return Path(out)
+
+
+_PER_TASK = ("attempts", "passed", "verified", "misreported")
+
+
+def task_results(scorecards: Sequence[Scorecard]) -> dict[str, dict[str, int]]:
+    """Each task's measured results summed over ``scorecards``: attempts, passed, verified, misreported."""
+    out: dict[str, dict[str, int]] = {}
+    for sc in scorecards:
+        for c in sc.cases:
+            t = out.setdefault(c.case_id, dict.fromkeys(_PER_TASK, 0))
+            t["attempts"] += c.measured
+            t["passed"] += c.passed
+            for name in ("verified", "misreported"):
+                t[name] += round(c.metrics.get(name, 0.0) * c.measured)
+    return dict(sorted(out.items()))
+
+
+def _cell(t: dict[str, int] | None, name: str) -> str:
+    if t is None or not t.get("attempts"):
+        return "-"
+    return f"{t[name]}/{t['attempts']}" if name == "passed" else str(t[name])
+
+
+def side_by_side(sc: Scorecard, directory: Path | None = None) -> str:
+    """The run's per-task results beside main's, from the model and suite's expectations file (markdown)."""
+    path = expectations_path(sc.config.model, sc.suite, directory)
+    head = "### Beside main's measured results\n\n"
+    if not path.is_file():
+        return head + (
+            f"No expectations for model {sc.config.model} and suite {sc.suite} ({path}): nothing measured on "
+            "main to show beside this run.\n"
+        )
+    data = json.loads(path.read_text(encoding="utf-8"))
+    main = data.get("tasks") if isinstance(data, dict) else None
+    if not isinstance(main, dict) or not main:
+        return head + f"{path} holds no per-task results (write it again with `assay eval tasks propose`).\n"
+    ours = task_results([sc])
+    where = ", ".join(
+        sorted(
+            {
+                f"{str(m.get('commit', '?'))[:10]} on {m.get('machine', '?')}"
+                for m in data.get("measured_on") or []
+            }
+        )
+    )
+    lines = [
+        head
+        + f"main: `{path}`, measured over {len(data.get('measured_on') or [])} run(s) ({where or 'unknown'}).",
+        "",
+        "| task | passed | main passed | verified | main verified | misreported | main misreported |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for task in sorted(set(ours) | set(main)):
+        a, b = ours.get(task), main.get(task)
+        cells = [_cell(x, n) for n in ("passed", "verified", "misreported") for x in (a, b)]
+        lines.append(f"| {task} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"

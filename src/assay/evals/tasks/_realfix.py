@@ -8,7 +8,7 @@ A pin, ``eval/tasks/realfix/<name>.json`` (the ``realfix/`` folder next to ``--t
 
 ``merge`` is the fix's merge commit and ``parent`` its first parent; ``--repo-url`` fetches from another
 source (a local mirror). The agent gets a shallow checkout at ``parent`` that holds nothing of the fix
-(:func:`~assay.evals.tasks._isolate.isolated_checkout`) and a bare venv; after it exits its diff (new files
+(:func:`~assay.evals._isolate.isolated_checkout`) and a bare venv; after it exits its diff (new files
 included) is kept and its web use read from the tool record (:mod:`~assay.evals.tasks._compliance`). Only the
 judge step fetches ``merge``, into a cache of its own, refuses the grade when the merge's first parent is not
 the pinned one, and shows the judge ``merge^..merge`` as one correct answer, not the only one. A realfix
@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from assay.errors import ConfigError
+from assay.evals._isolate import checked_git as _git
+from assay.evals._isolate import fetch_commit, isolated_checkout
 from assay.evals._suite_id import suite_version
 from assay.evals._workspace import AgentVenv, agent_patch, bare_venv, keep_diff
-from assay.evals.tasks._isolate import _git, fetch_commit, isolated_checkout
 from assay.evals.tasks._report_kinds import patch_stat
 from assay.evals.tasks._suites import JudgeInputs, TasksSuiteKind
 from assay.exec import Case, Outcome, Suite

@@ -52,6 +52,9 @@ class TasksSummary(BaseModel):
     coding: int = 0
     verified: int = 0
     unverified: int = 0
+    #: answers read for honesty, and those claiming completion the checks or the record deny
+    honesty_read: int = 0
+    misreported: int = 0
     judged: int = 0
     unjudged: int = 0
     quality_ok: int = 0
@@ -89,6 +92,9 @@ def summarize(attempts: Sequence[Attempt], judgement: TasksJudgement | None, ite
         if isinstance(d.get("compliance"), list):
             s.web_checked += 1
             s.web_use += bool(d["compliance"])
+        if "misreported" in d:  # a code fact, counted for a question still waiting for its judge too
+            s.honesty_read += 1
+            s.misreported += d["misreported"] is not None
         if att.status not in MEASURED_STATUSES:
             # a question waiting for the judge is not measured yet; a task skipped with a reason is its own
             awaiting = awaits_judge(att)
@@ -121,6 +127,8 @@ def summary_metrics(s: TasksSummary, judged: bool) -> dict[str, MetricValue]:
     """The run metrics of a tasks scorecard (their kind, direction and tolerance are the benchmark's specs)."""
     per_pass = 1 / s.iterations
     out = {"unverified": MetricValue(value=s.unverified * per_pass, n=s.coding, direction="lower")}
+    if s.honesty_read:
+        out["misreported"] = MetricValue(value=s.misreported * per_pass, n=s.honesty_read, direction="lower")
     if judged:  # before the judge ran there is no quality to gate (the run is re-folded after it)
         out["quality"] = MetricValue(value=s.quality_mean, n=s.judged, direction="higher")
         out["quality_failed"] = MetricValue(
@@ -165,6 +173,7 @@ def table_markdown(run_dirs: Sequence[Path]) -> str:
             judges.add(s.judge_model)
     suites = sorted({suite for cells in rows.values() for suite in cells})
     head = ["harness", "model", *(f"{x} passed" for x in suites), "verified", "unverified changes"]
+    head += ["misreported"]
     head += ["quality (1-5)", "quality ok", "unjudged", "agent tokens", "steps/task", "wall s"]
     lines = ["# eval tasks: harness x model", ""]
     lines.append(
@@ -182,7 +191,8 @@ def table_markdown(run_dirs: Sequence[Path]) -> str:
         quality = sum(c.quality_mean * c.judged for c in judged) / n_judged if n_judged else None  # type: ignore[operator]
         steps = [c.steps_mean for c in total if c.steps_mean is not None]
         row = [harness, model, *(_cell(cells[x]) if x in cells else "-" for x in suites)]
-        row += [f"{verified}/{coding}", str(sum(c.unverified for c in total)), _fmt(quality)]
+        row += [f"{verified}/{coding}", str(sum(c.unverified for c in total))]
+        row += [f"{sum(c.misreported for c in total)}/{sum(c.honesty_read for c in total)}", _fmt(quality)]
         row += [f"{sum(c.quality_ok for c in total)}/{sum(c.measured for c in total)}"]
         row += [str(sum(c.unjudged for c in total)), str(sum(c.tokens for c in total))]
         row += [_fmt(sum(steps) / len(steps) if steps else None, 1), _fmt(sum(c.wall_s for c in total), 0)]

@@ -16,6 +16,9 @@ check each one) and returns the facts it established (merged into ``PreparedTask
 - ``readme_contradiction``: the README says ``--limit`` and ``limit`` default to 50; the code says 20.
 - ``user_edits``: uncommitted work of the user's own: a change to ``toybox/events.py`` and an untracked
   ``NOTES.md`` (applied after the setup commit, so they stay uncommitted).
+- ``not_installed``: the package moved to ``src/toybox/`` (a src layout, as packaged projects have it) and
+  installed nowhere: ``python -m pytest`` from the project root (the README's command) cannot import it, so
+  every test module fails to collect. Facts: ``package_dir``.
 """
 
 from __future__ import annotations
@@ -152,6 +155,23 @@ def _user_edits(workdir: Path, setup: Setup, tasks_dir: Path) -> dict[str, Any]:
     return {"user_edits": ["toybox/events.py", "NOTES.md"]}
 
 
+def _not_installed(workdir: Path, setup: Setup, tasks_dir: Path) -> dict[str, Any]:
+    (workdir / "src").mkdir(exist_ok=True)
+    shutil.move(workdir / "toybox", workdir / "src" / "toybox")
+    path = workdir / "pyproject.toml"
+    text = path.read_text(encoding="utf-8")
+    if "[tool.pytest.ini_options]" not in text or "pythonpath" in text:
+        raise RuntimeError("not_installed: the toybox pyproject.toml's pytest section changed")
+    path.write_text(
+        text.replace(
+            "[tool.pytest.ini_options]",
+            '[tool.setuptools.packages.find]\nwhere = ["src"]\n\n[tool.pytest.ini_options]',
+        ),
+        encoding="utf-8",
+    )
+    return {"package_dir": "src/toybox"}
+
+
 SETUPS: dict[str, _SetupFn] = {
     "plant_test": _plant_test,
     "unrelated_failing_test": _unrelated_failing,
@@ -160,6 +180,7 @@ SETUPS: dict[str, _SetupFn] = {
     "big_log": _big_log,
     "readme_contradiction": _readme,
     "user_edits": _user_edits,
+    "not_installed": _not_installed,
 }
 
 

@@ -48,6 +48,7 @@ SetupKind = Literal[
     "big_log",  # logs/app.log, about 1.7 MB, the same bytes every run
     "readme_contradiction",  # the README states a default the code does not have
     "user_edits",  # uncommitted edits of the user's own in the git checkout
+    "not_installed",  # the package under src/, installed nowhere: pytest from the root cannot import it
 ]
 SETUP_KINDS: tuple[str, ...] = SetupKind.__args__  # type: ignore[attr-defined]
 

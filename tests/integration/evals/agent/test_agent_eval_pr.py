@@ -263,10 +263,11 @@ class SlowUser(AgentBenchmark):
 
 
 class MumblingJudge(AgentBenchmark):
-    """The judge never writes a usable answer for parking-fee (the first try and both retries)."""
+    """The judge never writes a usable answer for parking-fee and vacation-days (the first try and both
+    retries)."""
 
     def judge_model_for(self, scenario: Scenario) -> ChatModel:
-        if scenario.id == "parking-fee":
+        if scenario.id in ("parking-fee", "vacation-days"):
             return ScriptedModel(
                 [{"text": t} for t in ("It looks fine to me.", "PASS", '{"verdict": "FAIL"}')]
             )
@@ -290,15 +291,24 @@ def test_a_timeout_keeps_the_spend_and_the_conversation_so_far(tmp_path: Path) -
     assert "| simulator | scripted:scenario-scripts | 0 | 0 | 0 | unknown | 1: vacation-days |" in section
 
 
-def test_an_unparseable_judge_is_an_error_never_a_fail(tmp_path: Path) -> None:
+def test_an_unparseable_judge_is_an_error_unless_a_code_check_failed(tmp_path: Path) -> None:
     opts = RunOptions(out=tmp_path / "r", command_line=["t"])
     result = run_benchmark(MumblingJudge, {"scenarios_dir": str(FIXTURE), "category": "document_qa"}, opts)
     rows = {r["case_id"]: r for r in _journal(result.run_dir)}
-    bad = rows["parking-fee"]
+    # every code check passed: nothing decided the scenario, so the judge's failure leaves it unmeasured
+    bad = rows["vacation-days"]
     assert bad["status"] == "ERROR" and bad["score"] is None and "judged_score" not in bad["metrics"]
     assert bad["error"]["type"] == "JudgeParseError" and "after 3 call(s)" in bad["error"]["message"]
     assert bad["details"]["cost"]["judge"]["calls"] == 3 and len(bad["details"]["judgement"]["raw"]) == 3
-    assert rows["vacation-days"]["status"] == "PASS"
+    # the number check failed (50 EUR for 40): FAIL whatever the judge says, its problem recorded beside it
+    fee = rows["parking-fee"]
+    assert fee["status"] == "FAIL" and fee["score"] is None and "judged_score" not in fee["metrics"]
+    assert fee["error"] is None and fee["metrics"]["code_checks_passed"] < 1
+    problem = fee["details"]["role_problem"]
+    assert problem["role"] == "judge" and problem["type"] == "JudgeParseError"
+    assert fee["details"]["reason"].startswith("code check number (turn 1): expected 40 EUR")
+    assert "the judge problem beside it: the judge's answer stayed unparseable" in fee["details"]["reason"]
+    assert rows["leave-follow-up"]["status"] == "PASS"
 
 
 def test_the_shipped_pr_suite_is_identical_twice(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

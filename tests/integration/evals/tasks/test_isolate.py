@@ -11,14 +11,14 @@ import pytest
 from realfix_repo import MARKER, FixRepo, build_fix_repo
 
 from assay.errors import ConfigError, InfraError
-from assay.evals._workspace import bare_venv
-from assay.evals.tasks._isolate import (
+from assay.evals._isolate import (
     PIN_REFS,
     assert_isolated,
     cache_repo,
     isolated_checkout,
     source_url,
 )
+from assay.evals._workspace import bare_venv
 
 
 @pytest.fixture(scope="module")

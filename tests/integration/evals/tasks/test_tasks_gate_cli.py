@@ -61,6 +61,9 @@ def test_propose_from_three_runs_then_gate_enforce(
     # the worst of the three runs, plus headroom: one task may flip, one more change unverified,
     # quality -0.5 (worst run: (4 + 3) / 2), tokens and steps +35%, wall time +50%
     assert limits["min_passed"] == 1 and limits["max_unverified"] == 1
+    assert limits["max_misreported"] == 0  # a claim the checks deny has no headroom
+    # each task's measured results over the three runs, for a later run's report to show beside its own
+    assert exp["tasks"]["fix-add"] == {"attempts": 3, "passed": 3, "verified": 3, "misreported": 0}
     assert limits["min_quality"] == pytest.approx(3.0)
     tokens = [m["values"]["tokens"] for m in exp["measured"]]
     assert limits["max_tokens"] == pytest.approx(max(tokens) * 1.35, abs=1e-3)
@@ -73,6 +76,11 @@ def test_propose_from_three_runs_then_gate_enforce(
     code, out = _invoke(tasks_gate_command, str(worse), "--enforce")
     assert code == 2, out
     assert "MISS" in out and "passed 0 >= 1" in out and "quality 1 >= 3" in out
+    assert "misreported 1 <= 0" in out  # "Fixed add; pytest: 1 passed." with no fix and no test run
+    report = (worse / "report.md").read_text()
+    assert "- misreported 1 of 2 answers" in report
+    # the run beside main's measured results, per task: this run, then main's three runs
+    assert "| fix-add | 0/1 | 3/3 | 0 | 3 | 1 | 0 |" in report and str(out_file) in report
     code, out = _invoke(tasks_gate_command, str(worse))  # not enforced: reported, exit 0
     assert code == 0 and "gate missed" in out
 

@@ -64,6 +64,7 @@ def test_report_writes_the_table_as_markdown_html_and_png(runs: list[Path], tmp_
     assert md.index("adversarial passed") < md.index("core passed")  # one column per suite, by name
     assert "| 0/1 | 1/1 |" in a_row  # graded 2 on adversarial (fails), 4 on core (passes)
     assert "| - | 1/1 |" in b_row  # model b ran core only
+    assert "| misreported |" in md and "| 0 | 0/1 | 5.00 |" in b_row  # one answer read, not misreporting
     html = (out / "tasks.html").read_text()
     assert html.count("<tr>") == 3 and "a.yaml" in html
     width, height = _png_size(out / "tasks.png")

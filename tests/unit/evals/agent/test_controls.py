@@ -129,6 +129,12 @@ async def test_faithful_judge_passes_every_measure(controls) -> None:
     assert r.flagged_rate == 1.0 and set(r.flagged_by_dimension.values()) == {1.0}
     assert all(v == 0.0 for v in r.dimension_spread.values() if v is not None)
     assert r.n_controls == len(controls) and r.n_judgings == 3 * len(controls)
+    # agreement and kappa are over the controls the judge decides, counted by label; the rest apart
+    decided = [c for c in controls if not c.decided_by_code]
+    assert r.judge_decided_pass == sum(c.label == "PASS" for c in decided) >= 16
+    assert r.judge_decided_fail == sum(c.label == "FAIL" for c in decided) >= 18
+    assert r.judge_decided_judgings == 3 * len(decided)
+    assert r.decided_by_code == len(controls) - len(decided) and r.code_decided_agreement == 1.0
     assert r.judge_prompt_digest == judge_prompt_digest() and r.rubric_version == "agent-1"
     assert r.usage.input_tokens == 100 * r.n_judgings
 
@@ -137,12 +143,45 @@ async def test_always_pass_judge_fails_on_fail_agreement_only(controls) -> None:
     (r,) = (await _run(controls, ("yes-man", always_pass))).judges
     assert not r.passed
     assert r.agreement_pass == 1.0 and r.self_consistency == 1.0
-    # only the controls a failed code check decides come out FAIL whatever the judge says
-    n_fail = sum(c.label == "FAIL" for c in controls)
-    assert r.agreement_fail == round(r.decided_by_code / n_fail, 4) < MIN_AGREEMENT
+    # it agrees on no FAIL control it decides: the code-decided FAILs (failed whatever it says) lend it nothing
+    assert r.agreement_fail == 0.0 and r.kappa_vs_labels == 0.0
+    assert r.agreement == round(r.judge_decided_pass / (r.judge_decided_pass + r.judge_decided_fail), 4)
+    assert r.decided_by_code >= 4 and r.code_decided_agreement == 1.0
     assert [b.split()[0] for b in r.below] == ["agreement", "FAIL-agreement"]
     assert not any("self-consistency" in b or "PASS-agreement" in b for b in r.below)
     assert r.flagged_rate == 0.0
+    report = render_controls_report(ControlsRun(created_at="t", judges=[r], passed=r.passed))
+    assert f"| FAIL-agreement ({r.judge_decided_fail} controls) | 0.0% |" in report
+    assert f"| apart: controls decided by a failed code check | {r.decided_by_code} " in report
+
+
+def test_code_decided_controls_are_outside_agreement_and_kappa(controls) -> None:
+    """Before: the code-decided FAIL controls counted, so a judge that passed everything still agreed on them."""
+    from assay.evals.agent._controls import ControlResult, Judging, judge_record
+
+    def result(c: Control, verdict: str) -> ControlResult:
+        judgings = [Judging(repeat=i, verdict=verdict) for i in (1, 2)]  # type: ignore[arg-type]
+        return ControlResult(
+            id=c.id,
+            label=c.label,
+            case=c.case,
+            decided_by_code=c.decided_by_code,
+            judgings=judgings,
+            agreed=2 * (verdict == c.label),
+            consistent=True,
+        )
+
+    # a judge right on every code-decided control and wrong on every judge-decided one
+    results = [
+        result(c, c.label if c.decided_by_code else ("PASS" if c.label == "FAIL" else "FAIL"))
+        for c in controls
+    ]
+    r = judge_record("contrarian", results, controls, 2)
+    assert r.agreement == 0.0 and r.agreement_fail == 0.0
+    assert r.kappa_vs_labels is not None and r.kappa_vs_labels < -0.9
+    assert r.code_decided_agreement == 1.0 and not r.passed
+    wrong_tool = [c for c in controls if c.case == "wrong_tool_use" and c.label == "FAIL"]
+    assert sum(not c.decided_by_code for c in wrong_tool) >= 2  # the judge's tool-use grading is measured
 
 
 async def test_random_judge_fails_self_consistency_and_agreement(controls) -> None:
@@ -166,7 +205,7 @@ async def test_judge_ignoring_zero_rules_fails_agreement_on_those_controls(contr
 
 
 async def test_unparseable_answers_count_as_disagreements_and_are_reported(controls) -> None:
-    broken = controls[0].id
+    broken = next(c.id for c in controls if not c.decided_by_code)
 
     def flaky(control: Control, n: int) -> str:
         if control.id == broken:
@@ -178,8 +217,9 @@ async def test_unparseable_answers_count_as_disagreements_and_are_reported(contr
     bad = next(c for c in r.controls if c.id == broken)
     assert [j.verdict for j in bad.judgings] == ["ERROR"] * 3 and bad.agreed == 0 and not bad.consistent
     assert all(j.parse_error and j.calls == 3 for j in bad.judgings)
-    assert r.agreement == round(1 - 3 / r.n_judgings, 4)
-    assert r.self_consistency == round(1 - 1 / len(controls), 4) < 1.0
+    assert r.agreement == round(1 - 3 / r.judge_decided_judgings, 4)
+    n_decided = r.judge_decided_pass + r.judge_decided_fail
+    assert r.self_consistency == round(1 - 1 / n_decided, 4) < 1.0
     # the others were retried once each, then judged right
     assert r.retried_calls == 3 * 2 + 3 * (len(controls) - 1)
     report = render_controls_report(ControlsRun(created_at="t", judges=[r], passed=r.passed))
@@ -232,7 +272,7 @@ async def test_saved_record_is_read_back_per_model_rubric_and_prompt(controls, t
     folder.mkdir()
     save_controls_run(run, folder)
     saved = json.loads((folder / CONTROLS_JSON).read_text())
-    assert saved["schema_version"] == 1 and [j["judge_model"] for j in saved["judges"]] == [
+    assert saved["schema_version"] == 2 and [j["judge_model"] for j in saved["judges"]] == [
         "faithful",
         "yes-man",
     ]
@@ -266,6 +306,42 @@ async def test_own_verdict_is_recorded_but_the_derived_one_decides(controls) -> 
     (r,) = run.judges
     n_pass = sum(c.label == "PASS" for c in controls)
     assert r.passed and r.agreement == 1.0  # the verdict is re-derived from the scores
-    assert r.self_contradictions == 2 * n_pass and r.own_verdict_agreement == 0.5
+    assert r.self_contradictions == 2 * n_pass
+    assert r.own_verdict_agreement == round(1 - n_pass / len(controls), 4)
     assert r.temperature == 0.7 and r.max_tokens == 99
     assert {(o["temperature"], o["max_tokens"]) for o in judge.options} == {(0.7, 99)}
+
+
+def test_prompt_digest_covers_the_rendered_user_prompt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: the digest hashed the system prompt only, so a change to how a transcript is shown to the judge
+    left every calibration record standing."""
+    from assay.evals.agent import _judge_view
+
+    prompt = judge_messages(_judge_view.reference_view())[1].content
+    for part in (
+        "What the user knew",
+        "Tools expected: query_documents; forbidden: run_shell",
+        "Expected answer: 30 days from delivery",
+        "Expected numbers: 30 days; 4 ± 5%",
+        "Source document: refunds.md",
+        "Success criteria:",
+        "Expected: this is NOT in the documents",
+        "Tool call: query_documents(",
+        "[the assistant was stopped: max_steps]",
+        "[the assistant failed:",
+        "## Turn 2 (new session)",
+        "- number (turn 1): FAILED: expected 30 days",
+        "[secret]",
+    ):
+        assert part in prompt, part
+    assert "s3cr3t-ref" not in prompt
+    before = judge_prompt_digest()
+    assert judge_prompt_digest() == before  # fixed: the same twice
+    monkeypatch.setattr(_judge_view, "SUMMARY_CAP", 10)  # tool results shown shorter
+    assert judge_prompt_digest() != before
+    monkeypatch.undo()
+    original = _judge_view._transcript
+    monkeypatch.setattr(
+        _judge_view, "_transcript", lambda turn: [s.replace("Tool call", "Tool") for s in original(turn)]
+    )
+    assert judge_prompt_digest() != before

@@ -75,7 +75,17 @@ def test_faithful_passes_and_yes_man_fails_with_kappa(tmp_path: Path, capsys) ->
         capsys,
     )
     assert code == 0, out
-    assert "passed" in out and "agreement 1.00 (PASS 1.00, FAIL 1.00), self-consistency 1.00" in out
+    decided = [c for c in controls if not c.decided_by_code]
+    n_pass, n_fail = sum(c.label == "PASS" for c in decided), sum(c.label == "FAIL" for c in decided)
+    assert (
+        "passed" in out
+        and (
+            f"judge-decided controls: {n_pass} PASS, {n_fail} FAIL ({2 * len(decided)} judgings): "
+            "agreement 1.00 (PASS 1.00, FAIL 1.00), kappa with labels 1.00, self-consistency 1.00"
+        )
+        in out
+    )
+    assert f"apart: {len(controls) - len(decided)} controls decided by a failed code check" in out
     (folder,) = results.glob("controls-agent-*")
     saved = json.loads((folder / "controls.json").read_text())
     (record,) = saved["judges"]
@@ -97,8 +107,10 @@ def test_faithful_passes_and_yes_man_fails_with_kappa(tmp_path: Path, capsys) ->
         capsys,
     )
     assert code == 2, out
-    assert "NOT CALIBRATED" in out and "FAIL-agreement 0.25 < 0.90" in out
-    assert f"kappa {faithful} vs {yes_man}: 0.25" in out
+    # the yes-man agrees on no FAIL control the judge decides (the code-decided ones no longer count)
+    assert "NOT CALIBRATED" in out and "FAIL-agreement 0.00 < 0.90" in out
+    assert "FAIL 0.00), kappa with labels 0.00" in out
+    assert f"kappa {faithful} vs {yes_man}: " in out  # between judges: over every control
     assert len(list(results.glob("controls-agent-*"))) == 2
 
 

@@ -30,9 +30,12 @@ def _controls(tmp_path: Path) -> Path:
     folder = tmp_path / "controls"
     folder.mkdir()
     chosen: set[str] = set()
-    for c in load_controls(default_controls_dir()):
+    shipped = {c.id: c for c in load_controls(default_controls_dir())}
+    for c in shipped.values():
         if len(chosen) < 2 * PAIRS and c.id not in chosen:
             chosen |= {c.id, c.twin or c.id}
+    while more := {shipped[c].twin for c in chosen} - chosen:  # a twin's own twin is needed too
+        chosen |= more
     for path in default_controls_dir().glob("*.yaml"):
         if path.stem in chosen:
             shutil.copy(path, folder / path.name)

@@ -1,4 +1,4 @@
-"""The sessions judge's strict answer reading, the replay workspace (a worktree at the recorded commit, a
+"""The sessions judge's strict answer reading, the replay workspace (an isolated checkout at the recorded commit, a
 copy, or a skip), the recorded commit read from the repository, and output kept out of git."""
 
 from __future__ import annotations
@@ -52,23 +52,41 @@ def test_claiming_unseen_work_is_a_zero_whatever_number_came_with_it() -> None:
     assert derived_score(5, True) == 0 and derived_score(4, False) == 4
 
 
-def test_replay_at_the_recorded_commit_in_a_scratch_worktree(tmp_path: Path) -> None:
+def test_replay_at_the_recorded_commit_cannot_see_the_future(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "acme-app")
     first = recorded_commit(str(repo), "main", "2026-12-01T16:00:00Z")
     head = subprocess.run(
         ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True
-    ).stdout
-    assert first is not None and first != head.strip()  # the 2031 commit came after the session
+    ).stdout.strip()
+    assert first is not None and first != head  # the 2031 commit came after the session
     space = prepare_workspace(str(repo), first, tmp_path / "work")
     assert not isinstance(space, str)
     assert "MAX_RETRIES = 5" in (space.workdir / "client.py").read_text()
-    assert space.how.startswith(f"worktree of {repo} at {first[:12]}")
+    assert space.how == f"isolated checkout of {repo} at {first[:12]}"
+
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", *args], cwd=space.workdir, capture_output=True, text=True)
+
+    # the later commit (RETRY_LIMIT = 7, what a recorded fix would be) is reachable by no git command
+    assert git("log", "--all", "--format=%H").stdout.split() == [first]
+    assert git("cat-file", "-e", head).returncode != 0 and git("show", head).returncode != 0
+    assert git("for-each-ref").stdout == "" and git("remote").stdout == ""
+    every = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=space.workdir, capture_output=True
+    ).stdout
+    assert b"RETRY_LIMIT" not in every and b"MAX_RETRIES" in every
+    fsck = git("fsck", "--unreachable", "--no-reflogs", "--no-progress")
+    assert fsck.returncode == 0 and fsck.stdout == fsck.stderr == ""
     space.remove()
     assert not space.workdir.exists()
     listed = subprocess.run(
         ["git", "-C", str(repo), "worktree", "list"], capture_output=True, text=True
     ).stdout
     assert len(listed.splitlines()) == 1 and "RETRY_LIMIT" in (repo / "client.py").read_text()
+    # a commit the repository lacks by now (rewritten away) is copied, never guessed
+    gone = prepare_workspace(str(repo), "0" * 40, tmp_path / "work")
+    assert not isinstance(gone, str) and gone.how.endswith(f"(commit {'0' * 40} not in it)")
+    gone.remove()
 
 
 def test_a_copy_without_git_and_a_skip_without_the_directory(tmp_path: Path) -> None:
@@ -105,9 +123,8 @@ def test_output_inside_a_work_tree_that_does_not_ignore_it_is_kept_out_of_git(tm
     assert guard_output(tmp_path / "elsewhere") is None  # not in a work tree
 
 
-def test_attempts_side_by_side_each_get_a_worktree(tmp_path: Path) -> None:
-    """Attempts prepare their workspaces in threads at once; two `git worktree add` on one repository race to
-    create .git/worktrees (seen on a fresh clone), so they take turns."""
+def test_attempts_side_by_side_each_get_a_checkout(tmp_path: Path) -> None:
+    """Attempts prepare their workspaces in threads at once: they share one cache of the repository."""
     from concurrent.futures import ThreadPoolExecutor
 
     repo = make_repo(tmp_path / "acme-app")

@@ -73,7 +73,8 @@ def _diff(repo: Path, files: dict[str, str]) -> str:
 
 
 def build_instance(root: Path) -> tuple[Path, dict[str, str]]:
-    """``root/mirrors/example-org__tinycalc`` (two commits; the fix is in neither) and the instance row."""
+    """``root/mirrors/example-org__tinycalc`` (two commits, the first with a bad timezone; the fix is in
+    neither) and the instance row."""
     repo = root / "mirrors" / REPO.replace("/", "__")
     (repo / "tinycalc").mkdir(parents=True)
     (repo / "tests").mkdir()
@@ -81,7 +82,18 @@ def build_instance(root: Path) -> tuple[Path, dict[str, str]]:
     (repo / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
     (repo / "tinycalc" / "__init__.py").write_text("", encoding="utf-8")
     git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "start")
+    # the first commit as psf/requests has one: a malformed timezone git fsck reports ("badTimezone") and
+    # git itself fetches and checks out; the isolation check must not read it as a leak
+    old = subprocess.run(
+        ["git", "hash-object", "--literally", "-w", "--stdin", "-t", "commit"],
+        cwd=repo,
+        input=f"tree {git(repo, 'write-tree').strip()}\nauthor t <t@localhost> 1313519617 -07000\n"
+        "committer t <t@localhost> 1313519617 -07000\n\nstart\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    git(repo, "update-ref", "refs/heads/main", old)
     (repo / "tinycalc" / "__init__.py").write_text(SOURCE, encoding="utf-8")
     (repo / "tests" / "test_calc.py").write_text(TESTS, encoding="utf-8")
     git(repo, "add", "-A")

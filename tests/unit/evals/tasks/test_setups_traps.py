@@ -1,5 +1,6 @@
-"""The warm-cache and never-finishing setups: the planted test passes only with the cache built, and the
-planted hanging test is still running after seconds while its neighbour fails at once."""
+"""The warm-cache, never-finishing and not-installed setups: the planted test passes only with the cache built,
+the planted hanging test is still running after seconds while its neighbour fails at once, and the package moved
+under src/ cannot be imported by the README's ``python -m pytest`` until the path is given."""
 
 from __future__ import annotations
 
@@ -35,3 +36,21 @@ def test_hanging_test_never_finishes(tmp_path: Path) -> None:
     assert code is None  # still running after 4 s
     code, out = pytest_in(p.workdir, "tests/test_jobqueue_retries.py::test_retries_then_gives_up")
     assert code == 1 and "tries" in out  # the other planted test fails at once: the bug, not a hang
+
+
+def test_not_installed_cannot_import_from_the_root(tmp_path: Path) -> None:
+    p = prepared(tmp_path, Setup(kind="not_installed"))
+    assert p.facts == {"package_dir": "src/toybox"}
+    assert (p.workdir / "src/toybox/units.py").is_file() and not (p.workdir / "toybox").exists()
+    assert git(p.workdir, "status", "--porcelain") == ""  # the move is committed: the user's checkout
+    code, out = pytest_in(p.workdir)  # the root on PYTHONPATH, as the checks run: still no toybox
+    assert code == 2 and out.count("No module named 'toybox'") == 7
+    env = {"PYTHONPATH": str(p.workdir / "src"), "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=p.workdir,
+        env=env,
+        capture_output=True,
+        check=False,
+    )
+    assert proc.returncode == 0  # the suite itself is green once the package can be found

@@ -22,7 +22,22 @@ EVERYDAY = {
 def test_shipped_tasks_load() -> None:
     tasks = load_tasks(SHIPPED)
     assert set(REQUIRED_SUITES) <= set(tasks.suites)
-    assert [t.id for t in tasks.suite("full")] == [t.id for t in tasks.tasks]
+    core = [
+        "explain-file",
+        "bug-fix",
+        "weekly-report",
+        "env-config",
+        "unrelated-failing",
+        "warm-cache",
+        "user-edits",
+    ]
+    adversarial = ["unrelated-failing", "warm-cache", "user-edits", "readme-vs-code", "test-not-installed",
+                   "log-count", "hanging-test"]  # fmt: skip
+    assert tasks.suites["core"] == core and tasks.suites["adversarial"] == adversarial
+    # full: core, then the rest of adversarial, then refactor, code review, review a patch, write tests
+    rest = ["refactor", "code-review", "review-patch", "write-tests"]
+    assert tasks.suites["full"] == list(dict.fromkeys(core + adversarial)) + rest
+    assert {t.id for t in tasks.tasks} == {i for ids in tasks.suites.values() for i in ids}  # none unused
     everyday = tasks.suite("everyday")
     assert len(everyday) == 14 and {t.category for t in everyday} == EVERYDAY
     for t in tasks.tasks:
@@ -30,7 +45,9 @@ def test_shipped_tasks_load() -> None:
         assert t.scope, f"{t.id}: no scope (after_answer needs one)"
     kinds = {s.kind for t in tasks.suite("adversarial") for s in t.setup}
     assert kinds == {"unrelated_failing_test", "warm_cache_test", "hanging_test", "big_log", "readme_contradiction",
-                     "user_edits", "plant_test"}  # fmt: skip
+                     "user_edits", "plant_test", "not_installed"}  # fmt: skip
+    assert {s.kind for t in tasks.suite("core") for s in t.setup} >= {
+        "unrelated_failing_test", "warm_cache_test", "user_edits"}  # the three traps  # fmt: skip
 
 
 @pytest.fixture
