@@ -33,6 +33,7 @@ _AGENT_ONLY = {
     "simulator_model": "--simulator-model",
     "max_user_messages": "--max-user-messages",
     "judge_schema": "--judge-schema",
+    "allow_self_judge": "--allow-self-judge",
 }
 #: characters of the agent's answer and diff the fixer is shown
 _SHOWN = 2000

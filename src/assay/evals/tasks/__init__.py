@@ -22,7 +22,7 @@ from assay.evals.tasks._run import TasksBenchmark
 from assay.evals.tasks._setups import BIG_LOG
 from assay.evals.tasks._suites import SUITE_KINDS
 from assay.evals.tasks._swebench import grade_run_dir
-from assay.evals.tasks._swebench_grade import validation_problems
+from assay.evals.tasks._swebench_validate import validation_counts, validation_problems
 from assay.evals.tasks._tasks_load import PLANTED_DIR, PROBES_DIR, default_tasks_dir, load_tasks
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "load_tasks",
     "propose_tasks",
     "questions_table",
+    "validation_counts",
     "validation_problems",
     "write_report",
 ]
