@@ -14,7 +14,7 @@ from typing import Any
 
 from assay.runs import Attempt
 
-from ._html import details, duration, e, href, num, page, pre, status_badge, table
+from ._html import details, duration, e, href, num, page, pass_hat_k_text, pre, status_badge, table
 from ._serving import latencies
 from ._store import Run
 from ._svg import cdf_chart
@@ -51,8 +51,8 @@ def agent_view(run: Run, att: Attempt) -> str:
             out.append(f'<p class="fail">cut off: {e(turn.get("cut_off"))} {e(turn.get("agent_error"))}</p>')
         out.append("</div>")
     out.append(f"<p>ended by: {e(d.get('ended_by'))}</p></section>")
-    checks = d.get("checks") or []
-    if checks:
+    checks, unmeasured = d.get("checks") or [], d.get("not_measured") or []
+    if checks or unmeasured:
         rows = [
             [
                 e(c.get("name")),
@@ -62,6 +62,7 @@ def agent_view(run: Run, att: Attempt) -> str:
             ]
             for c in checks
         ]
+        rows += [[e(n.get("name")), "— not measured", "", e(n.get("detail"))] for n in unmeasured]
         out.append(
             '<section class="checks"><h3>Code checks</h3>'
             + table(["check", "result", "turn", "detail"], rows)
@@ -218,6 +219,7 @@ def case_page(run: Run, case_id: str) -> str:
     if summary is not None:
         parts.append(
             f"<p>category {e(summary.category)} · {e(summary.stability)} · passed {summary.passed}/{summary.measured}"
+            + (f" · pass^k {pass_hat_k_text(summary.pass_hat_k)}" if summary.pass_hat_k else "")
             + (f" · skipped: {e(summary.skip_reason)}" if summary.skip_reason else "")
             + "</p>"
         )

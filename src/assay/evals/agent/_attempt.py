@@ -148,7 +148,7 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
     from assay.evals.agent._setup import prepare
     from assay.evals.agent._simulator import Simulator
     from assay.evals.agent._verdict import derive
-    from assay.evals.agent.checks import run_checks
+    from assay.evals.agent.checks import check_tools, run_checks
     from assay.judge import Judge
 
     scenario = plan.scenario
@@ -211,8 +211,9 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
                     usage=_roles_usage(cost),
                     metrics=_metrics([], turns, cost),
                 )
-            checks = run_checks(scenario, turns)
+            checks = run_checks(scenario, turns, plan.copy_documents)
             record.checks = checks
+            record.not_measured = check_tools(scenario, turns, plan.copy_documents)[1]
             broke = next((t for t in turns if t.agent_error), None)
             if broke is not None:
                 record.failed_turn = broke.index

@@ -130,7 +130,14 @@ async def converse(
                 models.append(result.model_ran)
             if result.infra_error:
                 raise InfraError(f"scenario {scenario.id}: the agent's backend failed: {result.infra_error}")
-            conv.messages.append(Message(role="assistant", text=result.answer, tool_calls=result.tool_record))
+            conv.messages.append(
+                Message(
+                    role="assistant",
+                    text=result.answer,
+                    tool_calls=result.tool_record,
+                    record_level=result.record_level,
+                )
+            )
             history += [{"role": "user", "content": text}, {"role": "assistant", "content": result.answer}]
             session_id = result.session_id
             if result.error:

@@ -11,9 +11,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from assay.agents import ToolCallRecord
+from assay.agents.record import RecordLevel
 from assay.models import Usage
 
-__all__ = ["CheckResult", "ConversationTurn", "Message", "RoleCost", "ScenarioRecord"]
+__all__ = ["CheckResult", "ConversationTurn", "Message", "NotMeasured", "RoleCost", "ScenarioRecord"]
 
 Role = Literal["simulator", "agent", "judge"]
 #: how the conversation ended
@@ -27,6 +28,8 @@ class Message(BaseModel):
     text: str
     #: the assistant's tool calls made while writing this answer
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    #: how much the harness could record of this answer's run ("answer_only": its tool use is unknown)
+    record_level: RecordLevel = "full"
 
 
 class ConversationTurn(BaseModel):
@@ -58,6 +61,13 @@ class CheckResult(BaseModel):
     turn: int | None = None
 
 
+class NotMeasured(BaseModel):
+    """A code check the record cannot settle (a tool check over answers only): neither passed nor failed."""
+
+    name: str  # expected_tool | forbidden_tool
+    detail: str = ""
+
+
 class RoleCost(BaseModel):
     calls: int = 0
     usage: Usage = Field(default_factory=Usage)
@@ -71,6 +81,8 @@ class ScenarioRecord(BaseModel):
     turns: list[ConversationTurn] = Field(default_factory=list)
     ended_by: EndedBy | None = None
     checks: list[CheckResult] = Field(default_factory=list)
+    #: the checks the record could not settle; the verdict rests on the others and the judge
+    not_measured: list[NotMeasured] = Field(default_factory=list)
     #: the judge's parsed answer and the verdict re-derived from it (``_verdict.Judgement``)
     judgement: dict | None = None
     cost: dict[Role, RoleCost] = Field(default_factory=dict)

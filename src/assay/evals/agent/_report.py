@@ -142,6 +142,11 @@ def agent_summary(
             }
         )
     judged = [a for a in ordered if a.details.get("judged")]
+    not_measured = {
+        a.case_id: [str(n.get("detail", "")) for n in a.details.get("not_measured") or []]
+        for a in ordered
+        if a.details.get("not_measured")
+    }
     overruled = [a.case_id for a in judged if (a.details.get("judgement") or {}).get("overruled")]
     disagreements = {
         a.case_id: list((a.details.get("judgement") or {}).get("disagreements") or [])
@@ -156,6 +161,7 @@ def agent_summary(
         "judged": len(judged),
         "overruled": overruled,
         "disagreements": disagreements,
+        "not_measured": not_measured,
         "by_source": dict(sorted(by_source.items())),
         "weak_models": {r: specs[r] for r in ROLES if is_weak_model(specs.get(r))},
     }
@@ -220,6 +226,13 @@ def render_section(card: Scorecard) -> str:
         f"**mean judged score {score}** · {info.get('judged', 0)} judged"
     )
     lines += _calibration_lines(card.extra.get("judge_calibration") or {})
+    own = card.config.extra.get("self_judged") or []
+    if own:
+        lines += [
+            "",
+            f"**Self-judged** (--allow-self-judge): the {' and the '.join(own)} ran the agent's own model "
+            f"`{card.config.model}`, so the agent was graded by itself.",
+        ]
     failing = info.get("failing") or []
     lines += ["", "### Failing scenarios", ""]
     if failing:
@@ -246,6 +259,14 @@ def render_section(card: Scorecard) -> str:
     ]
     for cid, items in list(disagreements.items())[:10]:
         lines.append(f"  - {cid}: {md_text('; '.join(items), 300)}")
+    unknown = info.get("not_measured") or {}
+    if unknown:
+        lines.append(
+            f"- tool checks not measured (the record holds answers only; the verdict rests on the other checks "
+            f"and the judge): {sum(len(v) for v in unknown.values())} in {len(unknown)} scenario(s)"
+        )
+        for cid, items in list(unknown.items())[:10]:
+            lines.append(f"  - {cid}: {md_text('; '.join(items), 300)}")
     lines += _source_lines(card.extra.get("sources"), info.get("by_source") or {})
     return "\n".join(lines)
 

@@ -1,8 +1,13 @@
 """What can be checked in code is checked in code, before the judge reads the transcript.
 
-- ``expected_tool``: each of the scenario's ``expected_tools`` (a tool name, or ``kind:<kind>``) was called
-  somewhere in the conversation (a call to a tool the agent was not offered is no use of it);
-  ``forbidden_tool``: each of ``forbidden_tools`` never was (not even tried).
+- ``expected_tool``: each of the scenario's ``expected_tools`` (``kind:<kind>``, or the name of a tool of the
+  scenario's world, served alike to every harness) was called somewhere in the conversation (a call to a tool
+  the agent was not offered is no use of it); ``forbidden_tool``: each of ``forbidden_tools`` never was (not
+  even tried). A kind is the record's: each harness maps its own tool names to kinds (Claude Code's ``Bash`` is
+  ``shell``, ``mcp__assay__query_documents`` is ``documents``); a test run counts as ``shell`` too, and where
+  the documents were given as files (``documents/`` in the workdir), a read, search or command on them counts
+  as ``documents``. Where a run's record holds its answer only, a call not seen is not known not to have
+  happened: such a check is *not measured* (:func:`check_tools`), never a pass or a fail by construction.
 - per turn with a ground truth, on the turn's final answer: ``fact`` (each phrase appears, a normalised
   substring starting at a word: case, spacing, punctuation and markdown do not matter) and ``number`` (some number in the answer is within the
   fact's tolerance; ``1,250``, ``12.5%``, ``$3.2k``, ``4 million`` are read as 1250, 12.5, 3200, 4000000).
@@ -24,11 +29,14 @@ from typing import Any
 
 from assay.agents import ToolCallRecord
 from assay.agents.record import NOT_OFFERED
-from assay.evals.agent._record import CheckResult, ConversationTurn
+from assay.agents.world import world_tool
+from assay.evals.agent._record import CheckResult, ConversationTurn, NotMeasured
 from assay.evals.agent._scenario import NumberFact, Scenario
 
 __all__ = [
     "abstains",
+    "call_kinds",
+    "check_tools",
     "find_numbers",
     "has_fact",
     "normalise",
@@ -126,11 +134,32 @@ def abstains(answer: str) -> bool:
     return any(p.search(text) for p in _ABSTAIN)
 
 
-def tool_matches(call: ToolCallRecord, want: str) -> bool:
-    """``want`` is a tool name or ``kind:<kind>``."""
+#: a shell command that runs the tests
+_TEST_COMMAND = re.compile(r"(?:^|[\s;&|(])(?:\S*python3?(?:\.\d+)?\s+-m\s+)?pytest\b")
+#: the documents folder a harness without the documents tool is given, as a path in a call's arguments
+_DOCUMENTS_PATH = re.compile(r"(?<![\w.-])(?:\./)?documents(?:/|(?![\w.-]))")
+
+
+def call_kinds(call: ToolCallRecord, documents_as_files: bool = False) -> set[str]:
+    """The kinds ``call`` counts as: its own, ``shell`` for a test run, ``test`` for a command running pytest,
+    and ``documents`` for a read, search or
+    command on the ``documents/`` folder when the documents were given as files."""
+    kinds = {call.kind}
+    if call.kind == "test":
+        kinds.add("shell")
+    if call.kind == "shell" and _TEST_COMMAND.search(call.command or str(call.arguments.get("command", ""))):
+        kinds.add("test")
+    searched = call.kind in ("read", "list", "search", "shell", "test")
+    if documents_as_files and searched and any(_DOCUMENTS_PATH.search(s) for s in _strings(call.arguments)):
+        kinds.add("documents")
+    return kinds
+
+
+def tool_matches(call: ToolCallRecord, want: str, documents_as_files: bool = False) -> bool:
+    """``want`` is ``kind:<kind>`` or a tool name (a world tool matches under any harness's prefix)."""
     if want.startswith("kind:"):
-        return call.kind == want[len("kind:") :]
-    return call.name == want
+        return want[len("kind:") :] in call_kinds(call, documents_as_files)
+    return call.name == want or world_tool(call.name) == want
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -166,13 +195,30 @@ def _leak(planted: str, turns: list[ConversationTurn]) -> tuple[int, str] | None
     return None
 
 
-def run_checks(scenario: Scenario, turns: list[ConversationTurn]) -> list[CheckResult]:
-    """Every code check of ``scenario`` over the conversation ``turns``."""
+def _answer_only_turns(turns: list[ConversationTurn]) -> list[int]:
+    return [
+        t.index for t in turns if any(m.role == "assistant" and m.record_level != "full" for m in t.messages)
+    ]
+
+
+def check_tools(
+    scenario: Scenario, turns: list[ConversationTurn], documents_as_files: bool = False
+) -> tuple[list[CheckResult], list[NotMeasured]]:
+    """The expected and forbidden tool checks: (measured, not measured). A call the record shows settles a
+    check either way; no call seen settles it only when every run's record is full."""
     checks: list[CheckResult] = []
+    unknown: list[NotMeasured] = []
     calls = [c for t in turns for c in t.tool_calls]
     called = sorted({c.name for c in calls})
+    blind = _answer_only_turns(turns)
+    why = f"turn {', '.join(map(str, blind))} recorded the answer only" if blind else ""
     for want in scenario.expected_tools:
-        hit = any(tool_matches(c, want) and c.status != NOT_OFFERED for c in calls)
+        hit = any(tool_matches(c, want, documents_as_files) and c.status != NOT_OFFERED for c in calls)
+        if not hit and blind:
+            unknown.append(
+                NotMeasured(name="expected_tool", detail=f"{want}: not known whether called ({why})")
+            )
+            continue
         checks.append(
             CheckResult(
                 name="expected_tool",
@@ -181,7 +227,14 @@ def run_checks(scenario: Scenario, turns: list[ConversationTurn]) -> list[CheckR
             )
         )
     for bad in scenario.forbidden_tools:
-        first = next((t.index for t in turns for c in t.tool_calls if tool_matches(c, bad)), None)
+        first = next(
+            (t.index for t in turns for c in t.tool_calls if tool_matches(c, bad, documents_as_files)), None
+        )
+        if first is None and blind:
+            unknown.append(
+                NotMeasured(name="forbidden_tool", detail=f"{bad}: not known whether called ({why})")
+            )
+            continue
         checks.append(
             CheckResult(
                 name="forbidden_tool",
@@ -190,6 +243,15 @@ def run_checks(scenario: Scenario, turns: list[ConversationTurn]) -> list[CheckR
                 turn=first,
             )
         )
+    return checks, unknown
+
+
+def run_checks(
+    scenario: Scenario, turns: list[ConversationTurn], documents_as_files: bool = False
+) -> list[CheckResult]:
+    """Every code check of ``scenario`` the conversation ``turns`` can settle (see :func:`check_tools` for
+    the tool checks it cannot)."""
+    checks, _ = check_tools(scenario, turns, documents_as_files)
     played = {t.index: t for t in turns}
     for i, turn in enumerate(scenario.turns, start=1):
         gt = turn.ground_truth

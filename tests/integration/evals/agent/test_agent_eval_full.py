@@ -129,9 +129,11 @@ def test_another_harness_gets_the_documents_copied_into_its_workdir(tmp_path: Pa
     (row,) = _journal(result.run_dir)
     d = row["details"]
     assert "25 vacation days per year" in d["turns"][0]["messages"][1]["text"]
-    # it read the copy, not the index; the scenario expects query_documents, so the code check fails it
-    assert row["status"] == "FAIL"
-    assert any(c["name"] == "expected_tool" and not c["passed"] for c in d["checks"])
+    # it read the copy, not the index: for a harness given the documents as files, reading them is the
+    # documents kind the scenario expects, so a right answer from them passes
+    assert row["status"] == "PASS", d["reason"]
+    (tool,) = [c for c in d["checks"] if c["name"] == "expected_tool"]
+    assert tool["passed"] and "kind:documents was called" in tool["detail"]
     # the harness reported no tokens: its spend is missing, and the cost table says so
     assert d["cost"]["agent"]["complete"] is False
     assert (
@@ -295,6 +297,48 @@ def test_a_failed_code_check_is_fail_even_when_the_agent_breaks_after_it(
         assert row["status"] == "ERROR" and "role_problem" not in row["details"], row
 
 
+async def answer_only_agent(prompt: str, workdir: Path, route: Route) -> str:
+    """A harness-under-test stand-in whose record is its answer alone (no tool record)."""
+    text = (Path(workdir) / "documents" / "handbook.md").read_text()
+    right = "25 vacation days per year" in text and "vacation" in prompt.lower()
+    return "Every employee gets 25 vacation days per year." if right else "I think it is 20 days."
+
+
+async def wrong_answer_only_agent(prompt: str, workdir: Path, route: Route) -> str:
+    return "Every employee gets 20 vacation days per year."
+
+
+@pytest.mark.parametrize(
+    ("agent", "status"), [("answer_only_agent", "PASS"), ("wrong_answer_only_agent", "FAIL")]
+)
+def test_an_answer_only_record_leaves_the_tool_checks_not_measured(
+    tmp_path: Path, agent: str, status: str
+) -> None:
+    models = _scripts(tmp_path)
+    options = {
+        "scenarios_dir": str(FIXTURE),
+        "scenario": "vacation-days",
+        "model": models["agent"],
+        "simulator_model": models["simulator"],
+        "judge_model": models["judge"],
+        "harness": f"python:{__name__}:{agent}",
+    }
+    result = run_benchmark(
+        AgentBenchmark, options, RunOptions(suite="full", out=tmp_path / "r", command_line=["t"])
+    )
+    (row,) = _journal(result.run_dir)
+    d = row["details"]
+    # the expected documents tool is neither passed (vacuously) nor failed (by construction): not measured
+    assert [c["name"] for c in d["checks"]] == ["fact", "number"]
+    assert [(n["name"], n["detail"].split(": ")[0]) for n in d["not_measured"]] == [
+        ("expected_tool", "kind:documents")
+    ]
+    # the verdict rests on the answer's checks and the judge: right answer PASS, wrong one FAIL
+    assert row["status"] == status, d["reason"]
+    report = (result.run_dir / "report.md").read_text()
+    assert "tool checks not measured" in report and "vacation-days: kind:documents" in report
+
+
 def _copies_of_vacation_days(tmp: Path, n: int) -> Path:
     """A scenarios folder holding ``n`` copies of vacation-days (distinct ids): enough items for the gate's
     paired rule to tell a regression of a proportion from noise."""
@@ -334,3 +378,59 @@ def test_full_gates_what_it_measures_a_wrong_number_regresses_against_its_baseli
     wrong = compare(base, run("wrong", "Every employee gets 20 vacation days per year."))
     assert wrong.exit_code == 2 and "metric:code_checks_passed" in wrong.regressions, wrong.regressions
     assert {m.name for m in wrong.metrics if m.gated} == {"judged_score", "code_checks_passed"}
+
+
+def test_a_judge_or_simulator_on_the_agents_own_model_is_refused_unless_allowed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from assay.cli import main
+
+    models = _scripts(tmp_path)
+    own = tmp_path / "own.yaml"  # the agent's model, answering the judge's prompt too
+    judge_reply = {"match": "Scenario: vacation-days", "text": json.dumps(JUDGE_PASS)}
+    own.write_text(yaml.safe_dump({"replies": [judge_reply], "loop": True, "default": {"text": "25 days."}}))
+    base = ["eval", "agent", "--suite", "full", "--scenarios", str(FIXTURE), "--scenario", "vacation-days"]
+    base += ["--model", f"scripted/{own}"]
+
+    def cli(*extra: str) -> tuple[int, str]:
+        with pytest.raises(SystemExit) as exc:
+            main([*base, *extra])
+        out = capsys.readouterr()
+        return int(exc.value.code or 0), out.out + out.err
+
+    code, out = cli("--out", str(tmp_path / "r0"))  # neither given: both default to the agent's model
+    assert code == 1
+    assert f"the judge and the simulator would run the agent's own model scripted/{own}" in out
+    assert "pass --judge-model and --simulator-model naming another model, or --allow-self-judge" in out
+    code, out = cli("--simulator-model", models["simulator"], "--out", str(tmp_path / "r1"))
+    assert code == 1 and "the judge would run the agent's own model" in out and "--simulator-model" not in out
+    # a spec of the same model through another provider is the same model
+    code, out = cli(
+        "--simulator-model", models["simulator"], "--judge-model", f"openai-compat/{own}@http://h/v1"
+    )
+    assert code == 1 and "the judge would run" in out
+    code, out = cli(
+        "--simulator-model", models["simulator"], "--allow-self-judge", "--out", str(tmp_path / "r2")
+    )
+    assert code == 0, out
+    card = json.loads((tmp_path / "r2" / "scorecard.json").read_text())
+    assert card["config"]["extra"]["self_judged"] == ["judge"]
+    report = (tmp_path / "r2" / "report.md").read_text()
+    assert (
+        f"**Self-judged** (--allow-self-judge): the judge ran the agent's own model `scripted/{own}`"
+        in report
+    )
+    # separate roles: nothing to allow, and the report says nothing of it
+    code, out = cli(
+        "--simulator-model",
+        models["simulator"],
+        "--judge-model",
+        models["judge"],
+        "--out",
+        str(tmp_path / "r3"),
+    )
+    assert code == 0, out
+    assert "Self-judged" not in (tmp_path / "r3" / "report.md").read_text()
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "agent", "--scenarios", str(FIXTURE), "--allow-self-judge"])
+    assert exc.value.code == 1 and "--allow-self-judge applies to --suite full" in capsys.readouterr().err
