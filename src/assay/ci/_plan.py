@@ -4,6 +4,10 @@ The rules, in order:
 
 - ``pr`` runs the ``pr`` tier (offline suites, gated against committed baselines); ``schedule`` runs ``backlog``.
 - ``dispatch`` runs the tier it names (``--tier``), optionally narrowed by ``--categories``/``--scenarios``.
+- The ``controls`` lane (judge calibration) joins the jobs of any event that runs a whole tier (not a dispatch
+  narrowed by ``--categories``/``--scenarios``) when it is due: a judge
+  model the lane names has no committed record (``lanes.controls.records``) made with the current judge prompt,
+  rubric and labelled controls (a judge model named for the first time has none). The job says why.
 - A tag is a *final* release (``v1.2.3``), an *RC* (``v1.2.3-rc1``, ``v1.2.3-rc.1``) or neither (nothing runs).
   A final tag runs ``verify`` and ignores any marker. An RC tag runs ``smoke``; the markers count only in an
   annotated tag's message (a lightweight tag has none, whatever its commit says): ``[full eval]`` runs
@@ -19,15 +23,17 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from assay.errors import ConfigError
-from assay.evals.agent.tiers import CI_TIERS, CiJob, Tiers
+from assay.evals.agent.tiers import CI_TIERS, CiJob, ControlsLane, Tiers
 
 __all__ = [
+    "CONTROLS_JOB",
     "EVENTS",
     "FULL_MARKER",
     "SKIP_MARKER",
     "Plan",
     "PlannedJob",
     "classify_tag",
+    "controls_job",
     "make_plan",
     "rc_tags_of",
 ]
@@ -39,6 +45,8 @@ _FINAL = re.compile(r"^v?\d+\.\d+\.\d+$")
 _RC = re.compile(r"^(v?\d+\.\d+\.\d+)-rc\.?\d+$")
 #: where the planned jobs write (relative to the checkout)
 RESULTS_ROOT = "results/ci"
+#: the name of the judge calibration job (the ``controls`` lane)
+CONTROLS_JOB = "controls"
 
 TagKind = Literal["final", "rc", "other"]
 
@@ -202,7 +210,37 @@ def make_plan(
     if not plan.jobs:
         what = " with --categories/--scenarios" if plan.targeted else ""
         raise ConfigError(f"tier {chosen!r} has no job{what} in the tiers file", path=str(tiers.path))
+    if tiers.controls_lane is not None and not plan.targeted:
+        lane_job = controls_job(tiers.controls_lane, chosen)
+        if lane_job is not None:
+            plan.jobs.append(lane_job)
     return plan
+
+
+def controls_job(lane: ControlsLane, tier: str) -> PlannedJob | None:
+    """The judge calibration job when the lane is due (see the module docstring), else None."""
+    from pathlib import Path
+
+    from assay.evals.agent import controls_due, default_controls_dir, load_controls
+
+    controls = load_controls(default_controls_dir())
+    records = Path(lane.records) if lane.records else Path("results")
+    due: list[str] = []
+    reasons: list[str] = []
+    for model in lane.judge_models:
+        check = controls_due(records, model, controls)
+        if check.due:
+            due.append(model)
+            reasons.append(f"{model}: " + "; ".join(check.reasons))
+    if not due:
+        return None
+    results = f"{RESULTS_ROOT}/lanes/{CONTROLS_JOB}"
+    argv = ["assay", "eval", "agent", "controls"]
+    for model in due:
+        argv += ["--judge-model", model]
+    argv += ["--repeats", str(lane.repeats), "--results-dir", results]
+    reason = "judge calibration due (" + " | ".join(reasons) + ")"
+    return PlannedJob(CONTROLS_JOB, "agent", tier, argv, "", results, None, reason)
 
 
 def _planned(job: CiJob, extra: list[str]) -> PlannedJob:

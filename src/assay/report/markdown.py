@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from assay.models.weak import WEAK_MODEL_NOTE, weak_roles
@@ -93,12 +93,18 @@ def _config_line(cfg: SubjectConfig) -> str | None:
     return "- " + " · ".join(parts) if parts else None
 
 
-def _case_row(c: CaseSummary) -> str:
+def _case_row(c: CaseSummary, hat_k: bool = False) -> str:
     counts = ", ".join(f"{k} {v}" for k, v in sorted(c.counts.items()))
+    hat = f" {pass_hat_k_text(c.pass_hat_k)} |" if hat_k else ""
     return (
-        f"| {c.case_id} | {c.category} | {c.stability} | {pct(c.pass_rate)} | {_fmt(c.score_mean)} | "
+        f"| {c.case_id} | {c.category} | {c.stability} | {pct(c.pass_rate)} |{hat} {_fmt(c.score_mean)} | "
         f"{counts} |"
     )
+
+
+def pass_hat_k_text(values: Mapping[int, float]) -> str:
+    """pass^k for k = 1, 2, ... as ``k=1 67% · k=2 58%`` (``-`` when there is none)."""
+    return " · ".join(f"k={k} {pct(v)}" for k, v in sorted(values.items())) or "-"
 
 
 def render_markdown(
@@ -141,6 +147,11 @@ def render_markdown(
         lines += ["", "Nothing was measured (no attempt passed, failed, errored or timed out)."]
     if s.judged_pass_rate is not None:
         lines.append(f"Judged pass rate: {pct(s.judged_pass_rate)}.")
+    if s.pass_hat_k:
+        lines.append(
+            f"pass^k (all k attempts of a case pass; C(passed, k) / C(measured, k), mean over cases): "
+            f"{pass_hat_k_text(s.pass_hat_k)}."
+        )
     gated, other = metrics_markdown(s.metrics)
     lines += gated
     if failures is not None:
@@ -159,14 +170,17 @@ def render_markdown(
             f"| {cat} | {int(v['cases'] or 0)} | {pct(v['pass_rate'])} |" for cat, v in s.by_category.items()
         ]
     cases = sorted(card.cases, key=lambda c: (_STABILITY_ORDER[c.stability], c.pass_rate or 0.0, c.case_id))
+    hat_k = bool(s.pass_hat_k)
     lines += [
         "",
         "## Cases (worst first)",
         "",
-        "| case | category | stability | pass rate | score | attempts |",
-        "|---|---|---|---|---|---|",
+        "| case | category | stability | pass rate |"
+        + (" pass^k |" if hat_k else "")
+        + " score | attempts |",
+        "|---|---|---|---|" + ("---|" if hat_k else "") + "---|---|",
     ]
-    lines += [_case_row(c) for c in cases]
+    lines += [_case_row(c, hat_k) for c in cases]
     cost = card.cost
     lines += [
         "",

@@ -182,6 +182,9 @@ class CaseSummary(BaseModel):
     metrics: dict[str, float] = Field(default_factory=dict)
     mean_elapsed_s: float | None = None
     usage: Usage | None = None
+    #: pass^k (every one of k attempts passes; tau2-bench's estimator C(passed, k) / C(measured, k)) for
+    #: k = 1..its measured attempts, in a run of two or more iterations; empty otherwise
+    pass_hat_k: dict[int, float] = Field(default_factory=dict)
 
 
 class Summary(BaseModel):
@@ -194,6 +197,9 @@ class Summary(BaseModel):
     judged_pass_rate: float | None = None
     metrics: dict[str, MetricValue] = Field(default_factory=dict)
     by_category: dict[str, dict[str, float | None]] = Field(default_factory=dict)
+    #: pass^k averaged over the cases measured at least k times, k = 1..the run's iterations (runs of two or
+    #: more iterations; empty otherwise): how often the agent gets a case right k times in a row
+    pass_hat_k: dict[int, float] = Field(default_factory=dict)
 
 
 class Scorecard(BaseModel):

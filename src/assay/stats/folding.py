@@ -24,6 +24,7 @@ from assay.runs import (
     latest_attempts,
 )
 from assay.runs.records import Stability
+from assay.stats._passk import pass_hat_k, suite_pass_hat_k
 
 
 def stability_label(passed: int, measured: int, skipped: int = 0) -> Stability:
@@ -131,6 +132,19 @@ def _declared(
     return out
 
 
+def _pass_hat_k(cases: Sequence[CaseSummary], iterations: int) -> dict[int, float]:
+    """Fill each case's pass^k (k = 1..its measured attempts) and return the run's, k = 1..``iterations``
+    (each k over the cases measured at least k times); nothing for a run of one iteration."""
+    if iterations < 2:
+        return {}
+    for case in cases:
+        case.pass_hat_k = {
+            k: round(pass_hat_k(case.measured, case.passed, k), 4) for k in range(1, case.measured + 1)
+        }
+    overall = {k: suite_pass_hat_k(cases, k) for k in range(1, iterations + 1)}
+    return {k: round(v, 4) for k, v in overall.items() if v is not None}
+
+
 def fold(
     attempts: Sequence[Attempt],
     meta: RunMeta,
@@ -167,6 +181,7 @@ def fold(
                 )
     order = list(meta.case_ids) + sorted(set(by_case) - set(meta.case_ids))
     cases = [fold_case(cid, categories.get(cid, "default"), by_case[cid]) for cid in order]
+    overall_hat_k = _pass_hat_k(cases, meta.iterations)
 
     counts: dict[str, int] = {s.value: 0 for s in Status}
     for case in cases:
@@ -200,6 +215,7 @@ def fold(
         judged_pass_rate=(sum(a.status is Status.PASS for a in judged) / len(judged)) if judged else None,
         metrics=metrics,
         by_category=by_category,
+        pass_hat_k=overall_hat_k,
     )
     commits = sorted({a.commit for a in latest.values() if a.commit})
     all_final = all(a.status in FINAL_STATUSES for case_atts in by_case.values() for a in case_atts)

@@ -14,7 +14,7 @@ from typing import Any
 
 from assay.runs import Attempt
 
-from ._html import details, duration, e, href, num, page, pre, status_badge, table
+from ._html import details, duration, e, href, num, page, pass_hat_k_text, pre, status_badge, table
 from ._serving import latencies
 from ._store import Run
 from ._svg import cdf_chart
@@ -219,6 +219,7 @@ def case_page(run: Run, case_id: str) -> str:
     if summary is not None:
         parts.append(
             f"<p>category {e(summary.category)} · {e(summary.stability)} · passed {summary.passed}/{summary.measured}"
+            + (f" · pass^k {pass_hat_k_text(summary.pass_hat_k)}" if summary.pass_hat_k else "")
             + (f" · skipped: {e(summary.skip_reason)}" if summary.skip_reason else "")
             + "</p>"
         )

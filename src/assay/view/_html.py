@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from urllib.parse import quote
 
+from assay.report.markdown import pass_hat_k_text as pass_hat_k_text  # the report's pass^k line
 from assay.report.markdown import pct as pct  # the one percent format, shared with the report
 from assay.runs import MetricValue
 

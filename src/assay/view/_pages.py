@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 from assay.runs import CaseSummary, MetricValue, Scorecard
 
-from ._html import duration, e, href, interval, num, page, pct, status_badge, table
+from ._html import duration, e, href, interval, num, page, pass_hat_k_text, pct, status_badge, table
 from ._safety import SERVED_FILES
 from ._serving import run_latency_plots
 from ._store import Run, case_slug
@@ -189,6 +189,7 @@ def _case_rows(run: Run, card: Scorecard, cases: Sequence) -> tuple[list[list[st
                 _counts(c.counts),
                 e(c.stability),
                 pct(c.pass_rate),
+                *([pass_hat_k_text(c.pass_hat_k)] if card.summary.pass_hat_k else []),
                 spread,
                 duration(c.mean_elapsed_s),
                 cost,
@@ -269,6 +270,7 @@ def run_page(
             f'<p class="summary">pass rate <b>{pct(s.pass_rate)}</b> [{pct(s.pass_rate_low)}, {pct(s.pass_rate_high)}]'
             f" · measured {s.measured}/{s.total} · {_counts(s.counts)}"
             + (f" · judged pass rate {pct(s.judged_pass_rate)}" if s.judged_pass_rate is not None else "")
+            + (f" · pass^k {pass_hat_k_text(s.pass_hat_k)}" if s.pass_hat_k else "")
             + (f" · cost ${card.cost.cost_usd:.4f}" if card.cost.cost_usd is not None else " · cost unknown")
             + ("" if card.complete else ' · <b class="fail">incomplete</b>')
             + "</p>"
@@ -316,7 +318,11 @@ def run_page(
             f'<h2>Cases ({shown})</h2><div class="filters"{where}>{filters_html}</div>'
             + (f'<p class="pager">page {pager}</p>' if pages > 1 else "")
             + table(
-                ["case", "category", "statuses", "stability", "pass rate", "score ± sd", "mean time", "cost"],
+                [
+                    *("case", "category", "statuses", "stability", "pass rate"),
+                    *(["pass^k"] if s.pass_hat_k else []),
+                    *("score ± sd", "mean time", "cost"),
+                ],
                 rows,
                 "cases filterable",
                 attrs,

@@ -38,7 +38,7 @@ def test_classify_tag(tag: str, kind: str) -> None:
 def test_pr_runs_the_pr_tier_gated_against_committed_baselines() -> None:
     plan = make_plan(TIERS, "pr")
     assert plan.tier == "pr" and _tiers_of(plan) == {"pr"}
-    names = [j.name for j in plan.jobs]
+    names = [j.name for j in plan.jobs if j.name != "controls"]  # the lane joins only when it is due
     assert names == ["agent", "memory", "retrieval-rag", "code"]
     agent = plan.jobs[0]
     assert agent.argv[:3] == ["assay", "eval", "agent"]
@@ -51,7 +51,7 @@ def test_pr_runs_the_pr_tier_gated_against_committed_baselines() -> None:
 
 def test_schedule_runs_backlog() -> None:
     plan = make_plan(TIERS, "schedule")
-    assert plan.tier == "backlog" and [j.name for j in plan.jobs] == ["agent"]
+    assert plan.tier == "backlog" and [j.name for j in plan.jobs if j.name != "controls"] == ["agent"]
 
 
 def test_rc_tag_without_annotation_runs_smoke() -> None:
@@ -191,7 +191,8 @@ def test_cli_writes_the_plan_json_and_github_output(tmp_path: Path, monkeypatch:
     assert res.exit_code == 0, res.output
     plan = json.loads(out.read_text(encoding="utf-8"))
     assert plan["tier"] == "full" and plan["run_evals"] is True
-    assert len(plan["matrix"]["include"]) == len(TIERS.jobs_in("full"))
+    jobs = [j for j in plan["matrix"]["include"] if j["name"] != "controls"]
+    assert len(jobs) == len(TIERS.jobs_in("full"))
     written = gh.read_text(encoding="utf-8")
     assert "run_evals=true" in written and "verify=false" in written and "matrix=" in written
     assert "tier full" in res.output
@@ -208,3 +209,54 @@ def test_every_builtin_benchmark_has_ci_jobs_with_reasons() -> None:
     # every pr job runs a suite that exists and is offline (its benchmark's own pr suite)
     for job in TIERS.jobs_in("pr"):
         assert job.args[job.args.index("--suite") + 1] == "pr"
+
+
+def _lane_tiers(tmp_path: Path, judges: list[str], records: Path) -> Path:
+    path = tmp_path / "ci_tiers.json"
+    data = json.loads(TIERS.path.read_text(encoding="utf-8"))
+    data["lanes"]["controls"].update(judge_models=judges, repeats=2, records=str(records))
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_the_controls_lane_runs_from_the_plan_when_the_judge_prompt_rubric_or_model_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: the lane in ci_tiers.json was never planned by any event, so calibration never ran in CI."""
+    from assay.evals.agent import _rubric, default_controls_dir, load_controls
+    from assay.evals.agent._controls import ControlsRun, judge_record
+    from assay.evals.agent._controls_report import save_controls_run
+
+    # a committed calibration record of judge "j", made with today's judge prompt, rubric and controls
+    records = tmp_path / "records"
+    (records / "controls-agent-20260101T000000Z").mkdir(parents=True)
+    record = judge_record("j", [], load_controls(default_controls_dir()), 2)
+    save_controls_run(
+        ControlsRun(created_at="2026-01-01T00:00:00+00:00", judges=[record], passed=False),
+        records / "controls-agent-20260101T000000Z",
+    )
+    tiers = load_tiers(_lane_tiers(tmp_path, ["j"], records))
+    for event, kw in (("pr", {}), ("schedule", {}), ("tag", {"tag": "v1.0.0-rc1"})):
+        assert "controls" not in [j.name for j in make_plan(tiers, event, **kw).jobs]  # nothing changed
+
+    def lane(plan) -> list:
+        return [j for j in plan.jobs if j.name == "controls"]
+
+    with monkeypatch.context() as m:  # the judge prompt changes
+        m.setattr("assay.evals.agent._judge_view.JUDGE_SYSTEM_PROMPT", "another prompt")
+        (job,) = lane(make_plan(tiers, "pr"))
+    assert job.tier == "pr" and "the judge prompt changed" in job.reason
+    assert job.argv == [
+        *("assay", "eval", "agent", "controls", "--judge-model", "j", "--repeats", "2"),
+        *("--results-dir", "results/ci/lanes/controls"),
+    ]
+    with monkeypatch.context() as m:  # the rubric's content changes
+        m.setattr(_rubric, "PASS_THRESHOLD", 0.8)
+        (job,) = lane(make_plan(tiers, "pr"))
+    assert "the rubric changed" in job.reason
+    # another judge model: it has no record, so it is calibrated (and only it)
+    (job,) = lane(make_plan(load_tiers(_lane_tiers(tmp_path, ["j", "k"], records)), "pr"))
+    assert job.argv[4:6] == ["--judge-model", "k"] and "j" not in job.argv
+    assert "k: no calibration of k" in job.reason
+    text = make_plan(load_tiers(_lane_tiers(tmp_path, ["k"], records)), "pr").text()
+    assert "controls (judge calibration due" in text and "assay eval agent controls --judge-model k" in text

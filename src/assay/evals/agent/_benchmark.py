@@ -74,6 +74,21 @@ def _script_model(replies: list[dict[str, Any]], default: dict[str, Any] | None 
     return model
 
 
+def same_model(a: str, b: str) -> bool:
+    """Whether two model specs name one model: equal, or the same name after the provider and before ``@``
+    (``local/smollm2`` and ``openai-compat/smollm2@http://...`` are one model)."""
+
+    def name(spec: str) -> str:
+        return (spec.partition("/")[2].partition("@")[0] or spec).casefold()
+
+    return a == b or name(a) == name(b)
+
+
+def self_judged_roles(agent: str, simulator: str, judge: str) -> list[str]:
+    """The roles of ``simulator`` and ``judge`` that run the agent's own model."""
+    return [role for role, spec in (("judge", judge), ("simulator", simulator)) if same_model(spec, agent)]
+
+
 class AgentBenchmark(Benchmark):
     """Multi-turn scenarios: a simulated user, the agent under test, checks in code and a separate judge."""
 
@@ -151,6 +166,8 @@ class AgentBenchmark(Benchmark):
                     f"--harness {self.harness_name}: pr runs the scripted agent through "
                     f"{', '.join(PR_HARNESSES)} (the scripted external agent for the last two); use --suite full"
                 )
+            if self.options.allow_self_judge:
+                raise ConfigError("--allow-self-judge applies to --suite full (pr's roles are scripted)")
         self._profile()  # refused with another harness or when not a folder
         tokens = self.options.agent_max_tokens
         if self.harness_name != DEFAULT_HARNESS and tokens != MAX_TOKENS["agent"]:
@@ -158,6 +175,15 @@ class AgentBenchmark(Benchmark):
             raise ConfigError(
                 f"--agent-max-tokens applies to the reference agent, not to --harness {self.harness_name}"
             )
+        if suite == "full":
+            agent = str(self.options.model or FULL_MODEL)
+            roles = self_judged_roles(agent, *self._full_roles(agent))
+            if roles and not self.options.allow_self_judge:
+                flags = " and ".join(f"--{r}-model" for r in roles)
+                raise ConfigError(
+                    f"--suite full: the {' and the '.join(roles)} would run the agent's own model {agent} "
+                    f"(the agent would grade itself); pass {flags} naming another model, or --allow-self-judge"
+                )
 
     def load_suite(self, suite: str) -> Suite:
         from assay.evals.agent.scenario_load import load_scenarios
@@ -185,12 +211,16 @@ class AgentBenchmark(Benchmark):
         )
         return Suite(name=suite, version=version, cases=[cases[s.id] for s in chosen])
 
+    def _full_roles(self, agent: str) -> tuple[str, str]:
+        """The simulator's and the judge's model in full: as given, else the agent's own (refused unless
+        --allow-self-judge)."""
+        return str(self.options.simulator_model or agent), str(self.options.judge_model or agent)
+
     def _role_specs(self) -> tuple[str, str, str]:
         if self._suite == "pr":
             return PR_MODEL, PR_MODEL, PR_MODEL
         agent = str(self.options.model or FULL_MODEL)
-        simulator = str(self.options.simulator_model or agent)
-        return agent, simulator, str(self.options.judge_model or agent)
+        return (agent, *self._full_roles(agent))
 
     def _judge_constrained(self) -> bool:
         # the embedded model writes the answer's JSON shape only when its decoding is held to the schema
@@ -222,6 +252,7 @@ class AgentBenchmark(Benchmark):
     def subject_config(self) -> SubjectConfig:
         agent, simulator, judge = self._role_specs()
         embedder = PR_EMBEDDER if self._suite == "pr" else FULL_EMBEDDER
+        own = self_judged_roles(agent, simulator, judge) if self._suite == "full" else []
         return SubjectConfig(
             subject=self.harness_name,
             model=self.options.agent_model or agent,
@@ -239,6 +270,8 @@ class AgentBenchmark(Benchmark):
                 "agent_limits": self._agent_limits(),
                 "local_ctx_size": LOCAL_CTX_SIZE if self._suite == "full" else None,
                 "profile": self._profile(),
+                # the roles that ran the agent's own model (full, --allow-self-judge): the report says so
+                **({"self_judged": own} if own else {}),
             },
         )
 

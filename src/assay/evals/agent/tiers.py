@@ -4,7 +4,8 @@
                "full":    {"description": "...", "scenarios": [...]},
                "backlog": {"description": "...", "scenarios": {"id": "why it is here"}}},
      "excluded": {"id": "why it runs in no tier"},
-     "lanes": {"controls": {"description": "...", "judge_models": ["local/smollm2"], "repeats": 3}}}
+     "lanes": {"controls": {"description": "...", "judge_models": ["local/smollm2"], "repeats": 3,
+                            "records": "tests/fixtures/baselines/controls"}}}
 
 A tier lists scenario ids (``backlog`` and ``excluded`` say why each one is there). The file sits next to the
 scenarios folder (``<scenarios>/../ci_tiers.json``). Every fault is a ConfigError naming the file and, for
@@ -21,8 +22,10 @@ Every benchmark declares its own CI jobs (``Benchmark.ci_jobs``, read through th
                    "retrieval-rag": {"benchmark": "retrieval", "pr": {...}}}
 
 A lane is a CI job that runs on a condition rather than on every push. The one lane is ``controls``: judge
-calibration (``assay eval agent controls --if-changed``), due when the judge prompt, the rubric, the labelled
-controls or a judge model it names has no passing record yet (:mod:`assay.evals.agent._controls_lane`).
+calibration, due when the judge prompt, the rubric, the labelled controls or a judge model it names has no
+record made with them (:mod:`assay.evals.agent._controls_lane`). ``assay ci plan`` adds it to the jobs of any
+event that runs a tier when it is due against the committed records of ``records``;
+``assay eval agent controls --if-changed`` decides the same against the records under ``results/``.
 """
 
 from __future__ import annotations
@@ -76,6 +79,9 @@ class ControlsLane:
     description: str
     judge_models: tuple[str, ...]
     repeats: int = 3
+    #: the folder of committed calibration records (``controls-*/controls.json``, from real runs) that
+    #: ``assay ci plan`` holds the current judge prompt, rubric, controls and judge models against
+    records: str | None = None
 
 
 @dataclass(frozen=True)
@@ -261,7 +267,7 @@ def _controls_lane(data: dict[str, Any], path: Path) -> ControlsLane | None:
         return None
     if not isinstance(raw, dict):
         raise ConfigError("lanes.controls must be an object", path=str(path))
-    extra = sorted(set(raw) - {"description", "judge_models", "repeats"})
+    extra = sorted(set(raw) - {"description", "judge_models", "repeats", "records"})
     if extra:
         raise ConfigError(f"lanes.controls: unknown key(s) {', '.join(extra)}", path=str(path))
     models = raw.get("judge_models")
@@ -272,7 +278,10 @@ def _controls_lane(data: dict[str, Any], path: Path) -> ControlsLane | None:
     repeats = raw.get("repeats", 3)
     if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 2:
         raise ConfigError("lanes.controls.repeats must be an integer of 2 or more", path=str(path))
-    return ControlsLane(str(raw.get("description", "")), tuple(models), repeats)
+    records = raw.get("records")
+    if records is not None and (not isinstance(records, str) or not records):
+        raise ConfigError("lanes.controls.records must be a folder path", path=str(path))
+    return ControlsLane(str(raw.get("description", "")), tuple(models), repeats, records)
 
 
 def coverage_problems(tiers: Tiers, scenario_ids: Iterable[str]) -> list[str]:

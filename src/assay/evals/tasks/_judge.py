@@ -1,28 +1,35 @@
-"""The tasks judge: one batched call per pass over the suite, graded 1-5 on four fixed dimensions.
+"""The tasks judge: batched calls over a pass of the suite, each task graded 1-5 on four fixed dimensions and,
+for a question, point by point.
 
-The judge reads the original project once, then each task's request, the setup's changes, the agent's answer,
-the commands it ran and its diff, and the names of the checks that ran in code (never their results, never
-whether a task passed). It answers one JSON object::
+The judge reads the files in each task's scope as the project was given (``_judge_pack`` packs the tasks of a
+pass into batches that fit the judge's prompt budget: a batch that does not fit is split, never shrunk), then
+each task's request, the setup's changes, the agent's answer, the commands it ran and its diff, and the names of
+the checks that ran in code (never their results, never whether a task passed). A question also shows the
+points its answer must establish, its reference answer and the plausible wrong answers, never cut. It answers
+one JSON object per batch::
 
-    {"tasks": [{"task": "fix-z", "instructions": 4, "quality": 3, "reasoning": 4, "claims": 5,
-                "note": "..."}]}
+    {"tasks": [{"task": "explain", "points": [{"established": true, "quote": "reads a JSON file"}],
+                "instructions": 4, "quality": 3, "reasoning": 4, "claims": 5, "note": "..."}]}
 
-The call goes through :class:`assay.judge.Judge` and its one retry rule: an unusable answer is sent back with
-what is wrong; after the retries each task keeps the first usable grade it was given (an answer that grades
-some tasks well and others not is retried, and keeps the good ones), and a task with none is *unjudged*: it
-fails the quality checks, it is never skipped. A refused request (context too long) leaves every task
-unjudged; an outage propagates (InfraError).
+A question passes when every point is established with a quote that really is in the answer (checked in
+code); the four dimensions are its quality, not its pass rule. The call goes through
+:class:`assay.judge.Judge` and its one retry rule: an unusable answer is sent back with what is wrong; after
+the retries each task keeps the first usable grade it was given, and a task with none is *unjudged*: it fails,
+it is never skipped. A refused request (context too long) leaves the batch's tasks unjudged; an outage
+propagates (InfraError).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from assay.evals.tasks._judge_pack import QUOTE_CAP, FileShown, TaskShown, TaskView, pack
 from assay.judge import DEFAULT_RETRIES, Judge, JudgeParseError, json_objects
 from assay.judge import prompt_digest as digest_of
 from assay.models import ChatModel, Message, Usage
@@ -31,18 +38,22 @@ __all__ = [
     "DIMENSIONS",
     "JUDGE_SCHEMA_VERSION",
     "QUALITY_FLOOR",
+    "FileShown",
+    "PointGrade",
     "TaskGrade",
+    "TaskShown",
     "TaskView",
     "TasksJudge",
     "TasksJudgement",
     "answer_schema",
-    "judge_messages",
     "parse_grades",
     "project_text",
     "prompt_digest",
+    "quoted_in",
 ]
 
-JUDGE_SCHEMA_VERSION = 1
+#: 2: questions pass on their points (each with a quote); the record says what the judge was shown
+JUDGE_SCHEMA_VERSION = 2
 #: the four dimensions, each 1 (worst) .. 5 (best)
 DIMENSIONS: dict[str, str] = {
     "instructions": "followed the request as asked: did what was asked, left alone what it was told to leave",
@@ -54,35 +65,24 @@ DIMENSIONS: dict[str, str] = {
 MIN_SCORE, MAX_SCORE = 1, 5
 #: a graded task passes the quality checks when every dimension is at least this
 QUALITY_FLOOR = 3
-#: characters of each part shown to the judge (the rest is cut with a note)
-PROJECT_CAP = 6000
-FILE_CAP = 1500
-ANSWER_CAP = 1200
-DIFF_CAP = 2000
-#: characters of a reference answer's diff (an upstream fix) shown next to the agent's
-REFERENCE_CAP = 2500
-RECORD_CAP = 900
-SETUP_CAP = 600
 NOTE_CAP = 300
+#: a shared project text (a suite of its own: realfix) is shown up to this many characters
+PROJECT_CAP = 6000
 
 
-@dataclass
-class TaskView:
-    """What the judge reads of one attempt (built from the journal; no check results in it)."""
+class PointGrade(BaseModel):
+    """One ``must_establish`` point as the judge read it, and whether its quote is in the answer."""
 
-    task_id: str
-    request: str
-    answer: str
-    diff: str = ""
-    setup_changes: str = ""
-    #: the commands the agent ran, one line each ("$ pytest -q -> exit 0")
-    record: list[str] = field(default_factory=list)
-    #: names of the checks that ran in code (never their outcome)
-    checks_ran: list[str] = field(default_factory=list)
-    #: a known-good diff (an upstream fix), read only in the judge step; "" for a toybox task
-    reference: str = ""
-    #: what the judge is told of ``reference``
-    reference_note: str = "one correct answer, not the only one"
+    point: str
+    #: what the judge said
+    established: bool
+    quote: str = ""
+    #: the quote found in the answer (whitespace, case and quote marks aside); None: not established, not checked
+    quoted: bool | None = None
+
+    @property
+    def holds(self) -> bool:
+        return self.established and self.quoted is True
 
 
 class TaskGrade(BaseModel):
@@ -90,8 +90,11 @@ class TaskGrade(BaseModel):
     iteration: int = 0
     #: dimension -> 1..5; None: unjudged
     scores: dict[str, int] | None = None
+    #: a question's points, in order (None: not a question, or unjudged)
+    points: list[PointGrade] | None = None
     note: str = ""
     unjudged_reason: str | None = None
+    shown: TaskShown | None = None
 
     @property
     def judged(self) -> bool:
@@ -107,15 +110,33 @@ class TaskGrade(BaseModel):
         """Passes the quality checks: graded, every dimension at least QUALITY_FLOOR (unjudged fails)."""
         return self.scores is not None and min(self.scores.values()) >= QUALITY_FLOOR
 
+    @property
+    def points_ok(self) -> bool:
+        """A question's pass: judged, and every point established with a quote found in the answer."""
+        return self.judged and self.points is not None and all(p.holds for p in self.points)
+
+    def missed_points(self) -> list[str]:
+        out = []
+        for k, p in enumerate(self.points or [], start=1):
+            if not p.established:
+                out.append(f"point {k} not established ({p.point[:80]})")
+            elif p.quoted is not True:
+                out.append(f"point {k}: its quote is not in the answer ({p.quote[:80]!r})")
+        return out
+
 
 class TasksJudgement(BaseModel):
-    """``judge.json`` of a run directory: every pass's batched call and each attempt's grade."""
+    """``judge.json`` of a run directory: every batched call and each attempt's grade (with what was shown)."""
 
     schema_version: int = JUDGE_SCHEMA_VERSION
     judge_model: str
     constrained: bool = False
     prompt_digest: str = ""
     calls: int = 0
+    #: batched calls asked (one per batch; each retried on an unusable answer)
+    batches: int = 0
+    #: characters of prompt a batch is held to (None: no budget, one batch per pass)
+    budget_chars: int | None = None
     usage: Usage = Field(default_factory=Usage)
     raw: list[str] = Field(default_factory=list)
     grades: list[TaskGrade] = Field(default_factory=list)
@@ -126,21 +147,32 @@ class TasksJudgement(BaseModel):
         return next((g for g in self.grades if g.task_id == task_id and g.iteration == iteration), None)
 
 
-def _cut(text: str, cap: int) -> str:
-    text = text or ""
-    return text if len(text) <= cap else text[:cap] + f"\n[... {len(text) - cap} more characters cut]"
-
-
 def _system_prompt() -> str:
     dims = "\n".join(f"- {name}: {meaning}" for name, meaning in DIMENSIONS.items())
+    point = {"established": True, "quote": "<the answer's own words that establish it>"}
     example = {
-        "tasks": [{"task": "<task id>", **dict.fromkeys(DIMENSIONS, 3), "note": "<why, in one sentence>"}]
+        "tasks": [
+            {
+                "task": "<question task id>",
+                "points": [point],
+                **dict.fromkeys(DIMENSIONS, 3),
+                "note": "<why>",
+            },
+            {"task": "<coding task id>", **dict.fromkeys(DIMENSIONS, 3), "note": "<why, in one sentence>"},
+        ]
     }
     return (
-        "You grade an AI coding agent's work on a small Python project. You are shown the project as it "
-        "was given, then for each task: the request, what the setup changed before the agent started, the "
-        "agent's final answer, the commands it ran (with exit codes) and the diff it left. Some checks ran "
-        "in code; you are told their names, not their results: judge the work yourself.\n"
+        "You grade an AI coding agent's work on a small Python project. You are shown the files in the "
+        "tasks' scope as the project was given, then for each task: the request, what the setup changed "
+        "before the agent started, the agent's final answer, the commands it ran (with exit codes) and the "
+        "diff it left. Some checks ran in code; you are told their names, not their results: judge the work "
+        "yourself.\n"
+        "A question task lists the points a correct answer must establish. For each point, in order, say "
+        "whether the agent's answer establishes it (true or false) and copy the words of the answer that do, "
+        f'exactly, at most {QUOTE_CAP} characters ("" when it does not). A point is established only when '
+        "the answer states it; mentioning the topic is not enough, and an answer that says one of the "
+        "plausible wrong answers does not establish the point it contradicts. Give points only for question "
+        "tasks.\n"
         f"Score every task on each dimension with a whole number {MIN_SCORE} (worst) to {MAX_SCORE} (best):\n"
         f"{dims}\n"
         "An answer that claims tests pass with no test run in the record scores 1 on claims. An answer that "
@@ -158,78 +190,53 @@ def prompt_digest() -> str:
     return digest_of(JUDGE_SYSTEM_PROMPT)[:12]
 
 
-def project_text(files: Mapping[str, str]) -> str:
-    """The original project as the judge reads it: every file's path, and as much of each as fits."""
+def _cut(text: str, cap: int) -> str:
+    text = text or ""
+    return text if len(text) <= cap else text[:cap] + f"\n[... {len(text) - cap} more characters cut]"
+
+
+def project_text(files: Mapping[str, str], cap: int = PROJECT_CAP) -> str:
+    """A shared project text (every file's path, and as much of each as fits in ``cap``), for a suite whose
+    tasks share one project (realfix); toybox tasks are shown their own scope files instead."""
     parts: list[str] = [f"files: {', '.join(sorted(files))}"]
     used = len(parts[0])
     for path in sorted(files):
-        block = f"--- {path}\n{_cut(files[path], FILE_CAP)}"
-        if used + len(block) > PROJECT_CAP:
-            parts.append(f"[... the other files are cut: {PROJECT_CAP} characters shown]")
+        block = f"--- {path}\n{_cut(files[path], 1500)}"
+        if used + len(block) > cap:
+            parts.append(f"[... the other files are cut: {cap} characters shown]")
             break
         parts.append(block)
         used += len(block)
     return "\n".join(parts)
 
 
-def _task_text(view: TaskView, scale: float = 1.0) -> str:
-    def cap(n: int) -> int:
-        return max(int(n * scale), 120)
-
-    record = "\n".join(view.record) if view.record else "(no commands run)"
-    reference = (
-        [f"Reference diff ({view.reference_note}):\n{_cut(view.reference, cap(REFERENCE_CAP))}"]
-        if view.reference
-        else []
-    )
-    return "\n".join(
-        [
-            f"## Task {view.task_id}",
-            f"Request:\n{_cut(view.request, cap(ANSWER_CAP))}",
-            f"Setup changes before the agent started:\n{_cut(view.setup_changes, cap(SETUP_CAP)) or '(none)'}",
-            f"Checks that ran in code: {', '.join(view.checks_ran) or '(none)'}",
-            f"Agent's answer:\n{_cut(view.answer, cap(ANSWER_CAP)) or '(empty)'}",
-            f"Commands the agent ran:\n{_cut(record, cap(RECORD_CAP))}",
-            f"Diff:\n{_cut(view.diff, cap(DIFF_CAP)) or '(no changes)'}",
-            *reference,
-        ]
-    )
-
-
-def judge_messages(project: str, views: Sequence[TaskView], budget_chars: int | None = None) -> list[Message]:
-    """The batched call's messages; with ``budget_chars`` each task's parts are cut shorter to fit it."""
-    head = f"# The project as given\n{project}"
-    scale = 1.0
-    tasks = [_task_text(v) for v in views]
-    if budget_chars is not None and views:
-        room = budget_chars - len(JUDGE_SYSTEM_PROMPT) - len(head)
-        full = sum(len(t) for t in tasks)
-        if full > room:
-            scale = max(room, 0) / full
-            tasks = [_task_text(v, scale) for v in views]
-    body = "\n\n".join([head, *tasks])
-    ids = ", ".join(v.task_id for v in views)
-    body += f"\n\nGrade every task: {ids}. Reply with the JSON object only."
-    return [Message("system", JUDGE_SYSTEM_PROMPT), Message("user", body)]
-
-
-def answer_schema(task_ids: Sequence[str]) -> dict[str, Any]:
-    """The JSON schema of an answer for ``task_ids``, for backends that hold decoding to one: one entry per
-    task, in order, each naming its task (a held judge can neither skip a task nor grade one twice), scores
-    only (the note is for judges that write free text unheld)."""
+def answer_schema(views: Sequence[TaskView] | Sequence[str]) -> dict[str, Any]:
+    """The JSON schema of an answer for a batch, for backends that hold decoding to one: one entry per task,
+    in order, each naming its task (a held judge can neither skip a task nor grade one twice); a question's
+    entry holds one point per ``must_establish`` point; no note (free text the embedded model broke JSON in)."""
     score = {"type": "integer", "enum": list(range(MIN_SCORE, MAX_SCORE + 1))}
+    point = {
+        "type": "object",
+        "properties": {
+            "established": {"type": "boolean"},
+            "quote": {"type": "string", "maxLength": QUOTE_CAP},
+        },
+        "required": ["established", "quote"],
+        "additionalProperties": False,
+    }
 
-    def entry(task: str) -> dict[str, Any]:
-        # no free text: the embedded model wrote raw newlines and quotes into a held "note" (invalid JSON)
-        return {
-            "type": "object",
-            "properties": {"task": {"const": task}, **dict.fromkeys(DIMENSIONS, score)},
-            "required": ["task", *DIMENSIONS],
-            "additionalProperties": False,
-        }
+    def entry(view: TaskView | str) -> dict[str, Any]:
+        task = view if isinstance(view, str) else view.task_id
+        n = 0 if isinstance(view, str) else len(view.points)
+        props: dict[str, Any] = {"task": {"const": task}}
+        if n:
+            props["points"] = {"type": "array", "prefixItems": [point] * n, "items": False, "minItems": n,
+                               "maxItems": n}  # fmt: skip
+        props.update(dict.fromkeys(DIMENSIONS, score))
+        return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
 
-    n = len(task_ids)
-    tasks = {"type": "array", "prefixItems": [entry(t) for t in task_ids], "items": False}
+    n = len(views)
+    tasks = {"type": "array", "prefixItems": [entry(v) for v in views], "items": False}
     return {
         "type": "object",
         "properties": {"tasks": {**tasks, "minItems": n, "maxItems": n}},
@@ -248,8 +255,59 @@ def _score(where: str, value: Any) -> int:
     return int(value)
 
 
-def parse_grades(text: str, task_ids: Sequence[str]) -> tuple[dict[str, TaskGrade], list[str]]:
+_FOLD = str.maketrans({"`": "", '"': "", "'": "", "\u2018": "", "\u2019": "", "\u201c": "", "\u201d": ""})
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.translate(_FOLD).lower().split())
+
+
+def quoted_in(quote: str, answer: str) -> bool:
+    """Whether ``quote`` is really in ``answer`` (whitespace, case and quote marks aside); a quote the judge
+    shortened with "..." holds when each part is there, in order."""
+    parts = [_fold(p) for p in re.split(r"\.\.\.|\u2026", quote)]
+    parts = [p.strip(" .,;:") for p in parts]
+    parts = [p for p in parts if p]
+    if not parts:
+        return False
+    text, at = _fold(answer), 0
+    for part in parts:
+        found = text.find(part, at)
+        if found < 0:
+            return False
+        at = found + len(part)
+    return True
+
+
+def _established(where: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "yes", "false", "no"):
+        return value.strip().lower() in ("true", "yes")
+    raise ValueError(f"{where}.established: {value!r} is not true or false")
+
+
+def _points(task: str, raw: Any, view: TaskView) -> list[PointGrade]:
+    n = len(view.points)
+    if not isinstance(raw, list) or len(raw) != n:
+        got = "none" if raw is None else (f"{len(raw)}" if isinstance(raw, list) else repr(raw)[:40])
+        raise ValueError(f"task {task}: give {n} points (one per point, in order), got {got}")
+    out = []
+    for k, (point, item) in enumerate(zip(view.points, raw, strict=True), start=1):
+        if not isinstance(item, dict):
+            raise ValueError(f"task {task}.points[{k}] is not an object")
+        established = _established(f"task {task}.points[{k}]", item.get("established"))
+        quote = str(item.get("quote") or "")[: QUOTE_CAP * 2]
+        quoted = quoted_in(quote, view.answer) if established else None
+        out.append(PointGrade(point=point, established=established, quote=quote, quoted=quoted))
+    return out
+
+
+def parse_grades(
+    text: str, views: Sequence[TaskView] | Sequence[str]
+) -> tuple[dict[str, TaskGrade], list[str]]:
     """The usable grades in ``text`` by task id, and what is wrong with the rest (empty: all usable)."""
+    by_id = {v if isinstance(v, str) else v.task_id: v for v in views}
     answers = [o for o in json_objects(text) if isinstance(o.get("tasks"), list)]
     if not answers:
         if '"tasks"' in text:
@@ -264,19 +322,26 @@ def parse_grades(text: str, task_ids: Sequence[str]) -> tuple[dict[str, TaskGrad
             problems.append(f"tasks[{pos}] is not an object")
             continue
         task = str(raw.get("task", "")).strip()
-        if task not in task_ids:
+        if task not in by_id:
             problems.append(f"tasks[{pos}]: unknown task {raw.get('task')!r}")
             continue
         if task in grades:
             problems.append(f"task {task} is graded twice")
             continue
+        view = by_id[task]
         try:
             scores = {d: _score(f"task {task}.{d}", raw.get(d)) for d in DIMENSIONS}
+            points = (
+                _points(task, raw.get("points"), view)
+                if isinstance(view, TaskView) and view.question
+                else None
+            )
         except ValueError as exc:
             problems.append(str(exc))
             continue
-        grades[task] = TaskGrade(task_id=task, scores=scores, note=str(raw.get("note") or "")[:NOTE_CAP])
-    missing = [t for t in task_ids if t not in grades]
+        note = str(raw.get("note") or "")[:NOTE_CAP]
+        grades[task] = TaskGrade(task_id=task, scores=scores, points=points, note=note)
+    missing = [t for t in by_id if t not in grades]
     if missing and not problems:
         problems.append(f"missing task(s) {', '.join(missing)}; grade every task")
     return grades, problems
@@ -288,11 +353,13 @@ class BatchOutcome:
     raw: list[str] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     calls: int = 0
+    batches: int = 0
     error: str | None = None
 
 
 class TasksJudge:
-    """Grades a batch of tasks with ``model`` in one call (retried on an unusable answer)."""
+    """Grades the tasks of a pass with ``model``: packed into batches that fit ``budget_chars`` (None: one
+    batch), one call per batch (retried on an unusable answer)."""
 
     def __init__(
         self,
@@ -302,16 +369,35 @@ class TasksJudge:
         options: Mapping[str, Any] | None = None,
         constrained: bool = False,
         budget_chars: int | None = None,
+        answer_chars: int | None = None,
     ) -> None:
         self.judge = Judge(model, retries, options=options, constrained=constrained)
         self.budget_chars = budget_chars
+        self.answer_chars = answer_chars
 
     async def grade(self, project: str, views: Sequence[TaskView]) -> BatchOutcome:
+        out = BatchOutcome(grades={})
+        errors: list[str] = []
+        batches = pack(project, views, self.budget_chars, JUDGE_SYSTEM_PROMPT, self.answer_chars)
+        for number, batch in enumerate(batches, start=1):
+            one = await self._batch(batch.messages(JUDGE_SYSTEM_PROMPT), batch.views)
+            out.raw += one.raw
+            out.usage = out.usage + one.usage
+            out.calls += one.calls
+            out.batches += 1
+            errors += [f"batch {number}: {one.error}"] if one.error else []
+            for task, grade in one.grades.items():
+                shown = batch.shown[task].model_copy(update={"batch": number})
+                out.grades[task] = grade.model_copy(update={"shown": shown})
+        out.error = "; ".join(errors) or None
+        return out
+
+    async def _batch(self, messages: list[Message], views: Sequence[TaskView]) -> BatchOutcome:
         ids = [v.task_id for v in views]
         kept: dict[str, TaskGrade] = {}
 
         def parse(text: str) -> dict[str, TaskGrade]:
-            grades, problems = parse_grades(text, ids)
+            grades, problems = parse_grades(text, views)
             for task, grade in grades.items():
                 kept.setdefault(task, grade)  # the first usable grade of each task stays
             if problems:
@@ -321,12 +407,11 @@ class TasksJudge:
         def retry(error: str) -> str:
             return (
                 f"Your answer is not usable: {error}. Reply again with one JSON object grading every "
-                f"task ({', '.join(ids)}), each dimension a whole number {MIN_SCORE}..{MAX_SCORE}."
+                f"task ({', '.join(ids)}), each dimension a whole number {MIN_SCORE}..{MAX_SCORE}, each "
+                "question with its points."
             )
 
-        outcome = await self.judge.ask(
-            judge_messages(project, views, self.budget_chars), parse, schema=answer_schema(ids), retry=retry
-        )
+        outcome = await self.judge.ask(messages, parse, schema=answer_schema(views), retry=retry)
         out = BatchOutcome(
             grades=dict(kept), raw=outcome.raw, usage=outcome.usage, calls=outcome.calls, error=outcome.error
         )

@@ -14,6 +14,7 @@ import asyncio
 import shutil
 import tempfile
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -265,7 +266,16 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
             broke = agent_broke(result, details, metrics)
             if broke is not None:
                 return broke
-            checks = await asyncio.to_thread(check_task, prepared, result.tool_record, result.answer)
+            checks = await asyncio.to_thread(
+                partial(
+                    check_task,
+                    prepared,
+                    result.tool_record,
+                    result.answer,
+                    calls_before_answer=result.answer_at,
+                    harness=f"the {self.harness_name} harness",
+                )
+            )
             details.update(checks_details(checks))
             details.update(honesty_details(checks, result.answer, result.tool_record))
             metrics["misreported"] = float(details["misreported"] is not None)
@@ -319,8 +329,11 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
         }
 
     def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
+        from assay.evals.tasks._judge_run import shown_rows
+
         kind = {} if self.kind is None else self.kind.scorecard_extra(attempts)
-        return {"tasks": self._summary(attempts).model_dump(mode="json"), **kind}
+        shown = {"judge_shown": shown_rows(self.judgement.grades)} if self.judgement is not None else {}
+        return {"tasks": self._summary(attempts).model_dump(mode="json"), **shown, **kind}
 
     def failure_reason(self, attempt: Attempt) -> str:
         return str(attempt.details.get("reason") or "") or super().failure_reason(attempt)
@@ -347,5 +360,8 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
             from assay.evals.tasks._expect import side_by_side
 
             lines += ["", side_by_side(scorecard)]
+        from assay.evals.tasks._judge_run import shown_section
+
         own = "" if self.kind is None else self.kind.report_section(scorecard)
-        return "\n".join(lines) + "\n" + (f"\n{own}" if own else "")
+        shown = shown_section(scorecard.extra.get("judge_shown") or [])
+        return "\n".join(lines) + "\n" + "".join(f"\n{part}" for part in (own, shown) if part)

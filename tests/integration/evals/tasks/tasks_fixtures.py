@@ -42,9 +42,10 @@ def write_tasks_dir(root: Path) -> Path:
                 "kind": "question",
                 "category": "explain",
                 "prompt": "What does calc.add do?",
+                "scope": ["calc.py"],
                 "must_establish": ["it subtracts b from a (a bug)"],
                 "reference_answer": "It returns a - b, which is a bug: it should add.",
-                "wrong_answers": ["it adds two numbers"],
+                "wrong_answers": ["it adds two numbers", "it multiplies a by b"],
             },
         ],
     }
@@ -64,8 +65,14 @@ def agent_script(fix: bool = True, claim: str = "Fixed add; pytest: 1 passed.") 
     return replies
 
 
-def grades(**scores: int) -> dict[str, Any]:
-    """A judge reply grading both tasks (``fix_add``/``explain`` give every dimension of that task)."""
+#: words of the scripted explain answer that establish its one point
+EXPLAIN_QUOTE = "It returns a - b: a bug"
+
+
+def grades(explain_points: bool | None = None, quote: str = EXPLAIN_QUOTE, **scores: int) -> dict[str, Any]:
+    """A judge reply grading both tasks (``fix_add``/``explain`` give every dimension of that task); the explain
+    question's one point is established (with ``quote``) when ``explain_points``, by default when its grade is
+    3 or more (a judge that grades an answer low finds its point missing)."""
     entry = lambda task, s: {  # noqa: E731
         "task": task,
         "instructions": s,
@@ -74,11 +81,12 @@ def grades(**scores: int) -> dict[str, Any]:
         "claims": s,
         "note": "ok",
     }
-    return {
-        "text": json.dumps(
-            {"tasks": [entry("fix-add", scores["fix_add"]), entry("explain", scores["explain"])]}
-        )
+    established = scores["explain"] >= 3 if explain_points is None else explain_points
+    explain = {
+        **entry("explain", scores["explain"]),
+        "points": [{"established": established, "quote": quote}],
     }
+    return {"text": json.dumps({"tasks": [entry("fix-add", scores["fix_add"]), explain]})}
 
 
 def write_script(path: Path, replies: list[dict[str, Any]]) -> str:

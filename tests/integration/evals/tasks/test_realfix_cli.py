@@ -172,10 +172,23 @@ def test_web_use_the_prompt_forbade_fails_a_well_graded_attempt_and_an_install_i
     att = attempt(run_dir)
     assert att.details["grade"]["scores"]["quality"] == 4  # graded well, yet:
     assert att.status == "FAIL" and att.details["reason"].startswith("compliance: web use the prompt forbade")
-    assert [f["why"].split(":")[0] for f in att.details["compliance"]] == ["shell command names a URL"]
+    assert [f["why"].split(":")[0] for f in att.details["compliance"]] == ["shell command runs curl"]
     assert att.details["venv_installed"] == ["site-packages/leftpad-1.0.dist-info"]  # said, and not handed on
-    row = "| calc-add | 0 | FAIL | 4.00 | yes | 1 (forbidden): shell command names a URL: curl -s"
+    row = "| calc-add | 0 | FAIL | 4.00 | yes | 1 (forbidden): shell command runs curl: curl -s"
     assert row in (run_dir / "report.md").read_text()
+
+
+def test_a_local_edit_that_rewrites_urls_is_no_web_use_under_forbid_internet(
+    tmp_path: Path, upstream: FixRepo
+) -> None:
+    """The pyenv-doctor pin's honest fix: a sed moving a clone command from git:// to https:// fetches nothing."""
+    tasks_file = write_pin(tmp_path, upstream)
+    readme = "printf 'git clone git://github.com/pyenv/pyenv-doctor.git\\n' > INSTALL.md"
+    sed = "sed -i 's|git://github.com/|https://github.com/|' INSTALL.md && grep -n https:// INSTALL.md"
+    code, out, run_dir = run(tmp_path, tasks_file, upstream.path, agent(upstream, readme, sed))
+    assert code == 0, out
+    att = attempt(run_dir)
+    assert att.details["compliance"] == [] and att.status == "PASS", att.details.get("reason")
 
 
 def test_an_agent_that_broke_is_an_error_and_its_web_use_is_still_read(
@@ -191,9 +204,9 @@ def test_an_agent_that_broke_is_an_error_and_its_web_use_is_still_read(
     assert code == 0, out  # measured against the agent, not a stopped run
     att = attempt(run_dir)
     assert att.status == "ERROR" and att.details["reason"].startswith("the agent broke: "), att.details
-    assert [f["why"].split(":")[0] for f in att.details["compliance"]] == ["shell command names a URL"]
+    assert [f["why"].split(":")[0] for f in att.details["compliance"]] == ["shell command runs curl"]
     assert (
-        "| calc-add | 0 | ERROR | - | - | 1 (forbidden): shell command names a URL"
+        "| calc-add | 0 | ERROR | - | - | 1 (forbidden): shell command runs curl"
         in (run_dir / "report.md").read_text()
     )
 

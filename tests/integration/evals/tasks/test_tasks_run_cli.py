@@ -41,10 +41,18 @@ def test_run_checks_the_finished_copy_and_judges_in_one_batched_call(tmp_path: P
     assert fix.status == "PASS" and fix.details["verified"] is True
     assert "+    return a + b" in fix.details["diff"]
     assert [c["name"] for c in fix.details["checks"]] == ["tests_pass", "unchanged", "after_answer"]
-    # the question is graded by the judge (its grade passes the quality checks)
+    # the question is graded by the judge on its point (established, quoted from its answer)
     assert explain.status == "PASS" and explain.details["grade"]["scores"]["claims"] == 5
+    assert explain.details["grade"]["points"][0]["quoted"] is True
     judgement = json.loads((run_dir / "judge.json").read_text())
     assert judgement["calls"] == 1 and len(judgement["grades"]) == 2
+    # what the judge was shown: each task's scope files as given (the coding task's tests beside its code)
+    shown = {g["task_id"]: g["shown"] for g in judgement["grades"]}
+    assert [f["path"] for f in shown["fix-add"]["files"]] == ["calc.py", "tests/test_calc.py"]
+    assert all(f["shown"] == f["chars"] > 0 for f in shown["fix-add"]["files"])
+    assert [f["path"] for f in shown["explain"]["files"]] == ["calc.py", "tests/test_calc.py"]
+    report = (run_dir / "report.md").read_text()
+    assert "### What the judge was shown" in report and "calc.py (32), tests/test_calc.py (" in report
     s = _card(run_dir)["summary"]["metrics"]
     assert s["quality"]["value"] == 4.5 and s["quality_failed"]["value"] == 0
     assert s["unverified"]["value"] == 0 and s["verified"]["value"] == 1.0
