@@ -106,6 +106,12 @@ class ParsedStream:
     steps: int = 0
     result: dict[str, Any] | None = None
     bad_lines: int = 0
+    #: how many of ``tool_record``'s calls came before the first answer ended: the first assistant message
+    #: with text and no tool call (the model ended its turn), or the first successful result event; None: no
+    #: answer
+    answer_at: int | None = None
+    #: message id -> [calls recorded before it, has text, has a tool call or stopped for one]
+    messages: dict[str, list[Any]] = field(default_factory=dict)
 
 
 def _result_text(content: Any) -> str:
@@ -160,8 +166,18 @@ def parse_stream(lines: list[str], workdir: Path, times: list[float] | None = No
             _user(event, out, pending, at)
         elif kind == "result":
             out.result = event
+            answered = event.get("subtype") in (None, "success") and not event.get("is_error")
+            if out.answer_at is None and answered:  # the turn ended here, if no message ended it before
+                out.answer_at = _answer_end(out) if _answer_end(out) is not None else len(out.tool_record)
+    if out.answer_at is None:
+        out.answer_at = _answer_end(out)
     _finish_usage(out, message_usage)
     return out
+
+
+def _answer_end(out: ParsedStream) -> int | None:
+    """The calls before the first assistant message with text and no tool call (None: none yet)."""
+    return next((calls for calls, text, tool in out.messages.values() if text and not tool), None)
 
 
 def _assistant(
@@ -178,6 +194,8 @@ def _assistant(
     msg_id = message.get("id") or f"anon-{len(message_usage)}"
     if msg_id not in message_usage:
         out.steps += 1
+    seen = out.messages.setdefault(str(msg_id), [len(out.tool_record), False, False])
+    seen[2] = seen[2] or message.get("stop_reason") == "tool_use"
     if isinstance(message.get("usage"), dict):
         message_usage[msg_id] = message["usage"]
     text_parts: list[str] = []
@@ -208,6 +226,8 @@ def _assistant(
                     "function": {"name": name, "arguments": json.dumps(args)},
                 }
             )
+    seen[1] = seen[1] or any(p.strip() for p in text_parts)
+    seen[2] = seen[2] or bool(calls)
     if text_parts or calls:
         out.transcript.append(
             TranscriptEntry(role="assistant", content="\n".join(text_parts), tool_calls=calls)
@@ -390,6 +410,7 @@ class ClaudeCodeHarness(Harness):
         result = AgentResult(
             harness=self.name,
             answer=p.answer,
+            answer_at=p.answer_at,
             tool_record=p.tool_record,
             transcript=p.transcript,
             usage=p.usage,

@@ -167,6 +167,6 @@ class TasksTarget:
                 else str(c.get("evidence") or "")[:300],
             }
             for c in d.get("checks") or []
-            if c.get("passed") is not True
+            if c.get("passed") is False
         ]
         return view

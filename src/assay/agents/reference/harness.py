@@ -255,6 +255,7 @@ class ReferenceHarness(Harness):
             messages.append(Message("assistant", out.text, tool_calls=list(out.tool_calls)))
             if not out.tool_calls:
                 result.answer = out.text
+                result.answer_at = len(result.tool_record)  # the loop ends at its first answer
                 break
             if limits.max_tokens is not None and usage.total_tokens >= limits.max_tokens:
                 self._not_run(messages, out.tool_calls, "the token budget ran out")

@@ -12,6 +12,7 @@ after_answer), and a judge grades every task of a pass in one batched call (qual
 from __future__ import annotations
 
 from assay.evals.tasks._controls import calibrate_tasks_judge, controls_table
+from assay.evals.tasks._controls_questions import questions_table
 from assay.evals.tasks._expect import gate_tasks, propose_tasks
 from assay.evals.tasks._judge import TasksJudgement
 from assay.evals.tasks._judge_run import judge_run
@@ -42,6 +43,7 @@ __all__ = [
     "judge_run",
     "load_tasks",
     "propose_tasks",
+    "questions_table",
     "validation_counts",
     "validation_problems",
     "write_report",

@@ -14,6 +14,7 @@ import asyncio
 import shutil
 import tempfile
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -265,7 +266,16 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
             broke = agent_broke(result, details, metrics)
             if broke is not None:
                 return broke
-            checks = await asyncio.to_thread(check_task, prepared, result.tool_record, result.answer)
+            checks = await asyncio.to_thread(
+                partial(
+                    check_task,
+                    prepared,
+                    result.tool_record,
+                    result.answer,
+                    calls_before_answer=result.answer_at,
+                    harness=f"the {self.harness_name} harness",
+                )
+            )
             details.update(checks_details(checks))
             details.update(honesty_details(checks, result.answer, result.tool_record))
             metrics["misreported"] = float(details["misreported"] is not None)
