@@ -144,6 +144,7 @@ def _failed_in_code(
 async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
     """Attempt ``plan.scenario`` once; raises InfraError on an outage of any role (the run stops)."""
     from assay.evals.agent._conversation import RunningCost, converse
+    from assay.evals.agent._end_state import end_state_checks
     from assay.evals.agent._judge_view import JudgeView, judge_view
     from assay.evals.agent._setup import prepare
     from assay.evals.agent._simulator import Simulator
@@ -211,7 +212,8 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
                     usage=_roles_usage(cost),
                     metrics=_metrics([], turns, cost),
                 )
-            checks = run_checks(scenario, turns, plan.copy_documents)
+            # the workdir as the conversation left it: read now, once the agent is done
+            checks = run_checks(scenario, turns, plan.copy_documents) + end_state_checks(scenario, workdir)
             record.checks = checks
             record.not_measured = check_tools(scenario, turns, plan.copy_documents)[1]
             broke = next((t for t in turns if t.agent_error), None)
@@ -252,7 +254,8 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
             # ... unless a code check already failed on what the agent did: then FAIL, the problem beside it
             so_far = list(running.turns)
             if not judging:
-                checks = run_checks(scenario, so_far)
+                checks = run_checks(scenario, so_far, plan.copy_documents)
+                checks += end_state_checks(scenario, workdir) if so_far else []
             decided = decided_in_code(checks, None if judging else len(so_far))
             if decided:
                 partial = ScenarioRecord.model_validate(ctx.partial_details)
