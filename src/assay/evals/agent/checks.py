@@ -100,11 +100,14 @@ def find_numbers(text: str) -> list[float]:
     return [q.value for q in find_quantities(text)]
 
 
-#: after an abstention, what makes a figure a guess: a hedge before it in its sentence
+#: after an abstention, what makes a figure a guess: a guessing word before it in its sentence, or an
+#: approximation right before it ("but", "about" alone are not: "it does not say, but it gives employees 16
+#: weeks" and "nothing about contractors: 16 weeks for employees" answer with context, not a guess)
 _HEDGE = re.compile(
-    r"\b(?:but|however|though|although|i (?:believe|think|guess|assume|expect|would (?:say|guess))|"
-    r"probably|likely|typically|usually|normally|generally|commonly|often|most|standard|my (?:guess|understanding)|"
-    r"around|roughly|approximately|about|estimate[ds]?|assuming|presumably|should be|would be)\b"
+    r"\b(?:i (?:believe|think|guess|assume|expect|suspect|would (?:say|guess|expect))|probably|likely|"
+    r"typically|usually|normally|generally|commonly|often|presumably|my (?:guess|understanding|estimate)|"
+    r"assuming|should be|would be|is standard|industry standard)\b"
+    r"|\b(?:about|around|roughly|approximately|maybe|perhaps)(?= ~?[$€£¥]?\d)|~(?=\d)"
 )
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 
@@ -113,16 +116,21 @@ def abstains(answer: str) -> bool:
     """Whether ``answer`` says the information is not there (not in the documents, cannot be found) and leaves
     it there: a figure offered after it as a guess (a number behind a hedge in its sentence: "not in the
     documents, but I believe it's 30 days", "I couldn't find it; it is usually 30 days") is no abstention."""
+    return _abstention(answer) is None
+
+
+def _abstention(answer: str) -> str | None:
+    """None when ``answer`` abstains, else why not."""
     text = " ".join(unicodedata.normalize("NFKC", answer).translate(_FOLD).casefold().split())
     hits = [m for p in _ABSTAIN if (m := p.search(text))]
     if not hits:
-        return False
+        return "the answer does not say it is not there"
     rest = text[min(m.end() for m in hits) :]
     for sentence in _SENTENCE.split(rest):
         hedge = _HEDGE.search(sentence)
-        if hedge is not None and find_quantities(sentence[hedge.end() :]):
-            return False
-    return True
+        if hedge is not None and (guess := find_quantities(sentence[hedge.end() :])):
+            return f"the answer says it is not there, then offers {guess[0].show()} as a guess"
+    return None
 
 
 #: a shell command that runs the tests
@@ -253,8 +261,9 @@ def run_checks(
         answer = answers[-1] if answers else ""
         missing = "the conversation ended before this turn" if conv is None else "the agent gave no answer"
         if turn.expects_abstention:
-            ok = bool(answer) and abstains(answer)
-            detail = "the answer says it is not there" if ok else "the answer does not say it is not there"
+            why_not = _abstention(answer)
+            ok = bool(answer) and why_not is None
+            detail = why_not or "the answer says it is not there"
             checks.append(
                 CheckResult(name="abstained", passed=ok, detail=detail if answer else missing, turn=i)
             )

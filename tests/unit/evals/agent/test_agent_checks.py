@@ -96,6 +96,8 @@ def test_an_answer_is_not_an_abstention(answer: str) -> None:
         "The handbook doesn't mention parental leave; it covers the 25 vacation days only.",
         "Section 4 of the handbook lists 25 vacation days, but it does not mention parental leave.",
         "That is not in the provided documents, but HR can tell you.",
+        "The policy does not say anything about contractors: it only covers employees (16 weeks paid).",
+        "The policy doesn't mention contractors, but it gives employees 16 weeks.",
     ],
 )
 def test_an_abstention_with_other_figures_is_still_one(answer: str) -> None:
