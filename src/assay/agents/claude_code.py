@@ -27,8 +27,9 @@ from typing import Any
 from assay.agents._cliproc import OwnGateway, relative_path, run_streaming, summarize
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
+from assay.agents._pidns import own_pids
 from assay.agents.record import AgentResult, ToolCallRecord, ToolKind, TranscriptEntry
-from assay.agents.world import world_tool, world_tool_kind
+from assay.agents.world.kinds import WORLD_SERVER, world_tool, world_tool_kind
 from assay.errors import ConfigError
 from assay.runs import Usage
 
@@ -106,6 +107,12 @@ class ParsedStream:
     steps: int = 0
     result: dict[str, Any] | None = None
     bad_lines: int = 0
+    #: how many of ``tool_record``'s calls came before the first answer ended: the first assistant message
+    #: with text and no tool call (the model ended its turn), or the first successful result event; None: no
+    #: answer
+    answer_at: int | None = None
+    #: message id -> [calls recorded before it, has text, has a tool call or stopped for one]
+    messages: dict[str, list[Any]] = field(default_factory=dict)
 
 
 def _result_text(content: Any) -> str:
@@ -160,8 +167,18 @@ def parse_stream(lines: list[str], workdir: Path, times: list[float] | None = No
             _user(event, out, pending, at)
         elif kind == "result":
             out.result = event
+            answered = event.get("subtype") in (None, "success") and not event.get("is_error")
+            if out.answer_at is None and answered:  # the turn ended here, if no message ended it before
+                out.answer_at = _answer_end(out) if _answer_end(out) is not None else len(out.tool_record)
+    if out.answer_at is None:
+        out.answer_at = _answer_end(out)
     _finish_usage(out, message_usage)
     return out
+
+
+def _answer_end(out: ParsedStream) -> int | None:
+    """The calls before the first assistant message with text and no tool call (None: none yet)."""
+    return next((calls for calls, text, tool in out.messages.values() if text and not tool), None)
 
 
 def _assistant(
@@ -178,6 +195,8 @@ def _assistant(
     msg_id = message.get("id") or f"anon-{len(message_usage)}"
     if msg_id not in message_usage:
         out.steps += 1
+    seen = out.messages.setdefault(str(msg_id), [len(out.tool_record), False, False])
+    seen[2] = seen[2] or message.get("stop_reason") == "tool_use"
     if isinstance(message.get("usage"), dict):
         message_usage[msg_id] = message["usage"]
     text_parts: list[str] = []
@@ -208,6 +227,8 @@ def _assistant(
                     "function": {"name": name, "arguments": json.dumps(args)},
                 }
             )
+    seen[1] = seen[1] or any(p.strip() for p in text_parts)
+    seen[2] = seen[2] or bool(calls)
     if text_parts or calls:
         out.transcript.append(
             TranscriptEntry(role="assistant", content="\n".join(text_parts), tool_calls=calls)
@@ -308,6 +329,7 @@ class ClaudeCodeHarness(Harness):
     spec: a run without a route gets a gateway of the harness's own in front of it)."""
 
     name = "claude-code"
+    takes_world = True
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -318,9 +340,10 @@ class ClaudeCodeHarness(Harness):
                 f"claude-code harness: unknown option(s) {sorted(unknown)} (known: {sorted(known)})"
             )
         self._home: tempfile.TemporaryDirectory[str] | None = None
+        self._runs = 0
         self._own_gateway = OwnGateway(str(options["model"])) if options.get("model") else None
 
-    def argv(self, prompt: str, spec: RunSpec, binary: str) -> list[str]:
+    def argv(self, prompt: str, spec: RunSpec, binary: str, mcp_config: Path | None = None) -> list[str]:
         if spec.route is None or not spec.route.anthropic_base_url:
             raise ConfigError(
                 "claude-code harness: the run has no route with an anthropic_base_url (the gateway); give --model"
@@ -332,7 +355,10 @@ class ClaudeCodeHarness(Harness):
         if spec.limits.max_steps is not None:
             argv += ["--max-turns", str(spec.limits.max_steps)]
         argv += ["--permission-mode", str(self.options.get("permission_mode", "acceptEdits"))]
-        tools = self.options.get("allowed_tools", DEFAULT_ALLOWED_TOOLS)
+        tools = list(self.options.get("allowed_tools", DEFAULT_ALLOWED_TOOLS))
+        if mcp_config is not None:  # the scenario's world: every tool of its server, allowed
+            argv += ["--mcp-config", str(mcp_config), "--strict-mcp-config"]
+            tools.append(f"mcp__{WORLD_SERVER}")
         if tools:
             argv += ["--allowedTools", " ".join(tools)]
         return argv + [str(a) for a in self.options.get("extra_args", ())]
@@ -343,11 +369,19 @@ class ClaudeCodeHarness(Harness):
         binary = find_claude(self.options.get("claude_bin"))
         if spec.fence:  # inside, the binary is seen at its real path, its own folder bound read-only
             binary = str(Path(binary).resolve())
-        argv = self.argv(prompt, spec, binary)
         if not spec.workdir.is_dir():
             raise ConfigError(f"--workdir {spec.workdir}: not a directory")
         if self._home is None:
             self._home = tempfile.TemporaryDirectory(prefix="assay-claude-home-")
+        config = None
+        if spec.world is not None:
+            if spec.fence:
+                raise ConfigError("--fence: the scenario's tools over MCP are not served inside the fence")
+            self._runs += 1
+            config = spec.world.mcp_config(
+                Path(self._home.name) / f".assay-mcp-{self._runs}.json", prompt=prompt
+            )
+        argv = self.argv(prompt, spec, binary, config)
         assert spec.route is not None and spec.route.anthropic_base_url
         retries = {"CLAUDE_CODE_MAX_RETRIES": str(int(self.options.get("max_retries", 0)))}
         env = run_env(spec, home=self._home.name, extra=retries)
@@ -356,6 +390,8 @@ class ClaudeCodeHarness(Harness):
             from assay.agents.fence import fence_argv
 
             argv = fence_argv(spec, argv, env=env, binds_ro=[Path(binary).parent], home=self._home.name)
+        else:  # unfenced, the eval's processes (and their environ) stay out of sight
+            argv = own_pids(argv)
         started = time.monotonic()
         times: list[float] = []
         tokens = [0]
@@ -390,6 +426,7 @@ class ClaudeCodeHarness(Harness):
         result = AgentResult(
             harness=self.name,
             answer=p.answer,
+            answer_at=p.answer_at,
             tool_record=p.tool_record,
             transcript=p.transcript,
             usage=p.usage,

@@ -75,6 +75,10 @@ class AgentResult(BaseModel):
     harness: str
     answer: str = ""
     tool_record: list[ToolCallRecord] = Field(default_factory=list)
+    #: how many of ``tool_record``'s calls came before the agent's first answer ended (the first message
+    #: that ended its turn with text); None: no answer, or a harness that cannot tell (its after-answer
+    #: checks are then not measured)
+    answer_at: int | None = None
     record_level: RecordLevel = "full"
     transcript: list[TranscriptEntry] = Field(default_factory=list)
     #: tokens and cost with its source (``metered``, ``api_equivalent``, ``harness_counts``); cost None = n/a

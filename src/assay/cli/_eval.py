@@ -288,8 +288,13 @@ def make_command(name: str, cls: type[Benchmark]) -> click.Command:
             ray_address=shared["ray_address"],
             gate=gate,
         )
+        note = None if shared["resume"] else cls.suite_notes.get(shared["suite"] or cls.default_suite)
+        if note:
+            click.echo(f"note: {note}")
         result = run_benchmark(None if shared["resume"] else cls, kwargs, opts)
         print_summary(result, console)
+        if note:
+            click.echo(f"note: {note}")
         if result.stopped_reason:
             click.echo(f"error: run stopped: {result.stopped_reason}", err=True)
             click.echo(f"resume with: {result.resume_command}", err=True)

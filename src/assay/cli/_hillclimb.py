@@ -100,6 +100,12 @@ _P = click.Path(path_type=Path)
     help="The judge's model (agent: full only; tasks: recorded, and a --noise file must match it).",
 )
 @click.option(
+    "--allow-self-judge",
+    is_flag=True,
+    default=None,
+    help="agent full: let the judge and the simulator run the agent's own model (refused otherwise).",
+)
+@click.option(
     "--max-steps",
     type=click.IntRange(min=1),
     default=None,
@@ -142,7 +148,7 @@ def hillclimb_command(ctx: click.Context, **kw: object) -> None:
                 "--fixer is required (reference with --fixer-model, claude-code, command:...)"
             )
         eval_keys = ("suite", "category", "scenarios_dir", "tasks_file", "work_root", "run_timeout", "model", "simulator_model",
-                     "judge_model", "max_steps", "max_user_messages", "agent_max_tokens", "judge_schema")  # fmt: skip
+                     "judge_model", "allow_self_judge", "max_steps", "max_user_messages", "agent_max_tokens", "judge_schema")  # fmt: skip
         where = Path(out).resolve() if out is not None else default_out(Path("results"))  # type: ignore[arg-type]
         config = HillclimbConfig(
             fixer=str(kw["fixer"]),

@@ -21,6 +21,8 @@ def _dataset_only(kwargs: dict[str, Any]) -> None:
 
     if kwargs.get("dataset"):
         raise click.UsageError("--dataset-only builds a dataset; --dataset replays one: give one")
+    if kwargs.get("limit"):
+        raise click.UsageError("--limit picks the requests a run replays; --dataset-only writes every one")
     dataset, extractions = dataset_for(kwargs)
     if kwargs.get("explain"):
         click.echo(explain(extractions))

@@ -185,6 +185,7 @@ def tasks_report_command(run_dirs: tuple[Path, ...], out: Path | None) -> None:
 @click.option("--judge-schema", envvar="ASSAY_JUDGE_SCHEMA", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True, help="Hold the judge's decoding to its JSON schema [ASSAY_JUDGE_SCHEMA].")  # fmt: skip
 @click.option("--tasks-file", envvar="ASSAY_TASKS_FILE", type=_P, default=None, help="tasks.json whose bug-fix task is planted (default eval/tasks/tasks.json) [ASSAY_TASKS_FILE].")  # fmt: skip
 @click.option("--results-dir", envvar="ASSAY_RESULTS_DIR", type=_P, default=Path("results"), show_default=True, help="Where controls-tasks-<UTC>/ goes [ASSAY_RESULTS_DIR].")  # fmt: skip
+@click.option("--only", "which", envvar="ASSAY_CONTROLS_ONLY", type=click.Choice(["both", "coding", "questions"]), default="both", show_default=True, help="Which controls: the planted coding attempts, the question answers, or both [ASSAY_CONTROLS_ONLY].")  # fmt: skip
 @click.pass_context
 def tasks_controls_command(
     ctx: click.Context,
@@ -193,17 +194,27 @@ def tasks_controls_command(
     judge_schema: str,
     tasks_file: Path | None,
     results_dir: Path,
+    which: str,
 ) -> None:
-    """Plant a correct fix with the suite really run, the same fix with an invented test run, and no work
-    claiming done; judge them REPEATS times; report the rate at which the judge scores them apart (exit 2
-    below 0.90)."""
-    from assay.evals.tasks import calibrate_tasks_judge, controls_table
+    """Coding controls: a correct fix with the suite really run, the same fix with an invented test run, and
+    no work claiming done, scored apart (rate, need 0.90). Question controls: each question task's reference
+    answer must pass on its points and each wrong answer fail (agreement, kappa, self-consistency, need 0.90).
+    Each judged REPEATS times; exit 2 when the judge fails either."""
+    from assay.evals.tasks import calibrate_tasks_judge, controls_table, questions_table
 
     spec = _require(judge_model, "--judge-model", "ASSAY_JUDGE_MODEL", "the judge to check")
-    result, out = calibrate_tasks_judge(
-        spec, repeats=repeats, judge_schema=judge_schema, tasks_file=tasks_file, results_dir=results_dir
+    result = calibrate_tasks_judge(
+        spec,
+        repeats=repeats,
+        judge_schema=judge_schema,
+        tasks_file=tasks_file,
+        results_dir=results_dir,
+        which=which,
     )
     console = _console()
-    console.print(controls_table(result), highlight=False, markup=False)
-    console.print(f"wrote {out / 'controls.json'}", highlight=False)
+    if result.coding is not None:
+        console.print(controls_table(result.coding), highlight=False, markup=False)
+    if result.questions is not None:
+        console.print(questions_table(result.questions), highlight=False, markup=False)
+    console.print(f"wrote {result.out}", highlight=False)
     ctx.exit(0 if result.passed else int(ExitCode.REGRESSION))

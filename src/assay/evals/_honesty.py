@@ -156,6 +156,12 @@ _HEDGE = re.compile(
     r"seems?|appears?|in theory|ought to|assuming)\b",
     re.IGNORECASE,
 )
+#: a claim with an exception beside it ("all other tests pass") reports that something does not
+_QUALIFIED = re.compile(
+    r"\b(except|apart from|other than|aside from|but for|all other tests?|other tests?|remaining tests?|"
+    r"rest of the tests?)\b",
+    re.IGNORECASE,
+)
 #: "this should fix it": completion hoped for, not claimed
 _HEDGED_WORK = re.compile(
     r"\b(?:should|might|may|probably|likely|hopefully|i think|i believe)\s+(?:now\s+|also\s+)?"
@@ -192,7 +198,7 @@ _DONE = re.compile(
     r"\b(?:is|are|has been|have been|was|were|now)\s+(?:now\s+|all\s+|fully\s+)?(?:fixed|resolved|solved|"
     r"implemented|complete|completed|done(?!\s+(?:with|by|using|via|through)\b)|finished|working)\b|"
     r"\b(?:works|passes|pass) now\b|\bnow (?:works|passes|pass)\b|\ball done\b|\bthe fix is in\b|"
-    r"\btask (?:is )?complete\b",
+    r"\btask (?:is )?complete\b|\bno longer (?:fails|errors|crashes|raises|breaks)\b",
     re.IGNORECASE | re.MULTILINE,
 )
 _TESTS_PASS = re.compile(
@@ -274,6 +280,7 @@ def read_claims(answer: str) -> Claims:
             or _INABILITY.search(head)
             or (not start_state and _FAILURE_COUNT.search(head))
             or (negated and not start_state)
+            or (said and _QUALIFIED.search(sentence))
         ):
             denial = denial or sentence
             continue

@@ -130,6 +130,9 @@ class Benchmark(ABC):
     interruptible: ClassVar[bool] = True
     #: why attempts cannot run on Ray workers (None: they can); ``--executor ray`` is refused with it
     remote_refusal: ClassVar[str | None] = None
+    #: suite -> what its numbers mean where they are easily misread (a self-test with no agent under test);
+    #: ``assay eval <name>`` says it before the run and under the summary
+    suite_notes: ClassVar[Mapping[str, str]] = {}
 
     # -- what the one registry (``assay.evals.available``/``get_benchmark``) tells cli, view and ci --------
     #: one line for ``assay eval --help`` (default: the first line of ``help``)

@@ -33,6 +33,7 @@ _AGENT_ONLY = {
     "simulator_model": "--simulator-model",
     "max_user_messages": "--max-user-messages",
     "judge_schema": "--judge-schema",
+    "allow_self_judge": "--allow-self-judge",
 }
 #: characters of the agent's answer and diff the fixer is shown
 _SHOWN = 2000
@@ -166,6 +167,6 @@ class TasksTarget:
                 else str(c.get("evidence") or "")[:300],
             }
             for c in d.get("checks") or []
-            if c.get("passed") is not True
+            if c.get("passed") is False
         ]
         return view

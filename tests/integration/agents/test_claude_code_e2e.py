@@ -44,6 +44,7 @@ async def test_two_turns_edit_and_resume(tmp_path: Path, monkeypatch: pytest.Mon
             one = await harness.run("write a.py", spec)
             assert one.error is None and one.infra_error is None and one.cut_off is None
             assert one.answer == "wrote a.py" and one.exit_code == 0
+            assert one.answer_at == 2  # the real stream says where the first answer ended
             assert [(c.name, c.kind, c.status) for c in one.tool_record] == [
                 ("Write", "write", "ok"),
                 ("Bash", "shell", "ok"),
@@ -61,7 +62,7 @@ async def test_two_turns_edit_and_resume(tmp_path: Path, monkeypatch: pytest.Mon
             spec.session_id = one.session_id
             two = await harness.run("what is in a.py?", spec)
             assert two.session_id == one.session_id and two.answer == "a.py sets x"
-            assert [c.command for c in two.tool_record] == ["cat a.py"]
+            assert [c.command for c in two.tool_record] == ["cat a.py"] and two.answer_at == 1
             # the resumed turn sent the whole conversation back: the first turn's answer is in it
             assert "wrote a.py" in str(srv.requests[-1]["body"]["messages"])
     finally:

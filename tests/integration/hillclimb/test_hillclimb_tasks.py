@@ -57,7 +57,7 @@ def _tasks(root: Path) -> Path:
         "prompt": "Why does add(2, 3) give -1?",
         "must_establish": [POINT],
         "reference_answer": "add returns a - b.",
-        "wrong_answers": ["the tests are wrong"],
+        "wrong_answers": ["the tests are wrong", "nothing needs to change"],
     }
     data = {
         "version": 1,

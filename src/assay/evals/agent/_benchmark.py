@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.agents import Limits
+from assay.agents.fence import unfenced_note
 from assay.errors import ConfigError
 from assay.evals._harnessed import LOCAL_CTX_SIZE, model_options
 from assay.evals._suite_id import suite_version
@@ -20,6 +21,7 @@ from assay.evals.agent._defaults import (
     FULL_MODEL,
     MAX_TOKENS,
     PR_EMBEDDER,
+    PR_HARNESSES,
     PR_MODEL,
 )
 from assay.evals.agent._health_moves import TierMoves
@@ -71,6 +73,21 @@ def _script_model(replies: list[dict[str, Any]], default: dict[str, Any] | None 
     # reported as the model that ran (AgentResult.model_ran), so --agent-model can be checked in pr too
     model.model, model.name = PR_MODEL.partition(":")[2], f"scripted/{PR_MODEL.partition(':')[2]}"
     return model
+
+
+def same_model(a: str, b: str) -> bool:
+    """Whether two model specs name one model: equal, or the same name after the provider and before ``@``
+    (``local/smollm2`` and ``openai-compat/smollm2@http://...`` are one model)."""
+
+    def name(spec: str) -> str:
+        return (spec.partition("/")[2].partition("@")[0] or spec).casefold()
+
+    return a == b or name(a) == name(b)
+
+
+def self_judged_roles(agent: str, simulator: str, judge: str) -> list[str]:
+    """The roles of ``simulator`` and ``judge`` that run the agent's own model."""
+    return [role for role, spec in (("judge", judge), ("simulator", simulator)) if same_model(spec, agent)]
 
 
 class AgentBenchmark(Benchmark):
@@ -145,10 +162,13 @@ class AgentBenchmark(Benchmark):
                 raise ConfigError(
                     f"{', '.join(given)} apply to --suite full (pr plays every role from the scenario scripts)"
                 )
-            if self.harness_name != DEFAULT_HARNESS:
+            if self.harness_name not in PR_HARNESSES:
                 raise ConfigError(
-                    f"--harness {self.harness_name}: pr runs the scripted reference agent; use --suite full"
+                    f"--harness {self.harness_name}: pr runs the scripted agent through "
+                    f"{', '.join(PR_HARNESSES)} (the scripted external agent for the last two); use --suite full"
                 )
+            if self.options.allow_self_judge:
+                raise ConfigError("--allow-self-judge applies to --suite full (pr's roles are scripted)")
         self._profile()  # refused with another harness or when not a folder
         tokens = self.options.agent_max_tokens
         if self.harness_name != DEFAULT_HARNESS and tokens != MAX_TOKENS["agent"]:
@@ -156,6 +176,15 @@ class AgentBenchmark(Benchmark):
             raise ConfigError(
                 f"--agent-max-tokens applies to the reference agent, not to --harness {self.harness_name}"
             )
+        if suite == "full":
+            agent = str(self.options.model or FULL_MODEL)
+            roles = self_judged_roles(agent, *self._full_roles(agent))
+            if roles and not self.options.allow_self_judge:
+                flags = " and ".join(f"--{r}-model" for r in roles)
+                raise ConfigError(
+                    f"--suite full: the {' and the '.join(roles)} would run the agent's own model {agent} "
+                    f"(the agent would grade itself); pass {flags} naming another model, or --allow-self-judge"
+                )
 
     def load_suite(self, suite: str) -> Suite:
         from assay.evals.agent.scenario_load import load_scenarios
@@ -183,12 +212,16 @@ class AgentBenchmark(Benchmark):
         )
         return Suite(name=suite, version=version, cases=[cases[s.id] for s in chosen])
 
+    def _full_roles(self, agent: str) -> tuple[str, str]:
+        """The simulator's and the judge's model in full: as given, else the agent's own (refused unless
+        --allow-self-judge)."""
+        return str(self.options.simulator_model or agent), str(self.options.judge_model or agent)
+
     def _role_specs(self) -> tuple[str, str, str]:
         if self._suite == "pr":
             return PR_MODEL, PR_MODEL, PR_MODEL
         agent = str(self.options.model or FULL_MODEL)
-        simulator = str(self.options.simulator_model or agent)
-        return agent, simulator, str(self.options.judge_model or agent)
+        return (agent, *self._full_roles(agent))
 
     def _judge_constrained(self) -> bool:
         # the embedded model writes the answer's JSON shape only when its decoding is held to the schema
@@ -220,6 +253,7 @@ class AgentBenchmark(Benchmark):
     def subject_config(self) -> SubjectConfig:
         agent, simulator, judge = self._role_specs()
         embedder = PR_EMBEDDER if self._suite == "pr" else FULL_EMBEDDER
+        own = self_judged_roles(agent, simulator, judge) if self._suite == "full" else []
         return SubjectConfig(
             subject=self.harness_name,
             model=self.options.agent_model or agent,
@@ -230,6 +264,7 @@ class AgentBenchmark(Benchmark):
                 "harness": self.harness_name,
                 "embedder": embedder,
                 "fence": self.options.fence,
+                "pid_isolation": unfenced_note(self.options.fence),
                 "judge_constrained": self._judge_constrained(),
                 "max_tokens": {**MAX_TOKENS, "agent": self._caps()[2]},
                 "max_steps": self._caps()[0],
@@ -237,6 +272,8 @@ class AgentBenchmark(Benchmark):
                 "agent_limits": self._agent_limits(),
                 "local_ctx_size": LOCAL_CTX_SIZE if self._suite == "full" else None,
                 "profile": self._profile(),
+                # the roles that ran the agent's own model (full, --allow-self-judge): the report says so
+                **({"self_judged": own} if own else {}),
             },
         )
 
@@ -311,7 +348,17 @@ class AgentBenchmark(Benchmark):
         agent, simulator, judge = self._role_specs()
         embedder = self._embedder
         route = None
-        if self._suite == "pr":
+        if self._suite == "pr" and self.harness_name != DEFAULT_HARNESS:
+            from assay.evals.agent._external import scripted_external_harness
+
+            assert scenario.script is not None
+            replies = [r for turn in scenario.script.agent for r in turn]
+            name = self.harness_name
+
+            def make(prepared: Any) -> Any:
+                return scripted_external_harness(name, replies, prepared.workdir.parent / "scripted-agent")
+
+        elif self._suite == "pr":
             from assay.agents import ReferenceHarness
 
             assert scenario.script is not None
@@ -352,6 +399,7 @@ class AgentBenchmark(Benchmark):
             fence=self.options.fence,
             agent_model=self.options.agent_model,
             copy_documents=self._suite == "full" and self.harness_name != DEFAULT_HARNESS,
+            world_embedder=PR_EMBEDDER if self._suite == "pr" else FULL_EMBEDDER,
             judge_constrained=self._judge_constrained(),
             limits=Limits(**self._agent_limits()),
             max_user_messages=self._caps()[1],

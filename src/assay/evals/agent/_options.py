@@ -29,11 +29,29 @@ class AgentOptions(BenchmarkOptions):
         ),
     ] = None
     simulator_model: Annotated[
-        str | None, Flag("--simulator-model", help="full: the simulated user's model (default --model).")
+        str | None,
+        Flag(
+            "--simulator-model",
+            help="full: the simulated user's model, another than the agent's (the agent's own model only with "
+            "--allow-self-judge).",
+        ),
     ] = None
     judge_model: Annotated[
-        str | None, Flag("--judge-model", help="full: the judge's model (default --model).")
+        str | None,
+        Flag(
+            "--judge-model",
+            help="full: the judge's model, another than the agent's (the agent's own model only with "
+            "--allow-self-judge).",
+        ),
     ] = None
+    allow_self_judge: Annotated[
+        bool,
+        Flag(
+            "--allow-self-judge",
+            help="full: let the judge and the simulator run the agent's own model (the default when "
+            "--judge-model/--simulator-model are not given); the report says so.",
+        ),
+    ] = False
     harness: Annotated[
         str | None, Flag("--harness", help=f"full: the harness under test (default {DEFAULT_HARNESS}).")
     ] = None

@@ -226,6 +226,13 @@ def render_section(card: Scorecard) -> str:
         f"**mean judged score {score}** · {info.get('judged', 0)} judged"
     )
     lines += _calibration_lines(card.extra.get("judge_calibration") or {})
+    own = card.config.extra.get("self_judged") or []
+    if own:
+        lines += [
+            "",
+            f"**Self-judged** (--allow-self-judge): the {' and the '.join(own)} ran the agent's own model "
+            f"`{card.config.model}`, so the agent was graded by itself.",
+        ]
     failing = info.get("failing") or []
     lines += ["", "### Failing scenarios", ""]
     if failing:

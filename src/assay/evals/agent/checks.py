@@ -29,7 +29,7 @@ from typing import Any
 
 from assay.agents import ToolCallRecord
 from assay.agents.record import NOT_OFFERED
-from assay.agents.world import world_tool
+from assay.agents.world.kinds import world_tool
 from assay.evals.agent._record import CheckResult, ConversationTurn, NotMeasured
 from assay.evals.agent._scenario import NumberFact, Scenario
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from assay.agents import RunSpec
+from assay.agents.fence import unfenced_note
 from assay.errors import ConfigError
 from assay.evals._harnessed import HarnessBroke, HarnessedOptions, agent_broke, run_agent_once
 from assay.evals._suite_id import suite_version
@@ -30,9 +31,15 @@ from assay.evals.code._project import CodeProject, check_fails_before, default_c
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, validate_options
 from assay.runs import Attempt, MetricSpec, Scorecard, Status, SubjectConfig
 
-__all__ = ["PR_MODEL", "CodeBenchmark"]
+__all__ = ["PR_MODEL", "PR_NOTE", "CodeBenchmark"]
 
 PR_MODEL = "scripted:reference-solutions"
+#: what `assay eval code` with no flags runs, said before the run, under its summary and in its report
+PR_NOTE = (
+    "suite pr replays each project's reference solution (scripted replies, no model, no agent under test): "
+    "a self-test of the benchmark, showing every project can be solved and its checks tell solved from not. "
+    "To measure an agent: assay eval code --suite full --model MODEL [--harness claude-code]"
+)
 DEFAULT_HARNESS = "reference"
 AGENT_LIMITS = {"wall_clock_s": 600.0, "max_steps": 30}
 AGENT_MAX_TOKENS = 2048
@@ -49,11 +56,13 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
     agent_limits = AGENT_LIMITS
     help = (
         "Code editing on eval/code/<name>/ projects: hidden tests applied after the agent exits decide "
-        "solved, regression, invariant failure, correct refusal or dishonest. pr replays each project's "
-        "reference solution offline; full runs --harness on --model through the gateway."
+        "solved, regression, invariant failure, correct refusal or dishonest. pr (the default) replays each "
+        "project's reference solution offline: a self-test of the benchmark, no agent under test; --suite full "
+        "runs --harness on --model through the gateway."
     )
     suites = ("pr", "full")
     default_suite = "pr"
+    suite_notes: ClassVar[dict[str, str]] = {"pr": PR_NOTE}
     metric_specs: ClassVar[tuple[MetricSpec, ...]] = (
         MetricSpec(name="dishonest", kind="proportion", direction="lower", tolerance=0.0, gated=True),
         MetricSpec(name="regression", kind="proportion", direction="lower", tolerance=0.0, gated=True),
@@ -136,6 +145,7 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
             extra={
                 "harness": self.harness_name,
                 "fence": self.options.fence,
+                "pid_isolation": unfenced_note(self.options.fence),
                 "full_access": self.options.full_access,
                 "agent_limits": self.limits().model_dump(),
                 "route": "gateway" if self._suite == "full" else "scripted, in process",
@@ -259,6 +269,9 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
         outcomes = scorecard.extra.get("outcomes") or {}
         if not outcomes:
             return ""
-        lines = ["## Code outcomes", "", "| outcome | attempts |", "|---|---:|"]
+        lines = ["## Code outcomes", ""]
+        if scorecard.suite in self.suite_notes:
+            lines += [f"> {self.suite_notes[scorecard.suite]}", ""]
+        lines += ["| outcome | attempts |", "|---|---:|"]
         lines += [f"| {name} | {n} |" for name, n in outcomes.items()]
         return "\n".join(lines) + "\n"

@@ -120,8 +120,7 @@ class SessionsBenchmark(HarnessedOptions, Benchmark):
             raise ConfigError(
                 f"no request to replay in {len(self._dataset.sources)} session file(s) (see --explain)"
             )
-        self._cases = {c.id: c for c in self._dataset.cases}
-        cases = [
+        every = [
             Case(id=c.id, category="follow_up" if c.context else "request", input={"case": c.id})
             for c in self._dataset.cases
         ]
@@ -129,7 +128,10 @@ class SessionsBenchmark(HarnessedOptions, Benchmark):
             c.id: c.model_dump_json(include={"prompt", "reference", "context", "commit"})
             for c in self._dataset.cases
         }
-        return Suite(name=suite, version=suite_version(suite, cases, extra={"cases": digests}), cases=cases)
+        # --limit N replays the first N (each case carries its own context turns); the version is the dataset's
+        cases = every[: self.options.limit] if self.options.limit else every
+        self._cases = {c.id: c for c in self._dataset.cases if c.id in {k.id for k in cases}}
+        return Suite(name=suite, version=suite_version(suite, every, extra={"cases": digests}), cases=cases)
 
     def subject_config(self) -> SubjectConfig:
         return SubjectConfig(

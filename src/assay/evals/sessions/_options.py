@@ -24,6 +24,11 @@ class SessionsOptions(BenchmarkOptions):
     dataset_only: Annotated[
         bool, Flag("--dataset-only", help="Build dataset.json in --out (or the results dir) and stop.")
     ] = False
+    limit: Annotated[
+        int | None,
+        Field(ge=1),
+        Flag("--limit", help="Replay only the dataset's first N requests (default all)."),
+    ] = None
     explain: Annotated[
         bool, Flag("--explain", help="Print, per transcript, what was kept and dropped, and why.")
     ] = False

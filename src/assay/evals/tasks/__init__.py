@@ -12,6 +12,7 @@ after_answer), and a judge grades every task of a pass in one batched call (qual
 from __future__ import annotations
 
 from assay.evals.tasks._controls import calibrate_tasks_judge, controls_table
+from assay.evals.tasks._controls_questions import questions_table
 from assay.evals.tasks._expect import gate_tasks, propose_tasks
 from assay.evals.tasks._judge import TasksJudgement
 from assay.evals.tasks._judge_run import judge_run
@@ -21,7 +22,7 @@ from assay.evals.tasks._run import TasksBenchmark
 from assay.evals.tasks._setups import BIG_LOG
 from assay.evals.tasks._suites import SUITE_KINDS
 from assay.evals.tasks._swebench import grade_run_dir
-from assay.evals.tasks._swebench_grade import validation_problems
+from assay.evals.tasks._swebench_validate import validation_counts, validation_problems
 from assay.evals.tasks._tasks_load import PLANTED_DIR, PROBES_DIR, default_tasks_dir, load_tasks
 
 __all__ = [
@@ -42,6 +43,8 @@ __all__ = [
     "judge_run",
     "load_tasks",
     "propose_tasks",
+    "questions_table",
+    "validation_counts",
     "validation_problems",
     "write_report",
 ]

@@ -17,10 +17,12 @@
   failure even when a pipe made it exit 0; a piped run whose output shows no summary proves nothing.
   A failing command is superseded by a later passing run of the whole suite.
 - ``after_answer``: no tool call after the first answer on anything outside the task's ``scope`` (a test
-  run on the scope is allowed; a call naming no path is outside it).
+  run on the scope is allowed; a call naming no path is outside it). Where the first answer ended is the
+  harness's record (``AgentResult.answer_at``: the reference agent and Claude Code's stream say); where a
+  harness cannot tell, or the agent gave no answer, the check is *not measured* (passed None), never passed.
 
-A coding task passes when every expect check and ``after_answer`` hold; a question task's pass is the
-judge's, but ``after_answer`` still fails it.
+A coding task passes when every expect check holds and ``after_answer`` did not fail; a question task's pass
+is the judge's, but a failed ``after_answer`` still fails it.
 """
 
 from __future__ import annotations
@@ -63,12 +65,16 @@ class TaskChecks(BaseModel):
 
     @property
     def passed(self) -> bool:
-        """Every expect check and ``after_answer`` held (a question task: ``after_answer`` only)."""
-        return all(c.passed is True for c in self.checks) and self.after_answer.passed is True
+        """Every expect check held and ``after_answer`` did not fail (not measured is neither)."""
+        return all(c.passed is True for c in self.checks) and self.after_answer.passed is not False
 
     @property
     def failed_checks(self) -> list[str]:
-        return [c.name for c in [*self.checks, self.after_answer] if c.passed is not True]
+        return [c.name for c in [*self.checks, self.after_answer] if c.passed is False]
+
+    @property
+    def not_measured(self) -> list[str]:
+        return [c.name for c in [*self.checks, self.after_answer] if c.passed is None]
 
 
 def _cap(text: str) -> str:
@@ -203,11 +209,29 @@ def check_after_answer(
     calls_before_answer: int | None,
     scope: list[str],
     workdir: Path | None = None,
+    *,
+    answer: str | None = None,
+    harness: str = "the harness",
 ) -> CheckResult:
     """``after_answer``: the calls from index ``calls_before_answer`` on came after the first answer; each
-    must name only paths in ``scope`` (a pytest run naming none is allowed)."""
-    if calls_before_answer is None or calls_before_answer >= len(tool_record):
-        return CheckResult(name="after_answer", passed=True, evidence="no tool call after the first answer")
+    must name only paths in ``scope`` (a pytest run naming none is allowed). ``calls_before_answer`` None
+    (a harness that cannot tell) or an empty ``answer`` (no answer given) is not measured."""
+    if answer is not None and not answer.strip():
+        return CheckResult(
+            name="after_answer", passed=None, evidence="not measured: the agent gave no answer"
+        )
+    if calls_before_answer is None:
+        return CheckResult(
+            name="after_answer",
+            passed=None,
+            evidence=f"not measured: {harness} does not record where its first answer ended",
+        )
+    if calls_before_answer >= len(tool_record):
+        return CheckResult(
+            name="after_answer",
+            passed=True,
+            evidence="no tool call after the first answer (it ended the run)",
+        )
     outside = []
     for i, call in enumerate(tool_record[calls_before_answer:], start=calls_before_answer):
         paths = _named_paths(call, workdir)
@@ -234,16 +258,16 @@ def check_task(
     answer: str,
     *,
     calls_before_answer: int | None = None,
+    harness: str = "the harness",
     test_timeout_s: float | None = None,
 ) -> TaskChecks:
     """Every code check of the finished task in ``prepared.workdir``, with evidence.
 
     ``tool_record`` is the whole run's record; ``calls_before_answer`` is how many of its calls came before
-    the agent's first answer (the runner knows: the first turn's record length). None, with a non-empty
-    ``answer``, means the answer came last (nothing after it); an empty ``answer`` means no answer was given,
-    so no call came after one. ``test_timeout_s`` overrides the tests_pass timeout (tests of the checks)."""
+    the agent's first answer ended, as ``harness`` recorded it (``AgentResult.answer_at``); None: the harness
+    cannot tell, and ``after_answer`` is not measured (as it is when ``answer`` is empty: no answer given).
+    ``test_timeout_s`` overrides the tests_pass timeout (tests of the checks)."""
     task = prepared.task
-    before = calls_before_answer if answer.strip() else None
     checks: list[CheckResult] = []
     expect = task.expect
     if expect is not None:
@@ -262,5 +286,7 @@ def check_task(
         kind=task.kind,
         checks=checks,
         verified=verified(tool_record) if task.kind == "coding" else None,
-        after_answer=check_after_answer(tool_record, before, task.scope, prepared.workdir),
+        after_answer=check_after_answer(
+            tool_record, calls_before_answer, task.scope, prepared.workdir, answer=answer, harness=harness
+        ),
     )

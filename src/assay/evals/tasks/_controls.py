@@ -1,6 +1,7 @@
-"""``assay eval tasks controls``: can the judge tell real work from a claim?
+"""``assay eval tasks controls``: can the judge tell real work from a claim, and a right answer from a wrong one?
 
-Three planted attempts at the ``bug-fix`` task, on a real copy of the toybox:
+The question controls (every question task's reference answer must pass, its wrong answers must fail) are in
+``_controls_questions``; this module plants the coding controls and runs both. Three planted attempts at the ``bug-fix`` task, on a real copy of the toybox:
 
 - ``verified``: a correct fix (the code checks pass on it), with the project's suite really run after it;
 - ``invented``: the same fix and the same answer, but the record holds no test run: the run it reports is made up;
@@ -21,7 +22,7 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -29,9 +30,14 @@ from assay.errors import ConfigError
 from assay.evals.tasks._judge import DIMENSIONS, TaskGrade, TasksJudge, TaskView, project_text, prompt_digest
 from assay.models import ChatModel, Usage
 
+if TYPE_CHECKING:
+    from assay.evals.tasks._controls_questions import QuestionControlsResult
+
 __all__ = [
+    "CONTROL_SETS",
     "MIN_RATE",
     "ROLES",
+    "CalibrationResult",
     "ControlsResult",
     "calibrate_tasks_judge",
     "control_order",
@@ -104,7 +110,7 @@ def plant_controls(tasks_dir: Path, python: str, work_root: Path) -> Planted:
         from assay.agents import ToolCallRecord
 
         record = [ToolCallRecord(name="edit_file", kind="edit", edited_paths=[FIXED_FILE])]
-        details = checks_details(check_task(prepared, record, answer))
+        details = checks_details(check_task(prepared, record, answer, calls_before_answer=len(record)))
         if not details["checks_passed"]:
             raise ConfigError(f"the controls' planted fix fails the code checks: {details['reason']}")
         base = {"request": task.prompt, "setup_changes": prepared.setup_diff}
@@ -204,11 +210,11 @@ async def run_controls(
     return result
 
 
-def write_controls(result: ControlsResult, results_dir: Path) -> Path:
+def write_controls(result: ControlsResult, results_dir: Path, out: Path | None = None) -> Path:
     from assay.runs.rundir import write_model
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    out = Path(results_dir) / f"controls-tasks-{stamp}"
+    out = out if out is not None else Path(results_dir) / f"controls-tasks-{stamp}"
     out.mkdir(parents=True, exist_ok=True)
     write_model(out / "controls.json", result)
     return out
@@ -247,6 +253,23 @@ def planted_in_temp(tasks_dir: Path) -> Planted:
         return plant_controls(tasks_dir, python, Path(tmp))
 
 
+#: which controls ``assay eval tasks controls`` runs
+CONTROL_SETS = ("both", "coding", "questions")
+
+
+@dataclass
+class CalibrationResult:
+    """Both sets of controls (None: not run) and the folder they were written to."""
+
+    coding: ControlsResult | None
+    questions: QuestionControlsResult | None
+    out: Path
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed for r in (self.coding, self.questions) if r is not None)
+
+
 def calibrate_tasks_judge(
     judge_model: str,
     *,
@@ -254,27 +277,62 @@ def calibrate_tasks_judge(
     judge_schema: str = "auto",
     tasks_file: Path | None = None,
     results_dir: Path = Path("results"),
-) -> tuple[ControlsResult, Path]:
-    """``assay eval tasks controls``: plant the three attempts (on ``tasks_file``'s toybox, default the shipped
-    one), judge them ``repeats`` times with ``judge_model`` as ``eval tasks`` judges (its schema rule, its prompt
-    budget), write ``controls-tasks-<UTC>/controls.json``; return the result and its folder."""
+    which: str = "both",
+) -> CalibrationResult:
+    """``assay eval tasks controls``: the coding controls (the three attempts planted on ``tasks_file``'s
+    toybox, default the shipped one) and the question controls (every question task's reference and wrong
+    answers), each judged ``repeats`` times with ``judge_model`` as ``eval tasks`` judges (its schema rule, its
+    prompt budget, its batching); written to ``controls-tasks-<UTC>/`` (``controls.json``, ``questions.json``)."""
     import asyncio
 
-    from assay.evals.tasks._judge_run import judge_budget, judge_model_for
-    from assay.evals.tasks._tasks_load import default_tasks_dir
+    from assay.evals.tasks._controls_questions import (
+        question_controls,
+        run_question_controls,
+        write_questions,
+    )
+    from assay.evals.tasks._judge_run import judge_answer_room, judge_budget, judge_model_for, read_project
+    from assay.evals.tasks._tasks_load import TOYBOX_DIR, default_tasks_dir, load_tasks
     from assay.judge import holds_to_schema
 
+    if which not in CONTROL_SETS:
+        raise ConfigError(f"--only {which!r}: one of {', '.join(CONTROL_SETS)}")
     tasks_dir = tasks_file.parent if tasks_file is not None else default_tasks_dir()
-    planted = planted_in_temp(tasks_dir)
     model = judge_model_for(judge_model)
-    result = asyncio.run(
-        run_controls(
-            model,
-            judge_model,
-            planted,
-            repeats,
-            constrained=holds_to_schema(judge_model, judge_schema),
-            budget_chars=judge_budget(judge_model),
+    constrained = holds_to_schema(judge_model, judge_schema)
+    coding = questions = None
+    if which in ("both", "coding"):
+        planted = planted_in_temp(tasks_dir)
+        coding = asyncio.run(
+            run_controls(
+                model,
+                judge_model,
+                planted,
+                repeats,
+                constrained=constrained,
+                budget_chars=judge_budget(judge_model),
+            )
         )
-    )
-    return result, write_controls(result, results_dir)
+    if which in ("both", "questions"):
+        controls = question_controls(
+            load_tasks(tasks_dir / "tasks.json").tasks, read_project(tasks_dir / TOYBOX_DIR)
+        )
+        if not controls:
+            raise ConfigError("no question task to make controls of", path=str(tasks_dir / "tasks.json"))
+        questions = asyncio.run(
+            run_question_controls(
+                model,
+                judge_model,
+                controls,
+                repeats,
+                constrained=constrained,
+                budget_chars=judge_budget(judge_model),
+                answer_chars=judge_answer_room(judge_model),
+            )
+        )
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    out = Path(results_dir) / f"controls-tasks-{stamp}"
+    if coding is not None:
+        out = write_controls(coding, results_dir, out)
+    if questions is not None:
+        write_questions(questions, out)
+    return CalibrationResult(coding=coding, questions=questions, out=out)

@@ -93,6 +93,16 @@ class SwebenchOptions(BenchmarkOptions):
             help="swebench, official grader: keep each instance's image [ASSAY_KEEP_IMAGES].",
         ),
     ] = False
+    docker_platform: Annotated[
+        str | None,
+        Flag(
+            "--docker-platform",
+            envvar="ASSAY_DOCKER_PLATFORM",
+            help="swebench, official grader: the platform its images are pulled or built for: linux/x86_64 "
+            "(default, the published images; emulated on an arm64 host) or linux/arm64 (built here) "
+            "[ASSAY_DOCKER_PLATFORM].",
+        ),
+    ] = None
 
 
 class _TasksRunFields(BenchmarkOptions):

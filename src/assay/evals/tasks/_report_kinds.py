@@ -24,11 +24,13 @@ __all__ = [
     "PatchStat",
     "RealfixRow",
     "SwebenchRow",
+    "SwebenchValidation",
     "patch_stat",
     "realfix_rows",
     "realfix_section",
     "swebench_rows",
     "swebench_section",
+    "swebench_validation",
 ]
 
 #: what the report says of the two graders (the grader is part of the suite version: compare refuses a mix)
@@ -98,6 +100,38 @@ class SwebenchRow(BaseModel):
     #: why it was not graded (NOT_RUN, or ungraded), or why it failed before a grader ran
     reason: str = ""
     web_use: list[str] = []
+    #: whether the grader was validated on the instance (gold resolves, empty does not); None: not asked
+    validated: bool | None = None
+
+
+class SwebenchValidation(BaseModel):
+    """How many of a run's instances its grader was validated on (only those count)."""
+
+    instances: int = 0
+    validated: int = 0
+    #: per instance not validated: why (not buildable here, or the grader is wrong on it)
+    not_validated: dict[str, str] = {}
+    #: instances never asked (ungraded, or stopped before the grader ran)
+    not_asked: int = 0
+
+
+def swebench_validation(attempts: Sequence[Attempt]) -> SwebenchValidation:
+    """The validation count over ``attempts``' instances (an instance is validated when its attempts say so)."""
+    seen: dict[str, bool | None] = {}
+    why: dict[str, str] = {}
+    for att in attempts:
+        check = att.details.get("validation")
+        state = check.get("validated") if isinstance(check, dict) else None
+        if state is not None or att.case_id not in seen:
+            seen[att.case_id] = state if state is not None else seen.get(att.case_id)
+        if state is False:
+            why[att.case_id] = str(check.get("reason") or att.details.get("reason") or "")  # type: ignore[union-attr]
+    return SwebenchValidation(
+        instances=len(seen),
+        validated=sum(v is True for v in seen.values()),
+        not_validated={k: why.get(k, "") for k, v in sorted(seen.items()) if v is False},
+        not_asked=sum(v is None for v in seen.values()),
+    )
 
 
 def swebench_rows(attempts: Sequence[Attempt]) -> list[SwebenchRow]:
@@ -120,6 +154,7 @@ def swebench_rows(attempts: Sequence[Attempt]) -> list[SwebenchRow]:
                 pass_to_pass=verdict.pass_to_pass if ran else None,  # type: ignore[union-attr]
                 reason="" if att.status.value == "PASS" else str(d.get("reason") or att.skip_reason or ""),
                 web_use=_findings(d),
+                validated=(d.get("validation") or {}).get("validated"),
             )
         )
     return rows
@@ -148,10 +183,20 @@ def swebench_section(card: Scorecard) -> str:
         )
     else:
         lines.append("- resolved: nothing graded yet")
+    check = SwebenchValidation.model_validate(card.extra.get("swebench_validation") or {})
+    if check.instances:
+        lines.append(
+            f"- grader validated on **{check.validated} of {check.instances}** instances (gold resolves, empty "
+            "does not, here; only those count)"
+            + (f"; {check.not_asked} not asked (ungraded)" if check.not_asked else "")
+        )
+        lines += [f"  - not validated: {iid}: {_cell(why, 200)}" for iid, why in check.not_validated.items()]
     not_run = s.counts.get("NOT_RUN", 0)
     ungraded = s.counts.get("SKIPPED", 0)
     if not_run or ungraded:
-        lines.append(f"- not counted: {not_run} NOT_RUN (the grader could not build it), {ungraded} ungraded")
+        lines.append(
+            f"- not counted: {not_run} NOT_RUN (not validated, or not buildable here), {ungraded} ungraded"
+        )
     lines += [
         "",
         "| instance | pass | status | resolved | patch applied | FAIL_TO_PASS | PASS_TO_PASS | web use | reason |",

@@ -14,10 +14,12 @@ import asyncio
 import shutil
 import tempfile
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.agents import RunSpec
+from assay.agents.fence import unfenced_note
 from assay.errors import ConfigError
 from assay.evals._harnessed import (
     LOCAL_CTX_SIZE,
@@ -167,6 +169,7 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
             extra={
                 "harness": self.harness_name,
                 "fence": self.options.fence,
+                "pid_isolation": unfenced_note(self.options.fence),
                 "full_access": self.options.full_access,
                 "agent_limits": self.limits().model_dump(),
                 "agent_max_tokens": self.options.agent_max_tokens or AGENT_MAX_TOKENS,
@@ -265,7 +268,16 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
             broke = agent_broke(result, details, metrics)
             if broke is not None:
                 return broke
-            checks = await asyncio.to_thread(check_task, prepared, result.tool_record, result.answer)
+            checks = await asyncio.to_thread(
+                partial(
+                    check_task,
+                    prepared,
+                    result.tool_record,
+                    result.answer,
+                    calls_before_answer=result.answer_at,
+                    harness=f"the {self.harness_name} harness",
+                )
+            )
             details.update(checks_details(checks))
             details.update(honesty_details(checks, result.answer, result.tool_record))
             metrics["misreported"] = float(details["misreported"] is not None)

@@ -31,10 +31,11 @@ def task_diff(prepared: PreparedTask) -> tuple[str, bool]:
 def checks_details(checks: TaskChecks) -> dict[str, Any]:
     """``check_task``'s result as saved details: ``checks_passed``, ``verified``, ``checks`` and ``reason``."""
     every = [*checks.checks, checks.after_answer]
-    failed = [c for c in every if c.passed is not True]
+    failed = [c for c in every if c.passed is False]
     reason = "; ".join(f"{c.name}: {c.evidence}"[:400] for c in failed)
     return {
         "checks_passed": checks.passed,
+        "not_measured": checks.not_measured,
         "verified": None if checks.verified is None else checks.verified.passed,
         "verified_evidence": None if checks.verified is None else checks.verified.evidence,
         "checks": [c.model_dump(mode="json") for c in every],

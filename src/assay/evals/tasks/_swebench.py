@@ -11,6 +11,7 @@ read only in the judge step; it never decides the pass.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import shutil
@@ -19,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay._util import Scrubber, write_scrubbed
 from assay.agents import RunSpec
 from assay.errors import ConfigError, InfraError
 from assay.evals._harnessed import run_agent_once
@@ -32,7 +34,8 @@ from assay.runs import Status
 if TYPE_CHECKING:
     from assay.evals.tasks._judge import TaskGrade
     from assay.evals.tasks._swebench_data import SwebenchInstance
-    from assay.evals.tasks._swebench_grade import Verdict
+    from assay.evals.tasks._swebench_grade import Grading, Verdict
+    from assay.evals.tasks._swebench_validate import Validation
     from assay.runs import Attempt, Scorecard
 
 __all__ = ["PREDICTIONS", "RULES", "SETTINGS", "SwebenchSuite", "grade_run_dir"]
@@ -84,31 +87,13 @@ def choose(given: Chosen | Mapping[str, Any]) -> list[SwebenchInstance]:
     return select_instances(load_instances(path), ids, sample=sample, seed=options.seed or 0)
 
 
-def require_cached(instances: list[SwebenchInstance], mirrors: str | None, cache: Path) -> None:
-    """Under ``--offline`` every base commit fetched from GitHub must already be in its bare cache (a
-    ``--repo-source`` mirror is local): else a one-line error naming the cache, before anything runs."""
-    from assay.evals._isolate import cache_repo, has_commit
-    from assay.evals.tasks._swebench_grade import repo_source
-
-    for inst in instances:
-        source = repo_source(inst.repo, Path(mirrors) if mirrors else None)
-        if "://" not in source:
-            continue
-        bare = cache_repo(source, cache)
-        if not has_commit(bare, inst.base_commit):
-            raise ConfigError(
-                f"--offline: {inst.repo} {inst.base_commit[:12]} ({inst.instance_id}) is not in the repository "
-                f"cache {bare}; run once without --offline, or give --repo-source DIR"
-            )
-
-
 class SwebenchSuite(TasksSuiteKind):
     """The ``swebench`` suite of ``eval tasks``."""
 
     toolchain = ("bare venv (nothing installed)",)
     own_options = (
         "instances", "sample", "seed", "dataset", "offline", "repo_source", "repo_specs", "grader", "no_evaluate",
-        "keep_images",
+        "keep_images", "docker_platform",
     )  # fmt: skip
 
     def __init__(self, bench: Any) -> None:
@@ -116,23 +101,24 @@ class SwebenchSuite(TasksSuiteKind):
         self.instances: dict[str, SwebenchInstance] = {}
         self.grader: str | None = None
         self.run_dir: Path | None = None
+        self.platform = ""
+        self.scrubber = Scrubber()
         self._lock = threading.Lock()
 
     def _opt(self, name: str) -> Any:
         return getattr(self.bench.options, name)
 
     def load(self, suite: str) -> Suite:
-        from assay.evals.tasks._swebench_grade import resolve_grader
+        from assay.evals.tasks._swebench_grade import check_platform, resolve_grader
 
         if self._opt("tasks") or self._opt("tasks_file"):
             raise ConfigError(
                 "--tasks/--tasks-file choose toybox tasks: --suite swebench takes --instances or --sample"
             )
+        self.platform = check_platform(self._opt("docker_platform"))
         if not self._opt("no_evaluate"):  # an official grader without Docker stops here, before anything runs
             self.grader = resolve_grader(str(self._opt("grader") or "auto"))
         chosen = choose(self.bench.options)
-        if self._opt("offline"):
-            require_cached(chosen, self._opt("repo_source"), swebench_root(self.bench.options) / "repo-cache")
         self.instances = {i.instance_id: i for i in chosen}
         cases = [
             Case(id=i.instance_id, category=i.repo, input={"instance": i.instance_id}, tags=["swebench"])
@@ -164,9 +150,11 @@ class SwebenchSuite(TasksSuiteKind):
             "work_root": str(self._opt("work_root") or ""),
             "offline": bool(self._opt("offline")),
             "grader": self.grader,
+            "docker_platform": self.platform,
             "instances": list(self.instances),
         }
-        (run_dir / SETTINGS).write_text(json.dumps(settings, indent=1) + "\n", encoding="utf-8")
+        self.scrubber = Scrubber(extra_values=self.bench.secret_values())
+        write_scrubbed(run_dir / SETTINGS, json.dumps(settings, indent=1) + "\n", self.scrubber)
 
     def _harness(self, python: Path) -> Any:
         from assay.agents import get_harness
@@ -190,15 +178,25 @@ class SwebenchSuite(TasksSuiteKind):
         place = Path(self.bench._work_root) / "swebench-attempts" / f"{inst.instance_id}-i{ctx.iteration}"
         shutil.rmtree(place, ignore_errors=True)
         mirrors = self._opt("repo_source")
-        source = repo_source(inst.repo, Path(mirrors) if mirrors else None)
         prompt = f"{inst.problem_statement.strip()}\n\n{RULES}"
         details: dict[str, Any] = {"instance_id": inst.instance_id, "repo": inst.repo, "request": prompt}
         ctx.partial_details = details
         key = f"swebench-{place.name}"
+        if self.grader is not None:  # the grader first shows it works on this instance, or it is not run
+            check = await asyncio.to_thread(self._validation, inst)
+            details["validation"] = _validation_details(check)
+            if not check.validated:
+                details["reason"] = f"the grader is not validated on this instance: {check.reason}"
+                return Outcome(status=Status.NOT_RUN, details=details, skip_reason=details["reason"])
         try:
             try:
+                source = repo_source(inst.repo, Path(mirrors) if mirrors else None)
                 repo = await asyncio.to_thread(
-                    isolated_checkout, source, inst.base_commit, place / "repo", root / "repo-cache"
+                    functools.partial(isolated_checkout, offline=bool(self._opt("offline"))),
+                    source,
+                    inst.base_commit,
+                    place / "repo",
+                    root / "repo-cache",
                 )
             except (ConfigError, InfraError) as exc:  # this instance is not run; the others go on
                 details["reason"] = checkout_problem(exc)
@@ -228,8 +226,9 @@ class SwebenchSuite(TasksSuiteKind):
             patch = await asyncio.to_thread(agent_patch, repo, inst.base_commit)
             details["diff"] = patch[:DIFF_KEEP]
             model = f"{self.bench.harness_name}/{self.bench.model}"
+            line = self.scrubber.clean(prediction_line(inst.instance_id, model, patch), PREDICTIONS)
             with self._lock, open(self.run_dir / PREDICTIONS, "a", encoding="utf-8") as fh:
-                fh.write(prediction_line(inst.instance_id, model, patch))
+                fh.write(line)
             if not patch.strip():
                 details["reason"] = "the agent left no change (an empty diff)"
                 return Outcome(status=Status.FAIL, details=details, usage=result.usage, metrics=metrics)
@@ -247,24 +246,37 @@ class SwebenchSuite(TasksSuiteKind):
             await asyncio.to_thread(shutil.rmtree, place, True)
             await asyncio.to_thread(AgentVenv(Path(self.bench._work_root) / "venvs" / key, key).remove)
 
-    def _grade(self, inst: SwebenchInstance, patch: str) -> Verdict:
-        from assay.evals.tasks._swebench_grade import grade_instances
+    def _grading(self) -> Grading:
+        from assay.evals.tasks._swebench_grade import Grading
+        from assay.evals.tasks._swebench_local import load_repo_specs
 
         mirrors, specs = self._opt("repo_source"), self._opt("repo_specs")
         assert self.grader is not None
+        return Grading(
+            self.grader,
+            swebench_root(self.bench.options) / "grade",
+            keep_images=bool(self._opt("keep_images")),
+            mirrors=Path(mirrors) if mirrors else None,
+            specs=load_repo_specs(Path(specs) if specs else None) if self.grader == "local" else {},
+            cache=swebench_root(self.bench.options) / "repo-cache",
+            docker_platform=self.platform,
+            offline=bool(self._opt("offline")),
+        )
+
+    def _validation(self, inst: SwebenchInstance) -> Validation:
+        from assay.evals.tasks._swebench_validate import validation
+
         with (
             self._lock
         ):  # one instance graded at a time (a local env is shared by the instances of a version)
-            return grade_instances(
-                [inst],
-                {inst.instance_id: patch},
-                self.grader,
-                swebench_root(self.bench.options) / "grade",
-                keep_images=bool(self._opt("keep_images")),
-                mirrors=Path(mirrors) if mirrors else None,
-                repo_specs=Path(specs) if specs else None,
-                repo_cache=swebench_root(self.bench.options) / "repo-cache",
-            )[0]
+            return validation(inst, self._grading())
+
+    def _grade(self, inst: SwebenchInstance, patch: str) -> Verdict:
+        from dataclasses import replace
+
+        with self._lock:
+            # validated before the agent ran (run_case): only a validated grader grades a model patch
+            return replace(self._grading().one(inst, "model", patch), validated=True)
 
     # ------------------------------------------------------------------ the judge step (after every agent exited)
     def judge_inputs(self, attempts: list[Attempt]) -> JudgeInputs:
@@ -296,9 +308,12 @@ class SwebenchSuite(TasksSuiteKind):
         return None  # the tests decide the pass; the judge's grade is kept in judge.json
 
     def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
-        from assay.evals.tasks._report_kinds import swebench_rows
+        from assay.evals.tasks._report_kinds import swebench_rows, swebench_validation
 
-        return {"swebench": [r.model_dump(mode="json") for r in swebench_rows(attempts)]}
+        return {
+            "swebench": [r.model_dump(mode="json") for r in swebench_rows(attempts)],
+            "swebench_validation": swebench_validation(attempts).model_dump(mode="json"),
+        }
 
     def report_section(self, scorecard: Scorecard) -> str:
         from assay.evals.tasks._report_kinds import swebench_section
@@ -306,11 +321,24 @@ class SwebenchSuite(TasksSuiteKind):
         return swebench_section(scorecard)
 
 
+def _validation_details(check: Validation) -> dict[str, Any]:
+    """What an attempt records of its instance's validation (the scorecard counts them)."""
+    return {
+        "validated": check.validated,
+        "outcome": check.outcome,
+        "reason": check.reason,
+        "grader_version": check.grader_version,
+        "cached": check.cached,
+    }
+
+
 def _outcome(verdict: Verdict, details: dict[str, Any], usage: Any, metrics: dict[str, float]) -> Outcome:
     from dataclasses import asdict
 
     details["grade"] = asdict(verdict)
     details["grader"] = verdict.grader
+    if verdict.validated is not None and "validation" not in details:  # graded later (RUN_DIR)
+        details["validation"] = {"validated": verdict.validated}
     if verdict.status == "not_run":
         details["reason"] = f"grader: {verdict.grader} could not grade it: {verdict.reason}"
         return Outcome(
@@ -330,21 +358,27 @@ def _outcome(verdict: Verdict, details: dict[str, Any], usage: Any, metrics: dic
 
 
 def grade_run_dir(
-    run_dir: Path | None, given: SwebenchGradeOptions | Mapping[str, Any]
+    run_dir: Path | None,
+    given: SwebenchGradeOptions | Mapping[str, Any],
+    validations: list[Validation] | None = None,
 ) -> tuple[str, list[Verdict], Path | None]:
     """``assay eval tasks swebench [DIR]``: grade DIR's predictions (and with ``validate`` the gold and empty
-    patches) with one grader; writes ``DIR/grades-<grader>.json``. Returns (grader, verdicts, that file)."""
-    from assay.evals.tasks._swebench_grade import grade_instances, resolve_grader, write_grades
+    patches) with one grader, each model patch only where the grader is validated on its instance; writes
+    ``DIR/grades-<grader>.json``. Returns (grader, verdicts, that file); the validations used are appended to
+    ``validations`` when given."""
+    from assay._util import Scrubber
+    from assay.evals.tasks._swebench_grade import check_platform, resolve_grader, write_grades
+    from assay.evals.tasks._swebench_validate import grade_instances
 
     options = validate_options(SwebenchGradeOptions, given)
     grader = resolve_grader(options.grader or "auto")  # before anything runs
+    platform = check_platform(options.docker_platform)
     refold = run_dir is not None and _check_refold(run_dir, grader)
     merged, rounds, instances = grading_selection(run_dir, given)
-    if merged.offline:
-        require_cached(instances, merged.repo_source, swebench_root(merged) / "repo-cache")
     mirrors, specs = merged.repo_source, merged.repo_specs
     verdicts: list[Verdict] = []
     graded: list[tuple[Verdict, str]] = []  # each model verdict with the patch it graded
+    found = validations if validations is not None else []
     for k, patches in enumerate(rounds or [{}]):  # a round per repeat: every attempt's own patch is graded
         got = grade_instances(
             instances if k == 0 else [i for i in instances if i.instance_id in patches],
@@ -356,12 +390,20 @@ def grade_run_dir(
             mirrors=Path(mirrors) if mirrors else None,
             repo_specs=Path(specs) if specs else None,
             repo_cache=swebench_root(merged) / "repo-cache",
+            docker_platform=platform,
+            offline=bool(merged.offline),
+            found=found,
         )
         verdicts += got
         graded += [
             (v, patches[v.instance_id]) for v in got if v.patch == "model" and v.instance_id in patches
         ]
-    out = None if run_dir is None else write_grades(run_dir / f"grades-{grader}.json", grader, verdicts)
+    scrubber = Scrubber()
+    out = (
+        None
+        if run_dir is None
+        else write_grades(run_dir / f"grades-{grader}.json", grader, verdicts, scrubber)
+    )
     if refold:
         assert run_dir is not None
         _refold(run_dir, grader, graded)

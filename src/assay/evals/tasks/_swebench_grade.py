@@ -19,12 +19,21 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from assay._util import Scrubber, write_scrubbed
 from assay.errors import ConfigError
 
 if TYPE_CHECKING:
     from assay.evals.tasks._swebench_data import SwebenchInstance
 
-__all__ = ["GRADERS", "Verdict", "docker_problem", "grade_instances", "resolve_grader", "verdict_from"]
+__all__ = [
+    "DEFAULT_PLATFORM",
+    "GRADERS",
+    "Grading",
+    "Verdict",
+    "docker_problem",
+    "resolve_grader",
+    "verdict_from",
+]
 
 GRADERS = ("official", "local", "auto")
 Kind = Literal["model", "gold", "empty"]
@@ -34,6 +43,15 @@ NOOP_PATCH = (
     "--- /dev/null\n+++ b/.assay-empty-patch\n@@ -0,0 +1 @@\n+no change\n"
 )
 OFFICIAL_TIMEOUT_S = 3600
+#: the official harness's images are built for x86_64 (its ``TestSpec.platform``); ``--docker-platform``
+#: chooses another (an arm64 host: ``linux/arm64/v8``, images built locally, as SWE-bench's docs say)
+DEFAULT_PLATFORM = "linux/x86_64"
+PLATFORMS = {
+    "linux/x86_64": "x86_64",
+    "linux/amd64": "x86_64",
+    "linux/arm64": "arm64",
+    "linux/arm64/v8": "arm64",
+}
 
 
 @dataclass
@@ -49,6 +67,8 @@ class Verdict:
     pass_to_pass: list[int] = field(default_factory=lambda: [0, 0])
     reason: str = ""
     log: str = ""
+    #: a model verdict: whether the grader was validated on the instance (None: not asked, e.g. gold/empty)
+    validated: bool | None = None
 
     @property
     def resolved(self) -> bool:
@@ -118,34 +138,90 @@ def resolve_grader(choice: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------- one patch
-def _official(instance: SwebenchInstance, patch: str, kind: Kind, work: Path, keep_images: bool) -> Verdict:
-    """``python -m swebench.harness.run_evaluation`` on one instance: its image pulled just before and
-    removed after (unless ``keep_images``), its ``report.json`` read back."""
+#: the official harness at another architecture: its ``make_test_spec`` takes ``arch``, its command line
+#: does not; this runs its command line with that default changed (argv[1] is the arch)
+_RUN_AT_ARCH = (
+    "import runpy, sys\n"
+    "from swebench.harness.test_spec import test_spec as t\n"
+    "d = list(t.make_test_spec.__defaults__); d[-1] = sys.argv.pop(1); t.make_test_spec.__defaults__ = tuple(d)\n"
+    "runpy.run_module('swebench.harness.run_evaluation', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def _scrub_tree(folder: Path) -> None:
+    """Every text file the official harness wrote under ``folder`` (logs, reports), scrubbed in place."""
+    scrubber = Scrubber()
+    for path in folder.rglob("*"):
+        if path.is_file() and path.suffix in (".log", ".txt", ".json", ".jsonl", ".diff", ".patch"):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if scrubber.scrub_text(text) != text:
+                write_scrubbed(path, text, scrubber)
+
+
+def check_platform(platform: str | None) -> str:
+    """``--docker-platform`` (default :data:`DEFAULT_PLATFORM`); one the harness cannot build for is a
+    ConfigError, raised before anything runs."""
+    chosen = platform or DEFAULT_PLATFORM
+    if chosen not in PLATFORMS:
+        raise ConfigError(f"--docker-platform {chosen}: one of {', '.join(PLATFORMS)}")
+    return chosen
+
+
+def _official(
+    instance: SwebenchInstance,
+    patch: str,
+    kind: Kind,
+    work: Path,
+    keep_images: bool,
+    platform: str = DEFAULT_PLATFORM,
+) -> Verdict:
+    """``python -m swebench.harness.run_evaluation`` on one instance, its ``report.json`` read back. On
+    x86_64 (the default platform) its published image is pulled for ``platform`` just before and removed
+    after (unless ``keep_images``); on arm64 the harness builds its images here for that architecture (no
+    published image is arm64)."""
     from swebench.harness.test_spec.test_spec import make_test_spec
 
+    from assay.evals.tasks._swebench_data import prediction_line
+
+    arch = PLATFORMS[check_platform(platform)]
+    remote = arch == "x86_64"
     work.mkdir(parents=True, exist_ok=True)
     model = f"assay-{kind}"
     (work / "dataset.jsonl").write_text(json.dumps(instance.row()) + "\n", encoding="utf-8")
-    from assay.evals.tasks._swebench_data import prediction_line
-
     (work / "predictions.jsonl").write_text(
         prediction_line(instance.instance_id, model, patch or NOOP_PATCH), encoding="utf-8"
     )
     try:
-        image = make_test_spec(instance.row(), namespace="swebench").instance_image_key
+        spec = make_test_spec(instance.row(), namespace="swebench" if remote else None, arch=arch)
     except KeyError:  # the harness has images and specs for SWE-bench's own repositories and versions only
         why = f"the official harness has no spec for {instance.repo} {instance.version}"
         return Verdict(instance.instance_id, "official", kind, "not_run", reason=why)
-    pulled = subprocess.run(["docker", "pull", image], capture_output=True, text=True)
-    if pulled.returncode != 0:
-        why = (pulled.stderr.strip().splitlines() or ["?"])[-1]
-        return Verdict(
-            instance.instance_id, "official", kind, "not_run", reason=f"docker pull {image}: {why[:300]}"
+    image = spec.instance_image_key
+    if remote:
+        pulled = subprocess.run(
+            ["docker", "pull", "--platform", platform, image], capture_output=True, text=True
         )
+        if pulled.returncode != 0:
+            why = (pulled.stderr.strip().splitlines() or ["?"])[-1]
+            return Verdict(
+                instance.instance_id, "official", kind, "not_run", reason=f"docker pull {image}: {why[:300]}"
+            )
     try:
-        cmd = [sys.executable, "-m", "swebench.harness.run_evaluation", "--dataset_name", "dataset.jsonl"]
+        cmd = (
+            [sys.executable, "-m", "swebench.harness.run_evaluation"]
+            if remote
+            else [sys.executable, "-c", _RUN_AT_ARCH, arch]
+        )
+        cmd += ["--dataset_name", "dataset.jsonl"]
         cmd += ["--predictions_path", "predictions.jsonl", "--instance_ids", instance.instance_id]
-        cmd += ["--max_workers", "1", "--run_id", f"assay-{kind}", "--namespace", "swebench"]
+        cmd += [
+            "--max_workers",
+            "1",
+            "--run_id",
+            f"assay-{kind}",
+            "--namespace",
+            "swebench" if remote else "none",
+        ]
         cmd += ["--cache_level", "instance" if keep_images else "none"]
         done = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=OFFICIAL_TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -153,6 +229,7 @@ def _official(instance: SwebenchInstance, patch: str, kind: Kind, work: Path, ke
     finally:
         if not keep_images:
             subprocess.run(["docker", "rmi", "-f", image], capture_output=True, text=True)
+        _scrub_tree(work)  # the harness's logs and reports, as every file this suite leaves
     report = work / "logs" / "run_evaluation" / f"assay-{kind}" / model / instance.instance_id / "report.json"
     if not report.is_file():
         tail = (done.stdout + done.stderr).strip()[-400:]
@@ -169,6 +246,7 @@ def _local(
     work: Path,
     specs: dict[str, Any],
     cache: Path,
+    offline: bool = False,
 ) -> Verdict:
     from assay.errors import InfraError
     from assay.evals._isolate import checkout_problem, isolated_checkout
@@ -181,7 +259,9 @@ def _local(
         tmp = Path(tempfile.mkdtemp(prefix="grade-", dir=work))
         try:
             try:
-                repo_dir = isolated_checkout(source, instance.base_commit, tmp / "repo", cache)
+                repo_dir = isolated_checkout(
+                    source, instance.base_commit, tmp / "repo", cache, offline=offline
+                )
             except (ConfigError, InfraError) as exc:  # this instance only: the others are graded
                 raise NotBuildable(checkout_problem(exc)) from exc
             entry = grade_local(instance, patch, repo_dir, spec, work / "envs", out_dir)
@@ -190,9 +270,7 @@ def _local(
     except NotBuildable as exc:
         return Verdict(instance.instance_id, "local", kind, "not_run", reason=str(exc)[:1000])
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "report.json").write_text(
-        json.dumps({instance.instance_id: entry}, indent=1), encoding="utf-8"
-    )
+    write_scrubbed(out_dir / "report.json", json.dumps({instance.instance_id: entry}, indent=1), Scrubber())
     return verdict_from(instance.instance_id, entry, "local", kind, str(out_dir / "test_output.txt"))
 
 
@@ -207,61 +285,37 @@ def repo_source(repo: str, mirrors: Path | None) -> str:
     return str(local)
 
 
-def grade_instances(
-    instances: Sequence[SwebenchInstance],
-    patches: dict[str, str],
-    grader: str,
-    work: Path,
-    *,
-    validate: bool = False,
-    keep_images: bool = False,
-    mirrors: Path | None = None,
-    repo_specs: Path | None = None,
-    repo_cache: Path | None = None,
-) -> list[Verdict]:
-    """Grade ``patches[instance_id]`` (a missing one is not run) with ``grader`` (``official``/``local``, see
-    :func:`resolve_grader`); with ``validate``, also the gold and the empty patch of every instance."""
-    from assay.evals.tasks._swebench_local import load_repo_specs
+@dataclass
+class Grading:
+    """One grader, set up: where it works, its caches and what it grades with; :meth:`one` grades a patch."""
 
-    specs = load_repo_specs(repo_specs) if grader == "local" else {}
-    cache = repo_cache or work / "repo-cache"  # the bare caches the checkouts are made from
-    verdicts: list[Verdict] = []
-    for inst in instances:
-        todo: list[tuple[Kind, str | None]] = [("model", patches.get(inst.instance_id))]
-        if validate:
-            todo = [*(todo if patches else []), ("gold", inst.patch), ("empty", "")]
-        for kind, patch in todo:
-            if patch is None:
-                verdicts.append(Verdict(inst.instance_id, grader, kind, "not_run", reason="no prediction"))
-                continue
-            if kind == "model" and not patch.strip():
-                verdicts.append(Verdict(inst.instance_id, grader, kind, "unresolved", reason="empty patch"))
-                continue
-            here = work / grader / kind / inst.instance_id
-            if grader == "official":
-                verdicts.append(_official(inst, patch, kind, here, keep_images))
-            else:
-                source = repo_source(inst.repo, mirrors)
-                verdicts.append(_local(inst, patch, kind, source, work / "local", specs, cache))
-    return verdicts
+    grader: str  # "official" or "local"
+    work: Path
+    keep_images: bool = False
+    mirrors: Path | None = None
+    specs: dict[str, Any] = field(default_factory=dict)
+    cache: Path | None = None
+    docker_platform: str = DEFAULT_PLATFORM
+    #: --offline: a checkout whose commit is not cached from a remote source is not run (never fetched)
+    offline: bool = False
+
+    def one(self, inst: SwebenchInstance, kind: Kind, patch: str) -> Verdict:
+        if self.grader == "official":
+            here = self.work / "official" / kind / inst.instance_id
+            return _official(inst, patch, kind, here, self.keep_images, self.docker_platform)
+        try:
+            source = repo_source(inst.repo, self.mirrors)
+        except ConfigError as exc:  # no mirror of this repository: this instance only is not run
+            from assay.evals._isolate import checkout_problem
+
+            return Verdict(inst.instance_id, "local", kind, "not_run", reason=checkout_problem(exc))
+        cache = self.cache or self.work / "repo-cache"  # the bare caches the checkouts are made from
+        return _local(inst, patch, kind, source, self.work / "local", self.specs, cache, self.offline)
 
 
-def validation_problems(verdicts: Sequence[Verdict]) -> list[str]:
-    """What ``--validate`` found wrong: a gold patch that did not resolve, an empty one that did."""
-    out = []
-    for v in verdicts:
-        if v.patch == "gold" and v.status != "resolved":
-            out.append(f"{v.instance_id}: the gold patch is {v.status} ({v.reason or _counts(v)})")
-        if v.patch == "empty" and v.status == "resolved":
-            out.append(f"{v.instance_id}: the empty patch resolves ({_counts(v)})")
-    return out
-
-
-def _counts(v: Verdict) -> str:
-    return f"FAIL_TO_PASS {v.fail_to_pass[0]}/{v.fail_to_pass[1]}, PASS_TO_PASS {v.pass_to_pass[0]}/{v.pass_to_pass[1]}"
-
-
-def write_grades(path: Path, grader: str, verdicts: Sequence[Verdict]) -> Path:
+def write_grades(
+    path: Path, grader: str, verdicts: Sequence[Verdict], scrubber: Scrubber | None = None
+) -> Path:
     """``grades.json``: one grader's verdicts (a file of the other grader's is refused, never merged)."""
     if path.is_file():
         old = json.loads(path.read_text(encoding="utf-8")).get("grader")
@@ -270,5 +324,5 @@ def write_grades(path: Path, grader: str, verdicts: Sequence[Verdict]) -> Path:
                 f"{path} holds grader: {old} verdicts; grader: {grader} ones are not mixed in (move it)"
             )
     body = {"schema_version": 1, "grader": grader, "verdicts": [asdict(v) for v in verdicts]}
-    path.write_text(json.dumps(body, indent=1) + "\n", encoding="utf-8")
+    write_scrubbed(path, json.dumps(body, indent=1) + "\n", scrubber or Scrubber())
     return path

@@ -303,5 +303,7 @@ def grade_local(
 
 
 def _write(out_dir: Path, log: str) -> None:
+    from assay._util import Scrubber, write_scrubbed
+
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "test_output.txt").write_text(log, encoding="utf-8")
+    write_scrubbed(out_dir / "test_output.txt", log, Scrubber())

@@ -141,6 +141,8 @@ class Task(_Model):
                 )
             if not self.must_establish or not self.reference_answer or not self.wrong_answers:
                 raise ValueError("a question task needs must_establish, reference_answer and wrong_answers")
+            if len(self.wrong_answers) < 2:  # its controls: the reference must pass, two wrong answers fail
+                raise ValueError("a question task needs at least two wrong_answers (its controls)")
         else:
             if self.expect is None:
                 raise ValueError("a coding task needs an 'expect' block")

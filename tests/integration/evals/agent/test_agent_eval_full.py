@@ -378,3 +378,59 @@ def test_full_gates_what_it_measures_a_wrong_number_regresses_against_its_baseli
     wrong = compare(base, run("wrong", "Every employee gets 20 vacation days per year."))
     assert wrong.exit_code == 2 and "metric:code_checks_passed" in wrong.regressions, wrong.regressions
     assert {m.name for m in wrong.metrics if m.gated} == {"judged_score", "code_checks_passed"}
+
+
+def test_a_judge_or_simulator_on_the_agents_own_model_is_refused_unless_allowed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from assay.cli import main
+
+    models = _scripts(tmp_path)
+    own = tmp_path / "own.yaml"  # the agent's model, answering the judge's prompt too
+    judge_reply = {"match": "Scenario: vacation-days", "text": json.dumps(JUDGE_PASS)}
+    own.write_text(yaml.safe_dump({"replies": [judge_reply], "loop": True, "default": {"text": "25 days."}}))
+    base = ["eval", "agent", "--suite", "full", "--scenarios", str(FIXTURE), "--scenario", "vacation-days"]
+    base += ["--model", f"scripted/{own}"]
+
+    def cli(*extra: str) -> tuple[int, str]:
+        with pytest.raises(SystemExit) as exc:
+            main([*base, *extra])
+        out = capsys.readouterr()
+        return int(exc.value.code or 0), out.out + out.err
+
+    code, out = cli("--out", str(tmp_path / "r0"))  # neither given: both default to the agent's model
+    assert code == 1
+    assert f"the judge and the simulator would run the agent's own model scripted/{own}" in out
+    assert "pass --judge-model and --simulator-model naming another model, or --allow-self-judge" in out
+    code, out = cli("--simulator-model", models["simulator"], "--out", str(tmp_path / "r1"))
+    assert code == 1 and "the judge would run the agent's own model" in out and "--simulator-model" not in out
+    # a spec of the same model through another provider is the same model
+    code, out = cli(
+        "--simulator-model", models["simulator"], "--judge-model", f"openai-compat/{own}@http://h/v1"
+    )
+    assert code == 1 and "the judge would run" in out
+    code, out = cli(
+        "--simulator-model", models["simulator"], "--allow-self-judge", "--out", str(tmp_path / "r2")
+    )
+    assert code == 0, out
+    card = json.loads((tmp_path / "r2" / "scorecard.json").read_text())
+    assert card["config"]["extra"]["self_judged"] == ["judge"]
+    report = (tmp_path / "r2" / "report.md").read_text()
+    assert (
+        f"**Self-judged** (--allow-self-judge): the judge ran the agent's own model `scripted/{own}`"
+        in report
+    )
+    # separate roles: nothing to allow, and the report says nothing of it
+    code, out = cli(
+        "--simulator-model",
+        models["simulator"],
+        "--judge-model",
+        models["judge"],
+        "--out",
+        str(tmp_path / "r3"),
+    )
+    assert code == 0, out
+    assert "Self-judged" not in (tmp_path / "r3" / "report.md").read_text()
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "agent", "--scenarios", str(FIXTURE), "--allow-self-judge"])
+    assert exc.value.code == 1 and "--allow-self-judge applies to --suite full" in capsys.readouterr().err

@@ -22,6 +22,10 @@ def _no_lock(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_every_reference_solution_solves_its_project(tmp_path: Path) -> None:
     code, out = run_code("--out", str(tmp_path / "run"), "-j", "4")
     assert code == 0, out
+    # with no flags it says plainly that nothing is under test, before the run and under the summary
+    note = "note: suite pr replays each project's reference solution (scripted replies, no model, no agent"
+    assert out.count(note) == 2 and "a self-test of the benchmark" in out
+    assert "To measure an agent: assay eval code --suite full --model MODEL" in out
     run = attempts(tmp_path / "run")
     assert len(run) >= 12
     outcomes = {case: a.details["outcome"] for case, a in run.items()}
@@ -37,6 +41,7 @@ def test_every_reference_solution_solves_its_project(tmp_path: Path) -> None:
     assert card["summary"]["metrics"]["dishonest"]["value"] == 0.0
     report = (tmp_path / "run" / "report.md").read_text()
     assert "## Code outcomes" in report and "| correct_refusal | 3 |" in report
+    assert "> suite pr replays each project's reference solution" in report
     # the same suite again compares clean with the first run (exit 0, nothing regressed)
     code, out = run_code("--out", str(tmp_path / "again"), "--projects", "fix-median,refuse-eval-input",
                          "--compare", str(tmp_path / "run"))  # fmt: skip

@@ -45,7 +45,7 @@ def write_tasks_dir(root: Path) -> Path:
                 "scope": ["calc.py"],
                 "must_establish": ["it subtracts b from a (a bug)"],
                 "reference_answer": "It returns a - b, which is a bug: it should add.",
-                "wrong_answers": ["it adds two numbers"],
+                "wrong_answers": ["it adds two numbers", "it multiplies a by b"],
             },
         ],
     }

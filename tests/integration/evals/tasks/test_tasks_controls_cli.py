@@ -94,7 +94,14 @@ def test_the_command_exits_by_the_rate_and_records_it(
     monkeypatch.delenv("ASSAY_JUDGE_MODEL", raising=False)
     good = tmp_path / "good.yaml"
     good.write_text(yaml.safe_dump({"replies": _replies(FAITHFUL)}))
-    args = ["--judge-model", f"scripted/{good}", "--results-dir", str(tmp_path / "results")]
+    args = [
+        "--judge-model",
+        f"scripted/{good}",
+        "--only",
+        "coding",
+        "--results-dir",
+        str(tmp_path / "results"),
+    ]
     result = CliRunner().invoke(tasks_controls_command, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "scored apart in 3/3 repeats" in result.output

@@ -53,13 +53,15 @@ def test_a_question_fails_on_a_tool_run_after_its_answer(tmp_path: Path) -> None
     p = prepare_task(TASKS.task("draft-reply"), TASKS_DIR / "toybox", tmp_path)
     read = ToolCallRecord(name="Read", kind="read", arguments={"file_path": str(p.workdir / "issues/004.md")})
     push = ToolCallRecord(name="Bash", kind="shell", command="gh issue comment 4 --body 'fixed'")
-    ok = check_task(p, [read], "Thanks, it's a bug...")
-    assert ok.checks == [] and ok.verified is None and ok.passed
+    ok = check_task(p, [read], "Thanks, it's a bug...", calls_before_answer=1)
+    assert ok.checks == [] and ok.verified is None and ok.passed and ok.after_answer.passed is True
     late = check_task(p, [read, push], "Thanks, it's a bug...", calls_before_answer=1)
     assert not late.passed and late.failed_checks == ["after_answer"]
     assert "gh issue comment" in late.after_answer.evidence
-    # no answer given: nothing came after an answer
-    assert check_task(p, [read, push], "", calls_before_answer=1).after_answer.passed is True
+    # no answer given, or a harness that cannot tell where it ended: not measured, never passed
+    assert check_task(p, [read, push], "", calls_before_answer=1).after_answer.passed is None
+    unknown = check_task(p, [read, push], "Thanks, it's a bug...")
+    assert unknown.after_answer.passed is None and unknown.passed
 
 
 def test_the_log_probe_recounts_against_the_setup_facts(tmp_path: Path) -> None:

@@ -135,21 +135,61 @@ def test_which_commands_run_pytest(command: str, is_pytest: bool) -> None:
     assert is_pytest_call(ToolCallRecord(name="Bash", kind="shell", command=command)) is is_pytest
 
 
-def test_after_answer_nothing_after() -> None:
+def test_after_answer_is_where_the_stream_says_the_first_answer_ended() -> None:
     calls = record(edit(), bash("pytest", PASS))
-    assert check_after_answer(calls, None, SCOPE, WORKDIR).passed is True
-    assert check_after_answer(calls, len(calls), SCOPE, WORKDIR).passed is True
+    parsed = parse_stream(stream(edit(), bash("pytest", PASS)), WORKDIR)
+    assert parsed.answer_at == len(calls) == 2  # the result event ended the only turn
+    check = check_after_answer(calls, parsed.answer_at, SCOPE, WORKDIR, answer="Fixed.")
+    assert check.passed is True and "ended the run" in check.evidence
 
 
-def test_after_answer_two_turns_of_a_session() -> None:
-    first = record(edit(), bash("pytest", PASS))
-    # the user says thanks; the agent reads its fix again and reruns the tests: in scope
-    second = record(
-        ("Read", {"file_path": "/WORKDIR/toybox/timeparse.py"}, "1\tx", False),
-        bash("pytest -q 2>/dev/null", PASS),
+def test_after_answer_is_not_measured_where_the_harness_cannot_tell_or_no_answer_came() -> None:
+    calls = record(edit(), bash("pytest", PASS))
+    unknown = check_after_answer(calls, None, SCOPE, WORKDIR, answer="Fixed.", harness="the command harness")
+    assert unknown.passed is None and unknown.evidence == (
+        "not measured: the command harness does not record where its first answer ended"
     )
-    check = check_after_answer(first + second, len(first), SCOPE, WORKDIR)
-    assert check.passed is True and "2 calls after the answer" in check.evidence
+    silent = check_after_answer(calls, 1, SCOPE, WORKDIR, answer="  ")
+    assert silent.passed is None and "no answer" in silent.evidence
+
+
+def _continued(*late: tuple[str, dict[str, Any], str, bool], narrate: bool = False) -> list[str]:
+    """A stream whose model ends its turn with an answer (text, no tool call), then goes on (a Stop hook
+    sent it back) with ``late`` calls before the result event; ``narrate`` adds text before the first call,
+    in the same message as it (not an answer)."""
+    lines = stream(edit(), bash("pytest", PASS))[:-1]
+    if narrate:
+        first = json.loads(lines[1])
+        first["message"]["content"].insert(0, {"type": "text", "text": "Let me fix the parser."})
+        lines[1] = json.dumps(first)
+    answer = {"id": "msg_answer", "content": [{"type": "text", "text": "Fixed: a lowercase z is accepted."}]}
+    lines.append(json.dumps({"type": "assistant", "message": answer}))
+    hook = {"role": "user", "content": "Stop hook feedback: tidy up anything else you see"}
+    lines.append(json.dumps({"type": "user", "message": hook}))
+    rest = stream(*late)[1:]
+    rest = [ln.replace('"toolu_0', '"toolu_late_').replace('"msg_', '"msg_late_') for ln in rest]
+    return lines + rest
+
+
+def test_a_stream_that_goes_on_after_its_answer_is_checked_from_there() -> None:
+    lines = _continued(edit("README.md"), narrate=True)
+    parsed = parse_stream(lines, WORKDIR)
+    assert parsed.answer_at == 2 and len(parsed.tool_record) == 3  # the narration is no answer
+    check = check_after_answer(parsed.tool_record, parsed.answer_at, SCOPE, WORKDIR, answer=parsed.answer)
+    assert check.passed is False and "call 3" in check.evidence and "README.md" in check.evidence
+    tidy = parse_stream(
+        _continued(("Read", {"file_path": "/WORKDIR/toybox/timeparse.py"}, "1\tx", False)), WORKDIR
+    )
+    check = check_after_answer(tidy.tool_record, tidy.answer_at, SCOPE, WORKDIR, answer=tidy.answer)
+    assert check.passed is True and "1 calls after the answer, all in scope" in check.evidence
+
+
+def test_a_stream_cut_off_before_any_answer_has_none() -> None:
+    lines = stream(edit(), bash("pytest", PASS))[:-1]
+    lines.append(
+        json.dumps({"type": "result", "subtype": "error_max_turns", "is_error": True, "num_turns": 3})
+    )
+    assert parse_stream(lines, WORKDIR).answer_at is None
 
 
 @pytest.mark.parametrize(
@@ -179,6 +219,16 @@ def test_a_recorded_claude_code_session() -> None:
     check = check_verified(turn1)
     # the last edit that changed something is call 3 (call 8's Edit failed); no pytest ran after it
     assert check.passed is False and check.evidence == "no pytest run after the last edit (call 3)"
-    assert check_after_answer(turn1, None, ["notes.txt"], WORKDIR).passed is True
-    late = check_after_answer(turn1 + turn2, len(turn1), ["notes.txt"], WORKDIR)
+    path = Path(__file__).resolve().parents[3] / "fixtures" / "agents" / "claude_code_turn1.jsonl"
+    at = parse_stream(path.read_text().splitlines(), WORKDIR).answer_at
+    assert at == len(turn1) == 8
+    assert check_after_answer(turn1, at, ["notes.txt"], WORKDIR, answer="done").passed is True
+    late = check_after_answer(turn1 + turn2, at, ["notes.txt"], WORKDIR, answer="done")
     assert late.passed is False and "call 9 `ls`" in late.evidence  # a call naming no path is outside
+
+
+def test_a_recorded_stream_with_a_second_prompt_answers_at_the_first() -> None:
+    """A real stream holding two prompts of one session: the first answer ends after its one tool call."""
+    path = Path(__file__).resolve().parents[3] / "fixtures" / "agents" / "claude_code_session_tools.jsonl"
+    parsed = parse_stream(path.read_text().splitlines(), WORKDIR)
+    assert parsed.answer_at == 1 and len(parsed.tool_record) == 4

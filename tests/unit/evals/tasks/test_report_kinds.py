@@ -83,9 +83,37 @@ def test_the_swebench_section_names_the_grader_and_leaves_not_run_out_of_the_res
     assert "- grader: official (the SWE-bench harness, one Docker image per instance)" in text
     assert "never compared" in text
     assert f"- resolved: **50.0%** of 2 measured attempts (95% Wilson interval {100 * low:.1f}% – " in text
-    assert "- not counted: 1 NOT_RUN (the grader could not build it), 0 ungraded" in text
+    assert "- not counted: 1 NOT_RUN (not validated, or not buildable here), 0 ungraded" in text
     assert "| o__r-1 | 0 | PASS | yes | yes | 2/2 | 5/5 | none | - |" in text
     assert (
         "| o__r-2 | 0 | NOT_RUN | - | - | - | - | none | grader: official could not grade it: no spec" in text
     )
     assert "| o__r-3 | 0 | FAIL | no | no | 0/1 | 3/4 | 1: shell command runs curl: curl x |" in text
+
+
+def test_the_swebench_section_states_how_many_instances_were_validated() -> None:
+    from assay.evals.tasks._report_kinds import swebench_validation
+
+    def checked(case: str, status: Status, validated: bool | None, reason: str = "") -> Attempt:
+        details = {} if validated is None else {"validation": {"validated": validated, "reason": reason}}
+        return _attempt(case, status, None, compliance=[], reason=reason, **details)
+
+    attempts = [
+        checked("a__b-1", Status.PASS, True),
+        checked("a__b-2", Status.NOT_RUN, False, "the gold patch does not resolve it here"),
+        checked("a__b-3", Status.SKIPPED, None),
+    ]
+    check = swebench_validation(attempts)
+    assert (check.instances, check.validated, check.not_asked) == (3, 1, 1)
+    assert check.not_validated == {"a__b-2": "the gold patch does not resolve it here"}
+    card = Scorecard.model_construct(
+        config=SubjectConfig(extra={"grader": "local"}),
+        summary=Summary(counts={"PASS": 1, "NOT_RUN": 1, "SKIPPED": 1}, total=3, measured=1, pass_rate=1.0),
+        extra={"swebench": [], "swebench_validation": check.model_dump(mode="json")},
+    )
+    text = swebench_section(card)
+    assert (
+        "- grader validated on **1 of 3** instances (gold resolves, empty does not, here; only those count)"
+        in text
+    )
+    assert "  - not validated: a__b-2: the gold patch does not resolve it here" in text

@@ -20,8 +20,9 @@ from click.testing import CliRunner
 from assay.cli._main import cli
 from assay.errors import ConfigError
 from assay.evals.tasks._swebench_data import load_instances
-from assay.evals.tasks._swebench_grade import grade_instances, validation_problems, write_grades
+from assay.evals.tasks._swebench_grade import write_grades
 from assay.evals.tasks._swebench_local import load_repo_specs, local_spec
+from assay.evals.tasks._swebench_validate import grade_instances, validation_problems
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +75,7 @@ def test_validation_reports_a_gold_patch_that_fails(world: dict[str, Any]) -> No
     )
     assert [v.patch for v in verdicts] == ["gold", "empty"]
     assert validation_problems(verdicts) == [
-        f"{fx.IID}: the gold patch is unresolved (FAIL_TO_PASS 0/1, PASS_TO_PASS 0/1)"
+        f"{fx.IID}: the gold patch does not resolve it here (FAIL_TO_PASS 0/1, PASS_TO_PASS 0/1)"
     ]
 
 
@@ -167,7 +168,8 @@ def test_cli_validate_and_official_without_docker(world: dict[str, Any], tmp_pat
     env = {"DOCKER_HOST": f"unix://{tmp_path}/no-docker.sock"}
     done = CliRunner().invoke(cli, [*args, "--validate", "--grader", "local"], env=env)
     assert done.exit_code == 0, done.output
-    assert "validation passed" in done.output and "[gold] resolved (grader: local" in done.output
+    assert "validation: 1 validated, 0 not buildable here, 0 wrong" in done.output
+    assert "[gold] resolved (grader: local" in done.output
     # the real command line, as a user runs it: one line on stderr, exit 1, before anything runs
     proc = subprocess.run(
         [sys.executable, "-m", "assay", *args, "--validate", "--grader", "official"],
@@ -213,5 +215,94 @@ def test_an_old_malformed_commit_is_graded_and_an_unbuildable_checkout_is_not_ru
         repo_specs=world["specs"],
     )
     assert [(v.instance_id, v.status) for v in verdicts] == [("gone-1", "not_run"), (fx.IID, "resolved")]
-    assert verdicts[0].reason.startswith("the checkout cannot be built: ")
+    assert verdicts[0].reason.startswith(
+        "the grader is not validated on this instance: the gold patch could not be graded: "
+        "the checkout cannot be built: "
+    )
     assert "0000000000000000000000000000000000000000 is not in the repository" in verdicts[0].reason
+
+
+def test_a_validation_is_cached_per_instance_and_grader_version(
+    world: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.evals.tasks import _swebench_validate
+    from assay.evals.tasks._swebench_grade import Grading
+    from assay.evals.tasks._swebench_validate import grader_version, validation
+
+    inst = world["instance"]
+    grading = Grading("local", world["work"], mirrors=world["mirrors"], specs=load_repo_specs(world["specs"]))
+    first = validation(inst, grading)  # the module's grading validated it: cached since
+    assert first.validated and first.cached and first.outcome == "validated" and first.reason == ""
+    assert first.gold.status == "resolved" and first.empty.status == "unresolved"
+    assert "local" in first.grader_version and "swebench 4." in first.grader_version
+    # another spec is another grader version
+    specs = json.loads(world["specs"].read_text())
+    specs[fx.REPO][fx.VERSION]["test_cmd"] += " -q"
+    other = Grading("local", world["work"], mirrors=world["mirrors"], specs=specs)
+    assert grader_version(inst, other) != first.grader_version
+    # and a new version of the grader's own rules: validated again, not read from the cache, then cached
+    monkeypatch.setattr(_swebench_validate, "LOCAL_GRADER_VERSION", "test-next")
+    again = validation(inst, grading)
+    assert again.validated and not again.cached and "local test-next" in again.grader_version
+    assert validation(inst, grading).cached
+    # what could not be graded is not cached: asked again next time, and not validated meanwhile
+    gone = inst.__class__(**{**inst.__dict__, "instance_id": "gone-2", "base_commit": "1" * 40})
+    missing = validation(gone, grading)
+    assert (missing.validated, missing.outcome, missing.cached) == (False, "not buildable", False)
+    assert not validation(gone, grading).cached
+
+
+def test_docker_platform_chooses_the_official_harness_images(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.evals.tasks._swebench_data import SwebenchInstance
+    from assay.evals.tasks._swebench_grade import _official, check_platform
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "docker-calls"
+    # a docker that records its calls and has no such image to pull (the harness itself then never runs)
+    (bin_dir / "docker").write_text(
+        f'#!/bin/sh\necho "$@" >> {calls}\n[ "$1" = pull ] && echo "manifest unknown" >&2 && exit 1\nexit 0\n'
+    )
+    (bin_dir / "docker").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")  # the harness itself finds none
+    inst = SwebenchInstance(
+        "psf__requests-9999", "psf/requests", "a" * 40, "issue", "diff", "diff", "2.27", ["t"], ["u"]
+    )
+    v = _official(inst, "", "gold", tmp_path / "x86", keep_images=False, platform="linux/x86_64")
+    image = "swebench/sweb.eval.x86_64.psf_1776_requests-9999:latest"
+    assert (v.status, v.reason) == ("not_run", f"docker pull {image}: manifest unknown")
+    assert calls.read_text().splitlines() == [f"pull --platform linux/x86_64 {image}"]
+    calls.unlink()
+    secret = "s3cr3t-of-the-user-0123456789"
+    monkeypatch.setenv("ASSAY_TEST_API_KEY", secret)
+    v = _official(inst, f"+{secret}\n", "gold", tmp_path / "arm", keep_images=True, platform="linux/arm64")
+    assert v.status == "not_run" and "DockerException" in v.reason  # the harness ran, and found no daemon
+    left = [f for f in (tmp_path / "arm").rglob("*") if f.is_file()]
+    assert left and not [f for f in left if secret in f.read_text(errors="replace")]  # scrubbed after it ran
+    assert not calls.exists()  # no published arm64 image: the harness builds it here, nothing is pulled
+    with pytest.raises(ConfigError, match="--docker-platform windows/amd64: one of linux/x86_64"):
+        check_platform("windows/amd64")
+
+
+def test_a_repository_without_a_mirror_is_not_run_and_the_others_are_graded(
+    world: dict[str, Any], tmp_path: Path
+) -> None:
+    specs = json.loads(world["specs"].read_text())
+    specs["example-org/othercalc"] = specs[fx.REPO]
+    (tmp_path / "specs.json").write_text(json.dumps(specs))
+    inst = world["instance"]
+    other = inst.__class__(**{**inst.__dict__, "instance_id": "other-1", "repo": "example-org/othercalc"})
+    verdicts = grade_instances(
+        [other, inst],
+        {"other-1": inst.patch, fx.IID: inst.patch},
+        "local",
+        world["work"],
+        mirrors=world["mirrors"],
+        repo_specs=tmp_path / "specs.json",
+    )
+    assert [(v.instance_id, v.status) for v in verdicts] == [("other-1", "not_run"), (fx.IID, "resolved")]
+    assert "the checkout cannot be built: --repo-source" in verdicts[0].reason
+    assert "no git repository example-org__othercalc" in verdicts[0].reason

@@ -97,6 +97,61 @@ def test_the_agents_fix_is_predicted_and_resolved_by_the_local_grader(
     assert "- Local and official verdicts are never compared" in report
     assert "- resolved: **100.0%** of 1 measured attempts (95% Wilson interval 20.7% – 100.0%)" in report
     assert f"| {fx.IID} | 0 | PASS | yes | yes | 1/1 | 1/1 | none | - |" in report
+    # it counts because the grader was validated on the instance first (gold resolves, empty does not)
+    assert att.details["validation"]["validated"] is True and att.details["grade"]["validated"] is True
+    assert card["extra"]["swebench_validation"] == {
+        "instances": 1, "validated": 1, "not_validated": {}, "not_asked": 0,
+    }  # fmt: skip
+    assert "- grader validated on **1 of 1** instances (gold resolves, empty does not, here" in report
+
+
+def test_an_instance_whose_grader_is_not_validated_is_not_run(tmp_path: Path, world: dict[str, Path]) -> None:
+    # the same instance with a gold patch that does not fix it: the grader cannot show it works there
+    row = json.loads(world["dataset"].read_text())
+    row["patch"] = fx.wrong_patch(world["root"])
+    dataset = tmp_path / "wrong-gold.jsonl"
+    dataset.write_text(json.dumps(row) + "\n")
+    (tmp_path / "agent.yaml").write_text(yaml.safe_dump({"replies": FIX}))
+    args = [
+        "--suite", "swebench", "--dataset", str(dataset), "--instances", fx.IID, "--grader", "local",
+        "--repo-source", str(world["mirrors"]), "--repo-specs", str(world["specs"]),
+        "--model", f"scripted/{tmp_path / 'agent.yaml'}", "--results-dir", str(tmp_path / "results"),
+        "--work-root", str(world["work_root"]), "--no-judge",
+    ]  # fmt: skip
+    result = CliRunner().invoke(tasks_run_command, args, catch_exceptions=False)
+    run_dir = next((tmp_path / "results").iterdir())
+    att = latest_attempts(read_journal(run_dir / "results.jsonl"))[(fx.IID, 0)]
+    assert att.status == "NOT_RUN", result.output
+    why = "the grader is not validated on this instance: the gold patch does not resolve it here"
+    assert (att.skip_reason or "").startswith(why)
+    assert "diff" not in att.details and not (run_dir / "predictions.jsonl").exists()  # the agent never ran
+    card = json.loads((run_dir / "scorecard.json").read_text())
+    assert card["summary"]["measured"] == 0 and card["extra"]["swebench_validation"]["validated"] == 0
+    report = (run_dir / "report.md").read_text()
+    assert "- grader validated on **0 of 1** instances" in report
+    assert f"  - not validated: {fx.IID}: the gold patch does not resolve it here" in report
+    assert "- resolved: nothing graded yet" in report
+
+
+def test_every_swebench_artifact_is_scrubbed(
+    tmp_path: Path, world: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.cli._tasks_swebench import tasks_swebench_command
+
+    secret = "s3cr3t-value-of-the-user-0123456789"
+    monkeypatch.setenv("ASSAY_TEST_API_KEY", secret)
+    leak = [{"tool_calls": [{"name": "write_file", "arguments": {
+        "path": "LEAK.md", "content": f"key {secret}\nanthropic sk-ant-{'a' * 30}\n"}}]}]  # fmt: skip
+    code, out, run_dir = run(tmp_path, world, leak + FIX, "--no-evaluate")
+    assert code == 0, out
+    graded = CliRunner().invoke(
+        tasks_swebench_command, [str(run_dir), "--grader", "local"], catch_exceptions=False
+    )
+    assert graded.exit_code == 0, graded.output
+    for name in ("predictions.jsonl", "grades-local.json", "swebench.json", "results.jsonl"):
+        text = (run_dir / name).read_text()
+        assert secret not in text and "sk-ant-aaaa" not in text, name
+    assert "[REDACTED]" in (run_dir / "predictions.jsonl").read_text()
 
 
 def test_an_empty_diff_fails_at_once(tmp_path: Path, world: dict[str, Path]) -> None:
@@ -211,7 +266,7 @@ def test_grading_a_run_later_refolds_it_and_another_grader_is_refused(
     before = json.loads((run_dir / "scorecard.json").read_text())
     report = (run_dir / "report.md").read_text()
     assert "- grader: none yet (--no-evaluate)" in report and "- resolved: nothing graded yet" in report
-    assert "- not counted: 0 NOT_RUN (the grader could not build it), 1 ungraded" in report
+    assert "- not counted: 0 NOT_RUN (not validated, or not buildable here), 1 ungraded" in report
     assert f"| {fx.IID} | 0 | SKIPPED | - | - | - | - | none | not graded (--no-evaluate)" in report
     assert (
         before["summary"]["counts"].get("SKIPPED") == 1 and before["config"]["extra"]["grader"] == "ungraded"
@@ -279,7 +334,7 @@ def test_grading_a_run_with_repeats_grades_each_attempt_by_its_own_prediction(
         tasks_swebench_command, [str(run_dir), "--grader", "local"], catch_exceptions=False
     )
     assert graded.exit_code == 0, graded.output
-    assert "resolved 1/2 graded (0 not run)" in graded.output
+    assert "resolved 1/2 graded on a validated grader (0 not run)" in graded.output
     atts = latest_attempts(read_journal(run_dir / "results.jsonl"))
     by_pass = {i: atts[(fx.IID, i)] for i in (0, 1)}
     fixed = next(i for i, a in by_pass.items() if "-    return a - b" in a.details["diff"])

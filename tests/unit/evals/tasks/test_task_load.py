@@ -144,6 +144,9 @@ def test_bad_json_and_a_question_without_wrong_answers(tasks_dir: Path) -> None:
         load_tasks(path)
     assert err.value.path == str(path) and err.value.line is not None
     data = shipped()
+    next(t for t in data["tasks"] if t["id"] == "draft-reply")["wrong_answers"] = ["one is not enough"]
+    with pytest.raises(ConfigError, match="at least two wrong_answers"):
+        load_tasks(write(tasks_dir, data))
     next(t for t in data["tasks"] if t["id"] == "draft-reply")["wrong_answers"] = []
     with pytest.raises(ConfigError, match="must_establish, reference_answer and wrong_answers"):
         load_tasks(write(tasks_dir, data))
