@@ -37,6 +37,7 @@ from typing import Any
 from assay.agents._cliproc import OwnGateway, gateway_usage, run_streaming, summarize
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
+from assay.agents._pidns import own_pids
 from assay.agents.record import AgentResult
 from assay.agents.transcripts import TranscriptInput, get_parser
 from assay.agents.world import WORLD_LOG
@@ -270,6 +271,8 @@ class CommandHarness(Harness):
                 argv = fence_argv(
                     spec, argv, env=env, binds_ro=[_install_root(program)], binds_rw=[output_dir], home=home
                 )
+            else:  # unfenced, the eval's processes (and their environ) stay out of sight
+                argv = own_pids(argv)
             via_stdin = "{prompt}" not in self.template
             before = await gateway_usage(spec.route)
             since = before.calls if before is not None else 0
@@ -328,7 +331,7 @@ class CommandHarness(Harness):
             and result.infra_error is None
         ):
             tail = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else ""
-            result.error = f"{Path(argv[0]).name} exited {proc.exit_code}" + (
+            result.error = f"{Path(program).name} exited {proc.exit_code}" + (
                 f": {summarize(tail, 300)}" if tail else ""
             )
         return result

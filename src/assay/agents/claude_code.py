@@ -27,6 +27,7 @@ from typing import Any
 from assay.agents._cliproc import OwnGateway, relative_path, run_streaming, summarize
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
+from assay.agents._pidns import own_pids
 from assay.agents.record import AgentResult, ToolCallRecord, ToolKind, TranscriptEntry
 from assay.agents.world.kinds import WORLD_SERVER, world_tool, world_tool_kind
 from assay.errors import ConfigError
@@ -391,6 +392,8 @@ class ClaudeCodeHarness(Harness):
             from assay.agents.fence import fence_argv
 
             argv = fence_argv(spec, argv, env=env, binds_ro=[Path(binary).parent], home=self._home.name)
+        else:  # unfenced, the eval's processes (and their environ) stay out of sight
+            argv = own_pids(argv)
         started = time.monotonic()
         times: list[float] = []
         tokens = [0]

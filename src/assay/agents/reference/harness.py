@@ -24,6 +24,7 @@ from typing import Any
 from assay.agents._cliproc import summarize
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, Route, RunSpec
+from assay.agents._pidns import own_pids
 from assay.agents._workdir import PathRefused, Workdir
 from assay.agents.record import NOT_OFFERED, AgentResult, CutOff, ToolCallRecord, TranscriptEntry
 from assay.agents.reference._mcp import McpHub, load_mcp_servers
@@ -277,7 +278,7 @@ class ReferenceHarness(Harness):
             shell_timeout_s=self.shell_timeout_s,
             test_timeout_s=self.test_timeout_s,
             python=self.python,
-            wrap=self._fence(spec, workdir) if spec.fence else None,
+            wrap=self._fence(spec, workdir) if spec.fence else _own_pids,
             code_search=self.code_search,
             documents=self.documents,
             memory=None if self.memory is None else MemoryTurn(self.memory, prompt, session_id),
@@ -364,6 +365,11 @@ class ReferenceHarness(Harness):
             test_counts=outcome.test_counts,
         )
         return record, outcome.text
+
+
+def _own_pids(argv: list[str], env: dict[str, str]) -> list[str]:
+    """Unfenced, a command still runs in its own PID namespace: the eval's processes stay out of sight."""
+    return own_pids(argv)
 
 
 def _summary(text: str) -> str:

@@ -147,6 +147,7 @@ def _failed_in_code(
 async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
     """Attempt ``plan.scenario`` once; raises InfraError on an outage of any role (the run stops)."""
     from assay.evals.agent._conversation import RunningCost, converse
+    from assay.evals.agent._end_state import end_state_checks
     from assay.evals.agent._external import serve_world
     from assay.evals.agent._judge_view import JudgeView, judge_view
     from assay.evals.agent._setup import prepare
@@ -226,7 +227,8 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
                     usage=_roles_usage(cost),
                     metrics=_metrics([], turns, cost),
                 )
-            checks = run_checks(scenario, turns, as_files)
+            # the workdir as the conversation left it: read now, once the agent is done
+            checks = run_checks(scenario, turns, as_files) + end_state_checks(scenario, workdir)
             record.checks = checks
             record.not_measured = check_tools(scenario, turns, as_files)[1]
             broke = next((t for t in turns if t.agent_error), None)
@@ -268,6 +270,7 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
             so_far = list(running.turns)
             if not judging:
                 checks = run_checks(scenario, so_far, as_files)
+                checks += end_state_checks(scenario, workdir) if so_far else []
             decided = decided_in_code(checks, None if judging else len(so_far))
             if decided:
                 partial = ScenarioRecord.model_validate(ctx.partial_details)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.agents import Limits
+from assay.agents.fence import unfenced_note
 from assay.errors import ConfigError
 from assay.evals._harnessed import LOCAL_CTX_SIZE, model_options
 from assay.evals._suite_id import suite_version
@@ -263,6 +264,7 @@ class AgentBenchmark(Benchmark):
                 "harness": self.harness_name,
                 "embedder": embedder,
                 "fence": self.options.fence,
+                "pid_isolation": unfenced_note(self.options.fence),
                 "judge_constrained": self._judge_constrained(),
                 "max_tokens": {**MAX_TOKENS, "agent": self._caps()[2]},
                 "max_steps": self._caps()[0],
