@@ -25,6 +25,9 @@ from assay.models.openai_compat import OpenAICompatModel
 
 __all__ = ["LocalModel", "shared_server"]
 
+#: how long one call may wait for its answer: the embedded model runs on the CPU, where a judge's prompt of a few
+#: thousand tokens on a busy machine takes many minutes (a crashed server is reported at once, by its exit status)
+LOCAL_READ_TIMEOUT_S = 1800.0
 _SERVERS: dict[tuple[str, int, int | None], LlamaServer] = {}
 _SERVERS_LOCK = threading.Lock()
 
@@ -94,7 +97,9 @@ class LocalModel(BaseChatModel):
         if self._client is None or server is not self._server:
             self._server = server
             # no retries: a dead model server does not come back by asking again
-            self._client = OpenAICompatModel(server.model, base_url=server.base_url, max_retries=0)
+            self._client = OpenAICompatModel(
+                server.model, base_url=server.base_url, max_retries=0, timeout_s=LOCAL_READ_TIMEOUT_S
+            )
         return self._client
 
     async def preflight(self) -> None:
