@@ -2,7 +2,8 @@
 
 The template is split like a shell line, then each word filled in (so a prompt is always one argument, never
 shell syntax): ``{prompt}``, ``{workdir}``, ``{model}``, ``{openai_base_url}``, ``{anthropic_base_url}``,
-``{output_dir}`` (a fresh folder for the agent's logs, read by the parser), ``{max_steps}`` (0 when unlimited).
+``{output_dir}`` (a fresh folder for the agent's logs, read by the parser), ``{max_steps}`` (0 when unlimited),
+``{mcp_config}`` (the scenario's world as an MCP config file, Claude Code's format; see :mod:`assay.agents.world`).
 A template without ``{prompt}`` gets the prompt on stdin. The agent runs in the workdir with the shared agent
 environment (no provider key; ``OPENAI_BASE_URL``/``OPENAI_API_BASE`` and a placeholder key on the route), as a
 process group stopped at the wall clock. Its exit code is kept. A ``parser`` (see
@@ -36,8 +37,10 @@ from typing import Any
 from assay.agents._cliproc import OwnGateway, gateway_usage, run_streaming, summarize
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
+from assay.agents._pidns import own_pids
 from assay.agents.record import AgentResult
 from assay.agents.transcripts import TranscriptInput, get_parser
+from assay.agents.world import WORLD_LOG
 from assay.errors import ConfigError
 
 PLACEHOLDERS = (
@@ -48,6 +51,7 @@ PLACEHOLDERS = (
     "anthropic_base_url",
     "output_dir",
     "max_steps",
+    "mcp_config",
 )
 _ANSWER_CAP = 20_000
 _REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -61,6 +65,8 @@ class Preset:
     bin_dir: str
     install: str
     env: dict[str, str] = field(default_factory=dict)
+    #: the program speaks MCP: a run with a world gets it through ``World.codex_args`` before the last word
+    codex_mcp: bool = False
 
 
 PRESETS: dict[str, Preset] = {
@@ -101,6 +107,7 @@ PRESETS: dict[str, Preset] = {
         parser="codex-json",
         bin_dir=".cache/npm/node_modules/.bin",
         install="npm install --prefix .cache/npm @openai/codex@0.171.0",
+        codex_mcp=True,
     ),
 }
 
@@ -181,6 +188,7 @@ class CommandHarness(Harness):
         parser = options.get("parser") or (self.preset.parser if self.preset else None)
         self.parser = get_parser(parser) if parser else None
         self._own_gateway = OwnGateway(str(options["model"])) if options.get("model") else None
+        self.takes_world = "{mcp_config}" in self.template or bool(self.preset and self.preset.codex_mcp)
 
     def program(self, env: dict[str, str]) -> str:
         """The program to run, absolute; ConfigError naming how to install it."""
@@ -207,7 +215,9 @@ class CommandHarness(Harness):
             )
         return found
 
-    def argv(self, prompt: str, spec: RunSpec, output_dir: Path, program: str) -> list[str]:
+    def argv(
+        self, prompt: str, spec: RunSpec, output_dir: Path, program: str, mcp_config: Path | None = None
+    ) -> list[str]:
         route = spec.route
         values = {
             "prompt": prompt,
@@ -217,13 +227,21 @@ class CommandHarness(Harness):
             "anthropic_base_url": (route.anthropic_base_url if route else None) or "",
             "output_dir": str(output_dir),
             "max_steps": str(spec.limits.max_steps or 0),
+            "mcp_config": str(mcp_config or ""),
         }
         for needed in ("model", "openai_base_url", "anthropic_base_url"):
             if f"{{{needed}}}" in self.template and not values[needed]:
                 raise ConfigError(
                     f"command harness template {self.template!r}: the run's route gives no {needed}"
                 )
-        return [program, *(w.format_map(values) for w in self.words[1:])]
+        if "{mcp_config}" in self.template and mcp_config is None:
+            raise ConfigError(
+                f"command harness template {self.template!r}: {{mcp_config}}, and the run gives no world to serve"
+            )
+        words = [w.format_map(values) for w in self.words[1:]]
+        if mcp_config is not None and spec.world is not None and self.preset and self.preset.codex_mcp:
+            words[-1:-1] = spec.world.codex_args(mcp_config)
+        return [program, *words]
 
     async def run(self, prompt: str, spec: RunSpec) -> AgentResult:
         if not spec.workdir.is_dir():
@@ -236,13 +254,25 @@ class CommandHarness(Harness):
             home.mkdir()
             env = run_env(spec, home=home, extra=self.preset.env if self.preset else None)
             program = self.program(env)
-            argv = self.argv(prompt, spec, output_dir, program)
+            config = None
+            if spec.world is not None and self.takes_world:
+                if spec.fence:
+                    raise ConfigError(
+                        "--fence: the scenario's tools over MCP are not served inside the fence"
+                    )
+                stdio = bool(self.preset and self.preset.codex_mcp)  # Codex is given a command to start
+                config = spec.world.mcp_config(
+                    output_dir / "mcp.json", prompt=prompt, log=output_dir / WORLD_LOG, stdio=stdio
+                )
+            argv = self.argv(prompt, spec, output_dir, program, config)
             if spec.fence:
                 from assay.agents.fence import fence_argv
 
                 argv = fence_argv(
                     spec, argv, env=env, binds_ro=[_install_root(program)], binds_rw=[output_dir], home=home
                 )
+            else:  # unfenced, the eval's processes (and their environ) stay out of sight
+                argv = own_pids(argv)
             via_stdin = "{prompt}" not in self.template
             before = await gateway_usage(spec.route)
             since = before.calls if before is not None else 0
@@ -301,7 +331,7 @@ class CommandHarness(Harness):
             and result.infra_error is None
         ):
             tail = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else ""
-            result.error = f"{Path(argv[0]).name} exited {proc.exit_code}" + (
+            result.error = f"{Path(program).name} exited {proc.exit_code}" + (
                 f": {summarize(tail, 300)}" if tail else ""
             )
         return result

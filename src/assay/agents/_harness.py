@@ -56,12 +56,18 @@ class RunSpec:
     #: folders first on the agent's PATH (a bare venv's ``bin``, the ``gh`` stand-in's folder): every harness
     #: that runs commands builds its environment with :func:`assay.agents._env.run_env`, which puts them there
     toolchain: list[Path] = field(default_factory=list)
+    #: the scenario's world (an ``assay.agents.world.World``: documents, memory, files, shell) to serve the agent
+    #: over MCP, for harnesses that take it (:attr:`Harness.takes_world`); None: none
+    world: Any = None
 
 
 class Harness(ABC):
     """Runs one agent. Subclasses set ``name`` and implement :meth:`run`."""
 
     name: ClassVar[str]
+    #: whether the agent is given ``RunSpec.world`` (its tools over MCP, or natively); a benchmark gives a
+    #: harness that does not the documents as files instead
+    takes_world: bool = False
 
     def __init__(self, **options: Any) -> None:
         self.options = options

@@ -8,8 +8,14 @@ The callable is given, by keyword, whichever of these its signature names (all o
 ``tool_record`` (a list of :class:`ToolCallRecord`-shaped dicts; ``tool_calls`` is accepted as a synonym),
 ``usage``, ``transcript``, ``session_id``, ``model_ran``.
 
-It runs in this process: an async callable is cancelled at the wall clock; a sync one runs in a worker thread
-that cannot be stopped, so at the cap its result is abandoned (``cut_off="wall_clock"``) and the thread left to end.
+It runs in a child process (:mod:`assay.agents._python_child`) with the scrubbed environment of ``env`` (no
+provider key) and, on Linux, in its own PID namespace (:mod:`assay.agents._pidns`): the eval's ``os.environ`` and
+``/proc/<pid>/environ`` are out of its reach. At the wall clock the child's whole process group is ended
+(``cut_off="wall_clock"``). What it is given travels pickled, what it returns as JSON.
+
+A callable handed over as ``fn=`` that cannot be imported by name (a lambda, a closure, a function of
+``__main__``) cannot be started in another process: it runs in this one, as the caller's own code (an async
+one is cancelled at the wall clock; a sync one runs in a worker thread whose result is abandoned at the cap).
 """
 
 from __future__ import annotations
@@ -17,18 +23,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import json
+import os
+import pickle
+import sys
+import tempfile
 import threading
 import time
 import traceback
 from collections.abc import Callable
 from importlib import import_module
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from assay.agents._cliproc import refuse_fence
+from assay.agents._cliproc import refuse_fence, run_streaming, summarize
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
+from assay.agents._pidns import own_pids
 from assay.agents.record import AgentResult
 from assay.errors import ConfigError
 
@@ -110,6 +123,70 @@ def _in_daemon_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> asyncio
     return future
 
 
+def _finish(result: AgentResult, spec: RunSpec) -> AgentResult:
+    """An agent's own record, completed: steps from its tool calls, the run's session."""
+    if result.steps == 0:
+        result.steps = len(result.tool_record)
+    if result.session_id is None:
+        result.session_id = spec.session_id
+    return result
+
+
+def importable_name(fn: Callable[..., Any]) -> str | None:
+    """``pkg.module:qualname`` that imports ``fn`` itself in another process, or None (a lambda, a closure, a
+    function of ``__main__``)."""
+    module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
+    if not module or not qualname or module == "__main__" or "<" in qualname:
+        return None
+    try:
+        found = load_callable(f"{module}:{qualname}")
+    except ConfigError:
+        return None
+    return f"{module}:{qualname}" if found is fn else None
+
+
+def _import_path() -> list[str]:
+    """This process's ``sys.path`` as absolute folders: the child imports the agent (and assay) from the same."""
+    return [os.getcwd() if p == "" else os.path.abspath(p) for p in sys.path]
+
+
+async def _run_child(target: str, kwargs: dict[str, Any], spec: RunSpec, env: dict[str, str]) -> AgentResult:
+    """Run ``target(**kwargs)`` in a child process with ``env``; its record, or a cut-off or error record."""
+    with tempfile.TemporaryDirectory(prefix="assay-python-agent-") as tmp:
+        request, result = Path(tmp) / "request.pickle", Path(tmp) / "result.json"
+        request.write_bytes(pickle.dumps({"target": target, "kwargs": kwargs}))
+        argv = own_pids([sys.executable, "-m", "assay.agents._python_child", str(request), str(result)])
+        child_env = {**env, "PYTHONPATH": os.pathsep.join(_import_path())}
+        proc = await run_streaming(
+            argv, cwd=spec.workdir, env=child_env, wall_clock_s=spec.limits.wall_clock_s
+        )
+        if proc.timed_out:
+            return AgentResult(
+                harness="python",
+                cut_off="wall_clock",
+                record_level="answer_only",
+                elapsed_s=proc.elapsed_s,
+                session_id=spec.session_id,
+            )
+        if not result.is_file():
+            why = summarize(proc.stderr, 600) or "no output"
+            return AgentResult(
+                harness="python",
+                error=f"the agent's process ended (exit {proc.exit_code}) without an answer: {why}",
+                exit_code=proc.exit_code,
+                record_level="answer_only",
+                elapsed_s=proc.elapsed_s,
+            )
+        out = json.loads(result.read_text(encoding="utf-8"))
+    if "error" in out:
+        return AgentResult(
+            harness="python", error=out["error"], record_level="answer_only", elapsed_s=proc.elapsed_s
+        )
+    record = AgentResult.model_validate(out["result"])
+    record.elapsed_s = record.elapsed_s or proc.elapsed_s
+    return _finish(record, spec)
+
+
 class PythonHarness(Harness):
     """Options: ``target`` (``pkg.module:fn``), or ``fn`` (the callable itself)."""
 
@@ -131,6 +208,8 @@ class PythonHarness(Harness):
         if not callable(fn):
             raise ConfigError(f"python harness: fn={fn!r} is not callable")
         self.fn: Callable[..., Any] = fn
+        #: how the child process imports the agent; None: it runs in this process (see the module doc)
+        self.target: str | None = str(options["target"]) if options.get("fn") is None else importable_name(fn)
 
     async def run(self, prompt: str, spec: RunSpec) -> AgentResult:
         refuse_fence(spec.fence, self.name)
@@ -146,6 +225,8 @@ class PythonHarness(Harness):
             "env": run_env(spec),
         }
         kwargs = _kwargs_for(self.fn, values)
+        if self.target is not None:
+            return await _run_child(self.target, kwargs, spec, values["env"])
         started = time.monotonic()
         cap = spec.limits.wall_clock_s
         if inspect.iscoroutinefunction(self.fn):
@@ -177,8 +258,4 @@ class PythonHarness(Harness):
         except ValueError as exc:
             return AgentResult(harness=self.name, error=str(exc), elapsed_s=time.monotonic() - started)
         result.elapsed_s = result.elapsed_s or time.monotonic() - started
-        if result.steps == 0:
-            result.steps = len(result.tool_record)
-        if result.session_id is None:
-            result.session_id = spec.session_id
-        return result
+        return _finish(result, spec)

@@ -27,8 +27,9 @@ from typing import Any
 from assay.agents._cliproc import OwnGateway, relative_path, run_streaming, summarize
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
+from assay.agents._pidns import own_pids
 from assay.agents.record import AgentResult, ToolCallRecord, ToolKind, TranscriptEntry
-from assay.agents.world import world_tool, world_tool_kind
+from assay.agents.world.kinds import WORLD_SERVER, world_tool, world_tool_kind
 from assay.errors import ConfigError
 from assay.runs import Usage
 
@@ -328,6 +329,7 @@ class ClaudeCodeHarness(Harness):
     spec: a run without a route gets a gateway of the harness's own in front of it)."""
 
     name = "claude-code"
+    takes_world = True
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -338,9 +340,10 @@ class ClaudeCodeHarness(Harness):
                 f"claude-code harness: unknown option(s) {sorted(unknown)} (known: {sorted(known)})"
             )
         self._home: tempfile.TemporaryDirectory[str] | None = None
+        self._runs = 0
         self._own_gateway = OwnGateway(str(options["model"])) if options.get("model") else None
 
-    def argv(self, prompt: str, spec: RunSpec, binary: str) -> list[str]:
+    def argv(self, prompt: str, spec: RunSpec, binary: str, mcp_config: Path | None = None) -> list[str]:
         if spec.route is None or not spec.route.anthropic_base_url:
             raise ConfigError(
                 "claude-code harness: the run has no route with an anthropic_base_url (the gateway); give --model"
@@ -352,7 +355,10 @@ class ClaudeCodeHarness(Harness):
         if spec.limits.max_steps is not None:
             argv += ["--max-turns", str(spec.limits.max_steps)]
         argv += ["--permission-mode", str(self.options.get("permission_mode", "acceptEdits"))]
-        tools = self.options.get("allowed_tools", DEFAULT_ALLOWED_TOOLS)
+        tools = list(self.options.get("allowed_tools", DEFAULT_ALLOWED_TOOLS))
+        if mcp_config is not None:  # the scenario's world: every tool of its server, allowed
+            argv += ["--mcp-config", str(mcp_config), "--strict-mcp-config"]
+            tools.append(f"mcp__{WORLD_SERVER}")
         if tools:
             argv += ["--allowedTools", " ".join(tools)]
         return argv + [str(a) for a in self.options.get("extra_args", ())]
@@ -363,19 +369,31 @@ class ClaudeCodeHarness(Harness):
         binary = find_claude(self.options.get("claude_bin"))
         if spec.fence:  # inside, the binary is seen at its real path, its own folder bound read-only
             binary = str(Path(binary).resolve())
-        argv = self.argv(prompt, spec, binary)
         if not spec.workdir.is_dir():
             raise ConfigError(f"--workdir {spec.workdir}: not a directory")
         if self._home is None:
             self._home = tempfile.TemporaryDirectory(prefix="assay-claude-home-")
+        config = None
+        if spec.world is not None:
+            if spec.fence:
+                raise ConfigError("--fence: the scenario's tools over MCP are not served inside the fence")
+            self._runs += 1
+            config = spec.world.mcp_config(
+                Path(self._home.name) / f".assay-mcp-{self._runs}.json", prompt=prompt
+            )
+        argv = self.argv(prompt, spec, binary, config)
         assert spec.route is not None and spec.route.anthropic_base_url
         retries = {"CLAUDE_CODE_MAX_RETRIES": str(int(self.options.get("max_retries", 0)))}
         env = run_env(spec, home=self._home.name, extra=retries)
         env |= {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
+        if config is not None:  # the world's tools are there from the first turn (else: "still connecting")
+            env["MCP_CONNECTION_NONBLOCKING"] = "false"
         if spec.fence:
             from assay.agents.fence import fence_argv
 
             argv = fence_argv(spec, argv, env=env, binds_ro=[Path(binary).parent], home=self._home.name)
+        else:  # unfenced, the eval's processes (and their environ) stay out of sight
+            argv = own_pids(argv)
         started = time.monotonic()
         times: list[float] = []
         tokens = [0]

@@ -31,7 +31,13 @@ from urllib.parse import urlsplit
 from assay.agents import _fence_relay
 from assay.agents._fence_relay import UnixToTcpRelay
 from assay.agents._harness import Route, RunSpec
+from assay.agents._pidns import own_pids, pid_isolation
 from assay.errors import ConfigError
+
+__all__ = [
+    "GatewayRelay", "fence_argv", "fence_available", "fenced_command", "own_pids", "pid_isolation",
+    "require_fence", "route_ports", "shared_relay", "unfenced_note",
+]  # fmt: skip
 
 #: where the fence's own files appear inside the sandbox
 INSIDE_DIR = "/run/assay-fence"
@@ -43,6 +49,12 @@ _ETC = (
     "mime.types", "protocols", "services", "debian_version", "gitconfig", "inputrc", "magic",
 )  # fmt: skip
 _ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+
+
+def unfenced_note(fence: bool) -> str | None:
+    """For a run's record: why an unfenced agent can see the eval's processes here (None: fenced, or in its own
+    PID namespace, as :func:`own_pids` puts every unfenced agent process where the machine allows)."""
+    return None if fence else pid_isolation()
 
 
 def _bwrap(path: str | None = None) -> str | None:

@@ -5,7 +5,8 @@ returns what it could recover. Registered by name; the ``command`` harness names
 
 Built in: ``mini-swe-agent`` (its trajectory JSON, ``-o {output_dir}/trajectory.json``), ``codex-json``
 (Codex CLI's ``codex exec --json`` events on stdout) and ``aider-history`` (aider's chat history markdown,
-``--chat-history-file {output_dir}/history.md``).
+``--chat-history-file {output_dir}/history.md``) and ``assay-world`` (the answer on stdout, the calls as the
+scenario's world served them over MCP: for an agent whose only tools are the world's).
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from typing import Any
 
 from assay.agents._cliproc import relative_path, summarize
 from assay.agents.record import CutOff, ToolCallRecord, ToolKind, TranscriptEntry
+from assay.agents.scripted_agent import STEPS_CUT_OFF
+from assay.agents.world import WORLD_LOG
+from assay.agents.world.kinds import WORLD_SERVER, world_tool_kind
 from assay.errors import ConfigError
 from assay.runs import Usage
 
@@ -258,7 +262,10 @@ def _codex_item(
         call.arguments = {"changes": changes}
         call.edited_paths = [relative_path(str(c.get("path", "")), workdir) for c in changes if c.get("path")]
     elif kind == "mcp_tool_call":
-        call.name = f"{item.get('server', '')}.{item.get('tool', '')}"
+        server, tool = str(item.get("server", "")), str(item.get("tool", ""))
+        # a tool of the scenario's world is named as Claude Code names it, with its kind
+        call.name = f"mcp__{server}__{tool}" if server == WORLD_SERVER else f"{server}.{tool}"
+        call.kind = world_tool_kind(tool) if server == WORLD_SERVER else "mcp"
         call.arguments = item.get("arguments") if isinstance(item.get("arguments"), dict) else {}
     if done:
         status = str(item.get("status", "completed"))
@@ -335,3 +342,23 @@ def parse_aider_history(inp: TranscriptInput) -> ParsedTranscript:
 
 
 register_parser("aider-history", parse_aider_history)
+
+
+# -- the world's own log ----------------------------------------------------------------------------------------
+
+
+def parse_assay_world(inp: TranscriptInput) -> ParsedTranscript:
+    """The answer from stdout and the tool record from the world's log of the run (``{mcp_config}``'s server
+    writes it): the whole record of an agent whose only tools are the world's."""
+    out = ParsedTranscript(answer="\n".join(inp.stdout).strip())
+    log = inp.output_dir / WORLD_LOG
+    if log.is_file():
+        for line in log.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                out.tool_record.append(ToolCallRecord.model_validate_json(line))
+    if STEPS_CUT_OFF in inp.stderr:  # the scripted external agent says so when its step cap stopped it
+        out.cut_off = "steps"
+    return out
+
+
+register_parser("assay-world", parse_assay_world)

@@ -112,7 +112,9 @@ def has_commit(repo: Path, sha: str) -> bool:
     return checked_git(repo, "cat-file", "-e", f"{sha}^{{commit}}", check=False).returncode == 0
 
 
-def fetch_commit(source: str | Path, commit: str, cache_root: Path, *, depth: int | None = None) -> Path:
+def fetch_commit(
+    source: str | Path, commit: str, cache_root: Path, *, depth: int | None = None, offline: bool = False
+) -> Path:
     """Fetch only ``commit`` of ``source`` into its cache (with ``depth``: that many commits of history) under
     ``refs/assay/pins/<commit>``; the cache. A commit the source lacks is a ConfigError naming both; a source
     that cannot be reached is an InfraError."""
@@ -123,6 +125,11 @@ def fetch_commit(source: str | Path, commit: str, cache_root: Path, *, depth: in
         shallow = checked_git(repo, "rev-parse", "--is-shallow-repository").stdout.strip() == "true"
         if has_commit(repo, sha) and (depth is not None or not shallow):
             return repo
+        if offline and not url.startswith("file://"):  # --offline: a remote source is never asked
+            raise ConfigError(
+                f"--offline: {url} {sha[:12]} is not in the repository cache {repo}; run once without "
+                "--offline, or give --repo-source DIR"
+            )
         args = ["fetch", "-q", "--no-tags", "--no-write-fetch-head"]
         if depth is not None:
             args.append(f"--depth={depth}")
@@ -140,16 +147,23 @@ def fetch_commit(source: str | Path, commit: str, cache_root: Path, *, depth: in
 
 
 def isolated_checkout(
-    source: str | Path, commit: str, dest: Path, cache_root: Path, *, depth: int | None = None
+    source: str | Path,
+    commit: str,
+    dest: Path,
+    cache_root: Path,
+    *,
+    depth: int | None = None,
+    offline: bool = False,
 ) -> Path:
     """A working tree of ``source`` at ``commit`` in ``dest`` (which must not exist or be empty) holding only
     ``commit`` and its history (``depth`` commits of it when given): detached HEAD, no remote, no refs, no
     reflog. Raises :class:`NotIsolated` (an InfraError) naming the repository and commit when
     :func:`isolation_problems` finds anything; a source or commit that cannot be had is a ConfigError or an
-    InfraError (see :func:`fetch_commit`)."""
+    InfraError (see :func:`fetch_commit`); with ``offline`` a remote source is never asked (a commit not in
+    its cache is a ConfigError)."""
     url = source_url(source)
     sha = _check_sha(commit, url)
-    repo = fetch_commit(url, sha, cache_root, depth=depth)
+    repo = fetch_commit(url, sha, cache_root, depth=depth, offline=offline)
     dest = Path(dest)
     if dest.exists() and any(dest.iterdir()):
         raise ConfigError(f"checkout folder {dest} is not empty")

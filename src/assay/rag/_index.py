@@ -464,8 +464,9 @@ class DocumentIndex:
 
     # ----------------------------------------------------------------------------------- save, load
 
-    def save(self, folder: str | Path) -> None:
-        """Write the index as a signed folder of plain files (JSON, JSONL, ``.npy``)."""
+    def save(self, folder: str | Path, *, key: bytes | None = None) -> None:
+        """Write the index as a signed folder of plain files (JSON, JSONL, ``.npy``), signed with this install's
+        key or ``key`` (an index handed to another process that must not hold the install's key)."""
         docs = self.documents
         manifest = {
             "schema_version": INDEX_SCHEMA,
@@ -488,13 +489,16 @@ class DocumentIndex:
             "chunks.jsonl": ("\n".join(lines) + "\n").encode(),
             "vectors.npy": buf.getvalue(),
         }
-        write_signed(Path(folder), files, self._signing_key())
+        write_signed(Path(folder), files, key or self._signing_key())
 
     @classmethod
-    def load(cls, folder: str | Path, embedder: Embedder, **kwargs: Any) -> DocumentIndex:
-        """Load a saved index after checking its signature and that it was built with ``embedder``."""
+    def load(
+        cls, folder: str | Path, embedder: Embedder, *, key: bytes | None = None, **kwargs: Any
+    ) -> DocumentIndex:
+        """Load a saved index after checking its signature (this install's key, or ``key``) and that it was
+        built with ``embedder``."""
         index = cls(embedder, **kwargs)
-        got = read_signed(Path(folder), _INDEX_FILES, index._signing_key())
+        got = read_signed(Path(folder), _INDEX_FILES, key or index._signing_key())
         if isinstance(got, str):
             raise IndexCorruptError(
                 f"{folder}: index failed its signature check ({got}); delete the folder and index the "

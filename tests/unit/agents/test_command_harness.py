@@ -63,9 +63,11 @@ async def test_exit_code_is_kept_and_is_an_error(tmp_path: Path) -> None:
 
 
 async def test_wall_clock_kills_the_whole_group(tmp_path: Path) -> None:
+    # the grandchild is found by its arguments: the agent's own PIDs are its namespace's, not this one's
+    naptime = f"60.{time.time_ns() % 10**9}"
     code = (
-        "import subprocess, sys, time; p = subprocess.Popen(['sleep', '60']); "
-        "open('child.pid', 'w').write(str(p.pid)); print('started', flush=True); time.sleep(60)"
+        f"import subprocess, sys, time; p = subprocess.Popen(['sleep', '{naptime}']); "
+        "print('started', flush=True); time.sleep(60)"
     )
     started = time.monotonic()
     r = await get_harness("command", template=f'{PY} -c "{code}"').run(
@@ -73,17 +75,24 @@ async def test_wall_clock_kills_the_whole_group(tmp_path: Path) -> None:
     )
     assert r.cut_off == "wall_clock" and r.error is None and r.answer == "started"
     assert time.monotonic() - started < 8
-    child = int((tmp_path / "child.pid").read_text())
     time.sleep(0.2)
-    assert _gone(child)  # the grandchild went with the group
+    assert _running(["sleep", naptime]) == []  # the grandchild went with the group
 
 
-def _gone(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return True
-    return state in ("Z", "X")  # killed, waiting for init to reap it
+def _running(argv: list[str]) -> list[int]:
+    """Live (not zombie) processes of this PID namespace running exactly ``argv``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and (proc / "cmdline").read_bytes().split(b"\0")[:-1] == [
+                a.encode() for a in argv
+            ]:
+                state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                if state not in ("Z", "X"):  # killed, waiting for init to reap it
+                    found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
 
 
 @pytest.mark.parametrize(

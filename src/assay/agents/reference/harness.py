@@ -24,6 +24,7 @@ from typing import Any
 from assay.agents._cliproc import summarize
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, Route, RunSpec
+from assay.agents._pidns import own_pids
 from assay.agents._workdir import PathRefused, Workdir
 from assay.agents.record import NOT_OFFERED, AgentResult, CutOff, ToolCallRecord, TranscriptEntry
 from assay.agents.reference._mcp import McpHub, load_mcp_servers
@@ -36,6 +37,8 @@ from assay.models import ChatModel, Message, Tool, ToolCall, Usage, get_model
 
 __all__ = ["ReferenceHarness"]
 
+#: the MCP server name the scenario's world (these tools, served by ``assay.agents.world``) goes by
+WORLD_SERVER = "assay"
 #: every tool the agent can run: its own and the memory store's
 ALL_TOOLS: dict[str, ToolSpec] = {**TOOLS, **MEMORY_TOOLS}
 
@@ -214,19 +217,7 @@ class ReferenceHarness(Harness):
         await self._start_mcp(workdir)
         session_id, messages = self._session(spec.session_id)
         messages.append(Message("user", prompt))
-        ctx = ToolContext(
-            workdir=workdir,
-            env=run_env(spec, toolchain=self.toolchain),
-            deadline=deadline,
-            output_cap=self.output_cap,
-            shell_timeout_s=self.shell_timeout_s,
-            test_timeout_s=self.test_timeout_s,
-            python=self.python,
-            wrap=self._fence(spec, workdir) if spec.fence else None,
-            code_search=self.code_search,
-            documents=self.documents,
-            memory=None if self.memory is None else MemoryTurn(self.memory, prompt, session_id),
-        )
+        ctx = self._context(spec, workdir, deadline, prompt, session_id)
         result = AgentResult(harness=self.name, session_id=session_id)
         usage = Usage()
         cut_off: CutOff | None = None
@@ -281,6 +272,33 @@ class ReferenceHarness(Harness):
         result.elapsed_s = time.monotonic() - t0
         return result
 
+    def _context(
+        self, spec: RunSpec, workdir: Workdir, deadline: float | None, prompt: str, session_id: str
+    ) -> ToolContext:
+        return ToolContext(
+            workdir=workdir,
+            env=run_env(spec, toolchain=self.toolchain),
+            deadline=deadline,
+            output_cap=self.output_cap,
+            shell_timeout_s=self.shell_timeout_s,
+            test_timeout_s=self.test_timeout_s,
+            python=self.python,
+            wrap=self._fence(spec, workdir) if spec.fence else _own_pids,
+            code_search=self.code_search,
+            documents=self.documents,
+            memory=None if self.memory is None else MemoryTurn(self.memory, prompt, session_id),
+        )
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], spec: RunSpec, prompt: str = "", session_id: str = ""
+    ) -> tuple[ToolCallRecord, str]:
+        """Run one offered tool for a caller outside the agent's loop (the scenario's world served over MCP):
+        its record and the text the caller is shown. ``prompt`` is the user's message a memory call is
+        grounded in."""
+        t0 = time.monotonic()
+        ctx = self._context(spec, Workdir(spec.workdir), None, prompt, session_id)
+        return await self._call_tool(ctx, ToolCall(id=uuid.uuid4().hex, name=name, arguments=arguments), t0)
+
     def has_session(self, session_id: str) -> bool:
         """Whether this harness holds the conversation ``session_id`` (a turn may continue it)."""
         return session_id in self._sessions
@@ -309,7 +327,11 @@ class ReferenceHarness(Harness):
             async def via_mcp(*_: Any, **__: Any) -> ToolOutcome:
                 return await hub.call(name, arguments)
 
-            spec = ToolSpec(name, "mcp", hub.tools[name].parameters, via_mcp)
+            tool = hub.tools[name]
+            # a tool of the scenario's world served over MCP keeps its kind (documents, memory, shell, ...)
+            own = ALL_TOOLS.get(tool.tool) if tool.server == WORLD_SERVER else None
+            kind = own.kind if own is not None else "mcp"
+            spec = ToolSpec(name, kind, tool.parameters, via_mcp)
         outcome: ToolOutcome
         if spec is None:
             offered = ", ".join(t.name for t in self.tools)
@@ -323,7 +345,8 @@ class ReferenceHarness(Harness):
             left = None if ctx.deadline is None else max(0.0, ctx.deadline - time.monotonic()) + TOOL_GRACE_S
             try:
                 # an MCP server checks its own arguments (its schemas go beyond check_arguments')
-                args = dict(call.arguments) if spec.kind == "mcp" else check_arguments(spec, call.arguments)
+                over_mcp = self.mcp is not None and call.name in self.mcp.tools
+                args = dict(call.arguments) if over_mcp else check_arguments(spec, call.arguments)
                 outcome = await asyncio.wait_for(spec.fn(ctx, **args), timeout=left)
             except PathRefused as exc:
                 outcome = ToolOutcome(str(exc), status=str(exc))
@@ -347,6 +370,11 @@ class ReferenceHarness(Harness):
             test_counts=outcome.test_counts,
         )
         return record, outcome.text
+
+
+def _own_pids(argv: list[str], env: dict[str, str]) -> list[str]:
+    """Unfenced, a command still runs in its own PID namespace: the eval's processes stay out of sight."""
+    return own_pids(argv)
 
 
 def _summary(text: str) -> str:

@@ -48,8 +48,11 @@ class AttemptPlan:
     limits: Limits = field(default_factory=Limits)
     #: the model the agent must have run (``--agent-model``); None: not checked
     agent_model: str | None = None
-    #: copy the setup documents into ``<workdir>/documents/`` (harnesses without a documents tool)
+    #: copy the setup documents into ``<workdir>/documents/`` for a harness that does not take the world
+    #: (:attr:`~assay.agents.Harness.takes_world`); one that does gets documents and memory over MCP
     copy_documents: bool = False
+    #: the embedder spec the documents index and memory store are built with (the world server reopens them)
+    world_embedder: str | None = None
     #: options of every simulator / judge call (a cap on tokens: a weak model can ramble to its context's end)
     simulator_options: dict[str, Any] | None = None
     judge_options: dict[str, Any] | None = None
@@ -144,6 +147,8 @@ def _failed_in_code(
 async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
     """Attempt ``plan.scenario`` once; raises InfraError on an outage of any role (the run stops)."""
     from assay.evals.agent._conversation import RunningCost, converse
+    from assay.evals.agent._end_state import end_state_checks
+    from assay.evals.agent._external import serve_world
     from assay.evals.agent._judge_view import JudgeView, judge_view
     from assay.evals.agent._setup import prepare
     from assay.evals.agent._simulator import Simulator
@@ -167,6 +172,7 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
         ctx.partial_details = record.model_dump(mode="json")
 
     judging = False
+    as_files = False  # the documents given as files: a read of them is the documents kind
     with tempfile.TemporaryDirectory(prefix=f"assay-agent-{scenario.id[:40]}-") as tmp:
         workdir = Path(tmp) / "work"
         workdir.mkdir()
@@ -174,22 +180,32 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
             # the memory store lives beside the workdir, never in it (the agent must reach it only by its tools)
             prepared = prepare(scenario, workdir, plan.documents_dir, plan.embedder, memory_root=Path(tmp))
             try:
-                if plan.copy_documents:
-                    _copy_documents(scenario, plan.documents_dir, workdir)
                 harness = plan.make_harness(prepared)
-
-                def spec_for() -> RunSpec:
-                    return RunSpec(workdir=workdir, limits=plan.limits, route=plan.route, fence=plan.fence)
-
+                as_files = plan.copy_documents and not harness.takes_world
+                if as_files:
+                    _copy_documents(scenario, plan.documents_dir, workdir)
                 try:
-                    turns, ended_by, agent_cost, sim_cost, model_ran = await converse(
-                        scenario,
-                        harness,
-                        Simulator(plan.simulator_model, generate_options=plan.simulator_options),
-                        spec_for,
-                        max_user_messages=plan.max_user_messages,
-                        cost=running,
-                    )
+                    async with serve_world(
+                        prepared, Path(tmp), plan.world_embedder, harness.takes_world
+                    ) as world:
+
+                        def spec_for() -> RunSpec:
+                            return RunSpec(
+                                workdir=workdir,
+                                limits=plan.limits,
+                                route=plan.route,
+                                fence=plan.fence,
+                                world=world,
+                            )
+
+                        turns, ended_by, agent_cost, sim_cost, model_ran = await converse(
+                            scenario,
+                            harness,
+                            Simulator(plan.simulator_model, generate_options=plan.simulator_options),
+                            spec_for,
+                            max_user_messages=plan.max_user_messages,
+                            cost=running,
+                        )
                 finally:
                     await harness.close()
             finally:
@@ -211,9 +227,10 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
                     usage=_roles_usage(cost),
                     metrics=_metrics([], turns, cost),
                 )
-            checks = run_checks(scenario, turns, plan.copy_documents)
+            # the workdir as the conversation left it: read now, once the agent is done
+            checks = run_checks(scenario, turns, as_files) + end_state_checks(scenario, workdir)
             record.checks = checks
-            record.not_measured = check_tools(scenario, turns, plan.copy_documents)[1]
+            record.not_measured = check_tools(scenario, turns, as_files)[1]
             broke = next((t for t in turns if t.agent_error), None)
             if broke is not None:
                 record.failed_turn = broke.index
@@ -252,7 +269,8 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
             # ... unless a code check already failed on what the agent did: then FAIL, the problem beside it
             so_far = list(running.turns)
             if not judging:
-                checks = run_checks(scenario, so_far)
+                checks = run_checks(scenario, so_far, as_files)
+                checks += end_state_checks(scenario, workdir) if so_far else []
             decided = decided_in_code(checks, None if judging else len(so_far))
             if decided:
                 partial = ScenarioRecord.model_validate(ctx.partial_details)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.agents import Limits
+from assay.agents.fence import unfenced_note
 from assay.errors import ConfigError
 from assay.evals._harnessed import LOCAL_CTX_SIZE, model_options
 from assay.evals._suite_id import suite_version
@@ -20,6 +21,7 @@ from assay.evals.agent._defaults import (
     FULL_MODEL,
     MAX_TOKENS,
     PR_EMBEDDER,
+    PR_HARNESSES,
     PR_MODEL,
 )
 from assay.evals.agent._health_moves import TierMoves
@@ -160,9 +162,10 @@ class AgentBenchmark(Benchmark):
                 raise ConfigError(
                     f"{', '.join(given)} apply to --suite full (pr plays every role from the scenario scripts)"
                 )
-            if self.harness_name != DEFAULT_HARNESS:
+            if self.harness_name not in PR_HARNESSES:
                 raise ConfigError(
-                    f"--harness {self.harness_name}: pr runs the scripted reference agent; use --suite full"
+                    f"--harness {self.harness_name}: pr runs the scripted agent through "
+                    f"{', '.join(PR_HARNESSES)} (the scripted external agent for the last two); use --suite full"
                 )
             if self.options.allow_self_judge:
                 raise ConfigError("--allow-self-judge applies to --suite full (pr's roles are scripted)")
@@ -261,6 +264,7 @@ class AgentBenchmark(Benchmark):
                 "harness": self.harness_name,
                 "embedder": embedder,
                 "fence": self.options.fence,
+                "pid_isolation": unfenced_note(self.options.fence),
                 "judge_constrained": self._judge_constrained(),
                 "max_tokens": {**MAX_TOKENS, "agent": self._caps()[2]},
                 "max_steps": self._caps()[0],
@@ -344,7 +348,17 @@ class AgentBenchmark(Benchmark):
         agent, simulator, judge = self._role_specs()
         embedder = self._embedder
         route = None
-        if self._suite == "pr":
+        if self._suite == "pr" and self.harness_name != DEFAULT_HARNESS:
+            from assay.evals.agent._external import scripted_external_harness
+
+            assert scenario.script is not None
+            replies = [r for turn in scenario.script.agent for r in turn]
+            name = self.harness_name
+
+            def make(prepared: Any) -> Any:
+                return scripted_external_harness(name, replies, prepared.workdir.parent / "scripted-agent")
+
+        elif self._suite == "pr":
             from assay.agents import ReferenceHarness
 
             assert scenario.script is not None
@@ -385,6 +399,7 @@ class AgentBenchmark(Benchmark):
             fence=self.options.fence,
             agent_model=self.options.agent_model,
             copy_documents=self._suite == "full" and self.harness_name != DEFAULT_HARNESS,
+            world_embedder=PR_EMBEDDER if self._suite == "pr" else FULL_EMBEDDER,
             judge_constrained=self._judge_constrained(),
             limits=Limits(**self._agent_limits()),
             max_user_messages=self._caps()[1],

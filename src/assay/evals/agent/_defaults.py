@@ -7,6 +7,9 @@ FULL_MODEL = "local/smollm2"
 #: what ``pr``'s scripted roles are recorded as
 PR_MODEL = "scripted:scenario-scripts"
 DEFAULT_HARNESS = "reference"
+#: the harnesses pr drives the scenario scripts through: the reference agent on the scripted model, and the
+#: scripted external agent as a command reaching the tools over MCP and as Claude Code's stream-json
+PR_HARNESSES = ("reference", "command", "claude-code")
 PR_EMBEDDER, FULL_EMBEDDER = "hash", "local"
 #: the most tokens one call of each role may write (the reference agent's answers, the simulated user's message,
 #: the judge's JSON): generous for a strong model, and a stop for a weak one that rambles to its context's end

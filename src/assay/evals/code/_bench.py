@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from assay.agents import RunSpec
+from assay.agents.fence import unfenced_note
 from assay.errors import ConfigError
 from assay.evals._harnessed import HarnessBroke, HarnessedOptions, agent_broke, run_agent_once
 from assay.evals._suite_id import suite_version
@@ -144,6 +145,7 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
             extra={
                 "harness": self.harness_name,
                 "fence": self.options.fence,
+                "pid_isolation": unfenced_note(self.options.fence),
                 "full_access": self.options.full_access,
                 "agent_limits": self.limits().model_dump(),
                 "route": "gateway" if self._suite == "full" else "scripted, in process",

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.agents import RunSpec
+from assay.agents.fence import unfenced_note
 from assay.errors import ConfigError
 from assay.evals._harnessed import (
     LOCAL_CTX_SIZE,
@@ -168,6 +169,7 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
             extra={
                 "harness": self.harness_name,
                 "fence": self.options.fence,
+                "pid_isolation": unfenced_note(self.options.fence),
                 "full_access": self.options.full_access,
                 "agent_limits": self.limits().model_dump(),
                 "agent_max_tokens": self.options.agent_max_tokens or AGENT_MAX_TOKENS,

@@ -11,6 +11,7 @@ read only in the judge step; it never decides the pass.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import shutil
@@ -86,24 +87,6 @@ def choose(given: Chosen | Mapping[str, Any]) -> list[SwebenchInstance]:
     return select_instances(load_instances(path), ids, sample=sample, seed=options.seed or 0)
 
 
-def require_cached(instances: list[SwebenchInstance], mirrors: str | None, cache: Path) -> None:
-    """Under ``--offline`` every base commit fetched from GitHub must already be in its bare cache (a
-    ``--repo-source`` mirror is local): else a one-line error naming the cache, before anything runs."""
-    from assay.evals._isolate import cache_repo, has_commit
-    from assay.evals.tasks._swebench_grade import repo_source
-
-    for inst in instances:
-        source = repo_source(inst.repo, Path(mirrors) if mirrors else None)
-        if "://" not in source:
-            continue
-        bare = cache_repo(source, cache)
-        if not has_commit(bare, inst.base_commit):
-            raise ConfigError(
-                f"--offline: {inst.repo} {inst.base_commit[:12]} ({inst.instance_id}) is not in the repository "
-                f"cache {bare}; run once without --offline, or give --repo-source DIR"
-            )
-
-
 class SwebenchSuite(TasksSuiteKind):
     """The ``swebench`` suite of ``eval tasks``."""
 
@@ -136,8 +119,6 @@ class SwebenchSuite(TasksSuiteKind):
         if not self._opt("no_evaluate"):  # an official grader without Docker stops here, before anything runs
             self.grader = resolve_grader(str(self._opt("grader") or "auto"))
         chosen = choose(self.bench.options)
-        if self._opt("offline"):
-            require_cached(chosen, self._opt("repo_source"), swebench_root(self.bench.options) / "repo-cache")
         self.instances = {i.instance_id: i for i in chosen}
         cases = [
             Case(id=i.instance_id, category=i.repo, input={"instance": i.instance_id}, tags=["swebench"])
@@ -211,7 +192,11 @@ class SwebenchSuite(TasksSuiteKind):
             try:
                 source = repo_source(inst.repo, Path(mirrors) if mirrors else None)
                 repo = await asyncio.to_thread(
-                    isolated_checkout, source, inst.base_commit, place / "repo", root / "repo-cache"
+                    functools.partial(isolated_checkout, offline=bool(self._opt("offline"))),
+                    source,
+                    inst.base_commit,
+                    place / "repo",
+                    root / "repo-cache",
                 )
             except (ConfigError, InfraError) as exc:  # this instance is not run; the others go on
                 details["reason"] = checkout_problem(exc)
@@ -275,6 +260,7 @@ class SwebenchSuite(TasksSuiteKind):
             specs=load_repo_specs(Path(specs) if specs else None) if self.grader == "local" else {},
             cache=swebench_root(self.bench.options) / "repo-cache",
             docker_platform=self.platform,
+            offline=bool(self._opt("offline")),
         )
 
     def _validation(self, inst: SwebenchInstance) -> Validation:
@@ -389,8 +375,6 @@ def grade_run_dir(
     platform = check_platform(options.docker_platform)
     refold = run_dir is not None and _check_refold(run_dir, grader)
     merged, rounds, instances = grading_selection(run_dir, given)
-    if merged.offline:
-        require_cached(instances, merged.repo_source, swebench_root(merged) / "repo-cache")
     mirrors, specs = merged.repo_source, merged.repo_specs
     verdicts: list[Verdict] = []
     graded: list[tuple[Verdict, str]] = []  # each model verdict with the patch it graded
@@ -407,6 +391,7 @@ def grade_run_dir(
             repo_specs=Path(specs) if specs else None,
             repo_cache=swebench_root(merged) / "repo-cache",
             docker_platform=platform,
+            offline=bool(merged.offline),
             found=found,
         )
         verdicts += got

@@ -246,6 +246,7 @@ def _local(
     work: Path,
     specs: dict[str, Any],
     cache: Path,
+    offline: bool = False,
 ) -> Verdict:
     from assay.errors import InfraError
     from assay.evals._isolate import checkout_problem, isolated_checkout
@@ -258,7 +259,9 @@ def _local(
         tmp = Path(tempfile.mkdtemp(prefix="grade-", dir=work))
         try:
             try:
-                repo_dir = isolated_checkout(source, instance.base_commit, tmp / "repo", cache)
+                repo_dir = isolated_checkout(
+                    source, instance.base_commit, tmp / "repo", cache, offline=offline
+                )
             except (ConfigError, InfraError) as exc:  # this instance only: the others are graded
                 raise NotBuildable(checkout_problem(exc)) from exc
             entry = grade_local(instance, patch, repo_dir, spec, work / "envs", out_dir)
@@ -293,6 +296,8 @@ class Grading:
     specs: dict[str, Any] = field(default_factory=dict)
     cache: Path | None = None
     docker_platform: str = DEFAULT_PLATFORM
+    #: --offline: a checkout whose commit is not cached from a remote source is not run (never fetched)
+    offline: bool = False
 
     def one(self, inst: SwebenchInstance, kind: Kind, patch: str) -> Verdict:
         if self.grader == "official":
@@ -305,7 +310,7 @@ class Grading:
 
             return Verdict(inst.instance_id, "local", kind, "not_run", reason=checkout_problem(exc))
         cache = self.cache or self.work / "repo-cache"  # the bare caches the checkouts are made from
-        return _local(inst, patch, kind, source, self.work / "local", self.specs, cache)
+        return _local(inst, patch, kind, source, self.work / "local", self.specs, cache, self.offline)
 
 
 def write_grades(

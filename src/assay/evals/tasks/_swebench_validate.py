@@ -200,6 +200,7 @@ def grade_instances(
     repo_specs: Path | None = None,
     repo_cache: Path | None = None,
     docker_platform: str | None = None,
+    offline: bool = False,
     found: list[Validation] | None = None,
 ) -> list[Verdict]:
     """Grade ``patches[instance_id]`` (a missing one is not run) with ``grader`` (``official``/``local``, see
@@ -217,6 +218,7 @@ def grade_instances(
         specs=load_repo_specs(repo_specs) if grader == "local" else {},
         cache=repo_cache,
         docker_platform=docker_platform or DEFAULT_PLATFORM,
+        offline=offline,
     )
     verdicts: list[Verdict] = []
     for inst in instances:

@@ -165,21 +165,58 @@ def test_agent_patch_holds_new_files_and_applies(tmp_path: Path) -> None:
     assert (clone / "pkg" / "new.py").read_text() == "y = 3\n" and (clone / "a.py").read_text() == "x = 2\n"
 
 
-def test_offline_needs_every_base_commit_in_the_repository_cache(tmp_path: Path) -> None:
-    from assay.evals.tasks._swebench import require_cached
+def test_offline_an_uncached_base_commit_is_not_run_and_never_fetched(tmp_path: Path) -> None:
+    from assay.evals._isolate import isolated_checkout
+    from assay.evals.tasks._swebench_validate import grade_instances
 
     (inst,) = load_instances(_jsonl(tmp_path / "d.jsonl", [_row(1)]))
-    with pytest.raises(ConfigError) as err:
-        require_cached([inst], None, tmp_path / "cache")  # GitHub, not cached: refused, nothing fetched
-    message = str(err.value)
-    assert message.startswith(
-        f"--offline: org/r1 {'0' * 12} (org__r1-1) is not in the repository cache {tmp_path}"
+    specs = {
+        "org/r1": {
+            inst.version: {
+                "python": "3",
+                "install": "true",
+                "test_cmd": "true",
+                "log_parser": "parse_log_pytest",
+            }
+        }
+    }
+    (tmp_path / "specs.json").write_text(json.dumps(specs))
+    # GitHub, not cached: this instance is not run (the others would be), and nothing is asked of the network
+    (v,) = grade_instances(
+        [inst], {inst.instance_id: "x"}, "local", tmp_path / "grade", repo_specs=tmp_path / "specs.json",
+        repo_cache=tmp_path / "cache", offline=True,
+    )  # fmt: skip
+    assert v.status == "not_run"
+    assert (
+        f"the checkout cannot be built: --offline: https://github.com/org/r1.git {'0' * 12} is not in the repository cache {tmp_path}"
+        in v.reason
     )
-    assert "\n" not in message
+    assert "could not fetch" not in v.reason
+    # a local mirror needs no network: --offline fetches from it
     mirror = tmp_path / "mirrors" / "org__r1"
     mirror.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(mirror)], check=True)
-    require_cached([inst], str(tmp_path / "mirrors"), tmp_path / "cache")  # a local mirror needs no network
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(mirror),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "x",
+        ],
+        check=True,
+    )
+    head = subprocess.run(
+        ["git", "-C", str(mirror), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    assert isolated_checkout(mirror, head, tmp_path / "co", tmp_path / "cache", offline=True).is_dir()
 
 
 def test_an_official_report_json_reads_back_into_a_verdict() -> None:
