@@ -261,8 +261,9 @@ class CommandHarness(Harness):
                     raise ConfigError(
                         "--fence: the scenario's tools over MCP are not served inside the fence"
                     )
+                stdio = bool(self.preset and self.preset.codex_mcp)  # Codex is given a command to start
                 config = spec.world.mcp_config(
-                    output_dir / "mcp.json", prompt=prompt, log=output_dir / WORLD_LOG
+                    output_dir / "mcp.json", prompt=prompt, log=output_dir / WORLD_LOG, stdio=stdio
                 )
             argv = self.argv(prompt, spec, output_dir, program, config)
             if spec.fence:

@@ -386,6 +386,8 @@ class ClaudeCodeHarness(Harness):
         retries = {"CLAUDE_CODE_MAX_RETRIES": str(int(self.options.get("max_retries", 0)))}
         env = run_env(spec, home=self._home.name, extra=retries)
         env |= {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
+        if config is not None:  # the world's tools are there from the first turn (else: "still connecting")
+            env["MCP_CONNECTION_NONBLOCKING"] = "false"
         if spec.fence:
             from assay.agents.fence import fence_argv
 

@@ -56,7 +56,7 @@ async def test_the_reference_agent_reaches_the_world_through_the_sdk_client_with
             for c in r.get("tool_calls") or [{}]
         ]
     )
-    harness = ReferenceHarness(model=model, tools=["read_file"], mcp_servers={WORLD_SERVER: world.server()})
+    harness = ReferenceHarness(model=model, tools=["read_file"], mcp_servers={WORLD_SERVER: world.stdio()})
     try:
         result = await harness.run("How many vacation days?", RunSpec(workdir=world.workdir))
     finally:
