@@ -22,6 +22,7 @@ from assay.runs.rundir import JOURNAL, META, new_run_dir, write_model
 #: the tools ``assay import`` reads -> the reader of their result (imported when used)
 READERS: dict[str, str] = {
     "inspect": "assay.imports._inspect:read_inspect",
+    "swebench": "assay.imports._swebench:read_swebench",
 }
 TOOLS: tuple[str, ...] = tuple(READERS)
 
