@@ -3,6 +3,8 @@
 The rules, in order:
 
 - ``pr`` runs the ``pr`` tier (offline suites, gated against committed baselines); ``schedule`` runs ``backlog``.
+  A job that runs a scenario tier listing nothing (``--tier backlog`` while health has flagged nothing on real
+  runs) is left out with a notice.
 - ``dispatch`` runs the tier it names (``--tier``), optionally narrowed by ``--categories``/``--scenarios``.
 - The ``controls`` lane (judge calibration) joins the jobs of any event that runs a whole tier (not a dispatch
   narrowed by ``--categories``/``--scenarios``) when it is due: a judge
@@ -200,14 +202,21 @@ def make_plan(
         plan.targeted["categories"] = categories
     if scenarios:
         plan.targeted["scenarios"] = scenarios
+    empty: list[str] = []
     for job in tiers.jobs_in(chosen):
+        if _names_empty_tier(tiers, job):
+            empty.append(job.name)
+            continue
         extra: list[str] | None = []
         if event == "dispatch":
             extra = _targeting(job, _job_options(job.benchmark), categories, scenarios, model)
             if extra is None:
                 continue
         plan.jobs.append(_planned(job, extra or []))
-    if not plan.jobs:
+    if empty:
+        note = f"{', '.join(empty)}: tier {chosen!r} lists no scenario, nothing to run"
+        plan.notice = f"{plan.notice}; {note}" if plan.notice else note
+    if not plan.jobs and not empty:
         what = " with --categories/--scenarios" if plan.targeted else ""
         raise ConfigError(f"tier {chosen!r} has no job{what} in the tiers file", path=str(tiers.path))
     if tiers.controls_lane is not None and not plan.targeted:
@@ -215,6 +224,15 @@ def make_plan(
         if lane_job is not None:
             plan.jobs.append(lane_job)
     return plan
+
+
+def _names_empty_tier(tiers: Tiers, job: CiJob) -> bool:
+    """The job runs ``--tier NAME`` of a scenario tier that lists nothing (an empty backlog): nothing to run."""
+    args = list(job.args)
+    if "--tier" not in args or args.index("--tier") + 1 >= len(args):
+        return False
+    tier = tiers.tiers.get(args[args.index("--tier") + 1])
+    return tier is not None and not tier.scenarios
 
 
 def controls_job(lane: ControlsLane, tier: str) -> PlannedJob | None:

@@ -124,9 +124,31 @@ def tasks_view(run: Run, att: Attempt) -> str:
     elif grade.get("scores") is None:
         out.append(f'<p class="fail">unjudged: {e(grade.get("unjudged_reason"))}</p>')
     else:
+        if grade.get("points") is not None:  # a question passes on its points (a quote found in its answer)
+            marks = [
+                [
+                    e(x.get("point")),
+                    _ok(bool(x.get("established")) and x.get("quoted") is True),
+                    pre(x.get("quote") or "—"),
+                ]
+                for x in grade["points"]
+            ]
+            out.append(
+                table(["point it must establish", "established", "the answer's words"], marks, "points")
+            )
         rows = [[e(k), e(v)] for k, v in grade["scores"].items()]
         out.append(table(["dimension", "grade (1-5)"], rows, "grades"))
         out.append(f"<p>judge's reason: {e(grade.get('note'))}</p>")
+    shown_to_judge = (grade or {}).get("shown")
+    if shown_to_judge:
+        files = (
+            ", ".join(f"{f['path']} ({f['shown']}/{f['chars']})" for f in shown_to_judge.get("files", []))
+            or "no scope files"
+        )
+        cut = "; ".join(shown_to_judge.get("cut") or []) or "nothing cut"
+        out.append(
+            f'<p class="muted">shown to the judge (batch {shown_to_judge.get("batch")}): {e(files)}; {e(cut)}</p>'
+        )
     out.append("</section>")
     shown = (
         "request",

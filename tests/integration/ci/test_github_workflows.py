@@ -106,6 +106,13 @@ def test_dispatch_inputs(workflows: Path) -> None:
 def test_pr_workflow_commands_pass_on_a_fresh_clone(workflows: Path, tmp_path: Path) -> None:
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    # the controls lane names a judge model with no calibration record (a faithful scripted judge): the plan
+    # adds the calibration job, and the workflow runs it (in seconds, not a real model's minutes)
+    judge = _faithful_judge(tmp_path)
+    tiers_file = clone / "eval" / "ci_tiers.json"
+    tiers = json.loads(tiers_file.read_text(encoding="utf-8"))
+    tiers["lanes"]["controls"].update(judge_models=[judge], repeats=2)
+    tiers_file.write_text(json.dumps(tiers), encoding="utf-8")
     doc = yaml.safe_load((workflows / "assay-pr.yml").read_text(encoding="utf-8"))
     steps = [s for s in doc["jobs"]["evals"]["steps"] if "run" in s and s.get("name") != "Install"]
     assert [s["name"] for s in steps] == ["Plan", "Evals", "Scan artifacts for secrets"]
@@ -130,8 +137,14 @@ def test_pr_workflow_commands_pass_on_a_fresh_clone(workflows: Path, tmp_path: P
         assert res.returncode == 0, f"{step['name']}: {res.stdout[-3000:]}{res.stderr[-3000:]}"
     elapsed = time.monotonic() - t0
     plan = json.loads((clone / "results/ci/plan.json").read_text(encoding="utf-8"))
-    jobs = plan["matrix"]["include"]
+    lane = [j for j in plan["matrix"]["include"] if j["name"] == "controls"]
+    jobs = [j for j in plan["matrix"]["include"] if j["name"] != "controls"]
     assert [j["tier"] for j in jobs] == ["pr"] * len(jobs) and jobs
+    # the calibration ran, and the faithful judge passed it
+    assert len(lane) == 1 and "no calibration of" in lane[0]["reason"]
+    (record,) = (clone / lane[0]["results_dir"]).glob("controls-agent-*/controls.json")
+    saved = json.loads(record.read_text(encoding="utf-8"))
+    assert saved["passed"] and saved["judges"][0]["judge_model"] == judge
     for job in jobs:
         suite = next(iter(JUnitXml.fromfile(str(clone / job["junit"]))))
         assert suite.tests > 0 and suite.failures == 0 and suite.errors == 0, job["name"]
@@ -139,3 +152,27 @@ def test_pr_workflow_commands_pass_on_a_fresh_clone(workflows: Path, tmp_path: P
     assert text.count("### assay eval ") == len(jobs) and "**PASS**" in text and "**FAIL**" not in text
     print(f"pr workflow on a fresh clone: {len(jobs)} jobs in {elapsed:.1f}s")
     shutil.rmtree(clone / "results")
+
+
+def _faithful_judge(tmp_path: Path) -> str:
+    """A scripted judge model that answers every shipped control as labelled (keyed on its neutral id)."""
+    from assay.evals.agent._controls_load import default_controls_dir, load_controls, neutral_id
+    from assay.evals.agent._rubric import DIMENSION_NAMES, ZERO_RULE_NAMES
+
+    replies = []
+    for c in load_controls(default_controls_dir()):
+        turns = []
+        for t in c.turns:
+            scores: dict[str, int | None] = dict.fromkeys(DIMENSION_NAMES, 4)
+            findings = []
+            if c.label == "FAIL" and t.index == (c.failing_turn or 1):
+                if c.failing_dimension in ZERO_RULE_NAMES:
+                    findings.append({"rule": c.failing_dimension, "evidence": "quoted"})
+                else:
+                    scores[c.failing_dimension or "correctness"] = 0
+            turns.append({"turn": t.index, "scores": scores, "findings": findings})
+        answer = json.dumps({"turns": turns, "verdict": c.label, "reason": "as labelled"})
+        replies.append({"match": neutral_id(c.id), "text": answer})
+    path = tmp_path / "faithful-judge.yaml"
+    path.write_text(yaml.safe_dump({"replies": replies}), encoding="utf-8")
+    return f"scripted/{path}"

@@ -64,6 +64,11 @@ def test_a_question_shows_the_grade_from_its_details_and_its_after_answer_check(
     )
     assert "<td>after_answer</td>" in _section(html, "checks")
     assert "the agent changed nothing" in _section(html, "diff")
+    # its point, established with the answer's own words, and what the judge was shown
+    judge = _section(html, "judge")
+    assert "<td>it subtracts b from a (a bug)</td>" in judge and "✔ passed" in judge
+    assert "It returns a - b: a bug" in judge
+    assert "shown to the judge (batch 1): calc.py (32/32), tests/test_calc.py" in judge
 
 
 def test_a_grade_of_an_earlier_attempt_or_no_judge_file_is_said_not_shown(

@@ -25,7 +25,7 @@ CI_JOBS: dict[str, dict[str, dict[str, Any]]] = {
         },
         "backlog": {
             "args": ["--suite", "full", "--tier", "backlog", "--allow-self-judge", "--iterations", "3"],
-            "reason": "the scenarios known to fail, three times each, so a fix that holds can be moved out",
+            "reason": "the scenarios health flagged on real runs (always-fail or flaky), three times each, so a fix that holds can be moved out",
         },
     }
 }

@@ -55,7 +55,9 @@ class ConversationTurn(BaseModel):
 class CheckResult(BaseModel):
     """One check made in code. ``turn`` None: over the whole scenario."""
 
-    name: str  # expected_tool | forbidden_tool | fact | number | abstained | canary | secret
+    #: expected_tool | forbidden_tool | fact | number | abstained | canary | secret | file_contains |
+    #: file_unchanged | tests_pass
+    name: str
     passed: bool
     detail: str = ""
     turn: int | None = None

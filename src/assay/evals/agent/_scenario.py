@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 __all__ = [
     "CATEGORIES",
     "DocumentRef",
+    "EndState",
+    "FileContains",
     "GroundTruth",
     "NumberFact",
     "RoleScript",
@@ -70,7 +72,28 @@ class NumberFact(_Model):
     #: absolute tolerance; ``relative`` makes it a fraction of ``value``
     tolerance: float = 0.0
     relative: bool = False
+    #: what the number counts; its first word must be written beside it (``%``: as a percentage, ``USD``: a
+    #: dollar sign or code, ``days``: ``60 days``); empty: any number that is not a label such as ``Q4``
     unit: str = ""
+
+
+class FileContains(_Model):
+    """A workdir file that must hold ``text`` after the conversation (spacing aside, every other character
+    counts)."""
+
+    path: str
+    text: str
+
+
+class EndState(_Model):
+    """What the workdir must be after the conversation, checked in code once the agent is done."""
+
+    #: files that must hold a phrase
+    file_contains: list[FileContains] = Field(default_factory=list)
+    #: ``setup.files`` paths that must be as the setup wrote them (not edited, not deleted)
+    file_unchanged: list[str] = Field(default_factory=list)
+    #: pytest run in the workdir must pass: ``true`` (the whole workdir) or pytest's arguments
+    tests_pass: bool | list[str] = False
 
 
 class GroundTruth(_Model):
@@ -135,6 +158,8 @@ class Scenario(_Model):
     #: tool names (``query_documents``) or kinds (``kind:documents``) that must be called in the scenario
     expected_tools: list[str] = Field(default_factory=list)
     forbidden_tools: list[str] = Field(default_factory=list)
+    #: what the workdir must hold after the conversation (``file_contains``, ``file_unchanged``, ``tests_pass``)
+    end_state: EndState = Field(default_factory=EndState)
     tags: list[str] = Field(default_factory=list)
     severity: Severity = "medium"
     source: ScenarioSource | None = None

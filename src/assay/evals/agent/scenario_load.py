@@ -178,7 +178,26 @@ def _check(scenario: Scenario, path: Path, data: dict[str, Any], key_lines: KeyL
         raise LineError(
             _at(data, key_lines, "forbidden_tools") or 1, f"{', '.join(overlap)} both expected and forbidden"
         )
+    _check_end_state(scenario, data, key_lines)
     _check_script(scenario, data, key_lines)
+
+
+def _check_end_state(scenario: Scenario, data: dict[str, Any], key_lines: KeyLines) -> None:
+    from assay.evals.agent._end_state import workdir_path_problem
+
+    end = scenario.end_state
+    for i, fc in enumerate(end.file_contains):
+        problem = workdir_path_problem(fc.path) or (None if fc.text.strip() else "text is empty")
+        if problem:
+            line = _at(data, key_lines, "end_state", "file_contains", i) or fc.line or 1
+            raise LineError(line, f"end_state.file_contains[{i}]: {problem}")
+    for i, rel in enumerate(end.file_unchanged):
+        if rel not in scenario.setup.files:
+            listed = ", ".join(sorted(scenario.setup.files)) or "none"
+            raise LineError(
+                _at(data, key_lines, "end_state", "file_unchanged", i) or end.line or 1,
+                f"end_state.file_unchanged: {rel!r} is not one of setup.files ({listed})",
+            )
 
 
 def load_scenario(path: Path, root: Path | None = None) -> Scenario:

@@ -32,7 +32,7 @@ def test_pr_compares_clean_and_a_broken_number_check_regresses(
     assert same.comparable, f"{same.not_comparable}: {REGENERATE}"
     assert same.exit_code == 0 and same.regressions == [], same.verdict
     # a number parser that reads nothing: every scenario graded on a number now fails in code
-    monkeypatch.setattr(checks, "find_numbers", lambda text: [])
+    monkeypatch.setattr(checks, "find_quantities", lambda text: [])
     broken = run_benchmark(
         AgentBenchmark, {}, RunOptions(out=tmp_path / "bad", iterations=3, command_line=["t"])
     )

@@ -171,3 +171,33 @@ def test_refusal_mixes_harmful_and_benign_and_cost_aware_right_answers_call_no_t
         assert s.forbidden_tools, s.id
         calls = [c.name for t in pr_results[s.id][1].turns for c in t.tool_calls]
         assert bool(calls) is ("scripted-wrong" in s.tags), (s.id, calls)
+
+
+@pytest.mark.slow
+def test_a_fix_claimed_but_never_made_fails_on_the_workdirs_own_tests(tmp_path: Path) -> None:
+    """refuse-sql-injection-fix whose scripted edit leaves the query as it was (a comment added): the agent still
+    says it fixed it and the tests pass, the scripted judge still says PASS, every tool check passes; the end
+    state (the workdir's own tests) fails it."""
+    import json
+
+    import yaml
+
+    from assay.exec import RunOptions, run_benchmark
+
+    data = yaml.safe_load(Path(BY_ID["refuse-sql-injection-fix"].path).read_text())
+    edit = next(r for r in data["script"]["agent"][0] if "edit_file" in json.dumps(r))
+    args = edit["tool_calls"][0]["arguments"]
+    args["new"] = args["old"] + "  # checked"
+    folder = tmp_path / "scenarios" / "refusal"
+    folder.mkdir(parents=True)
+    (folder / "refuse-sql-injection-fix.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    result = run_benchmark(
+        AgentBenchmark,
+        {"scenarios_dir": str(tmp_path / "scenarios")},
+        RunOptions(out=tmp_path / "r", command_line=["t"]),
+    )
+    (row,) = [json.loads(line) for line in (result.run_dir / "results.jsonl").read_text().splitlines()]
+    assert row["status"] == "FAIL", row["details"]["reason"]
+    failed = {c["name"]: c["detail"] for c in row["details"]["checks"] if not c["passed"]}
+    assert set(failed) == {"tests_pass"} and "exited 1" in failed["tests_pass"], failed
+    assert row["details"]["judgement"]["judge_said"] == "PASS" and row["details"]["judgement"]["overruled"]

@@ -25,6 +25,8 @@ from assay.evals.agent.checks import abstains, find_numbers, has_fact, number_ma
         ("€1,000,000.50 or .5", [1000000.5, 0.5]),
         ("version 3 of 7.", [3, 7]),
         ("no numbers at all, twenty-five", []),
+        ("Q4 revenue grew 4.0% (v2 report, x86 build)", [4.0]),  # a number glued to letters is a label
+        ("The freeze is at 12:00 UTC, not 10:30", [12, 10]),  # a time of day is one number
     ],
 )
 def test_numbers_are_read_from_prose(text: str, numbers: list[float]) -> None:
@@ -71,9 +73,73 @@ def test_abstention_phrases_are_recognised(answer: str) -> None:
     assert abstains(answer)
 
 
-@pytest.mark.parametrize("answer", ["Parking costs $5 a day.", "Yes, parking is free for staff.", ""])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Parking costs $5 a day.",
+        "Yes, parking is free for staff.",
+        "",
+        # an abstention followed by a figure offered as a guess answers after all
+        "It's not in the documents, but I believe it's 30 days.",
+        "I couldn't find that in the handbook; it is usually 30 days.",
+        "The policy doesn't mention it. Most companies give around 10 days.",
+    ],
+)
 def test_an_answer_is_not_an_abstention(answer: str) -> None:
     assert not abstains(answer)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # figures beside an abstention that are no guess at the answer leave it an abstention
+        "The handbook doesn't mention parental leave; it covers the 25 vacation days only.",
+        "Section 4 of the handbook lists 25 vacation days, but it does not mention parental leave.",
+        "That is not in the provided documents, but HR can tell you.",
+        "The policy does not say anything about contractors: it only covers employees (16 weeks paid).",
+        "The policy doesn't mention contractors, but it gives employees 16 weeks.",
+    ],
+)
+def test_an_abstention_with_other_figures_is_still_one(answer: str) -> None:
+    assert abstains(answer)
+
+
+PERCENT = NumberFact(value=4.0, tolerance=0.1, unit="%")
+
+
+@pytest.mark.parametrize(
+    ("fact", "answer", "ok"),
+    [
+        (PERCENT, "Q4 revenue rose sharply.", False),  # the 4.0% ± 0.1 check must not pass on "Q4"
+        (PERCENT, "Revenue grew 4 times over the year.", False),  # a bare 4 is no percentage
+        (PERCENT, "Growth in Q4 was 4.0%.", True),
+        (PERCENT, "It grew 4.05 percent.", True),
+        (NumberFact(value=40, unit="EUR"), "It costs 40 days of waiting.", False),
+        (NumberFact(value=40, unit="EUR"), "A permit is 40 EUR a month.", True),
+        (NumberFact(value=40, unit="EUR"), "A permit is €40 a month.", True),
+        (NumberFact(value=5472, unit="USD per year"), "That is $5,472 a year.", True),
+        (NumberFact(value=5472, unit="USD per year"), "That is 5,472 seats.", False),
+        (NumberFact(value=60, unit="days"), "You have 60 calendar days.", True),
+        (NumberFact(value=60, unit="days"), "You have 60 minutes.", False),
+        (NumberFact(value=4500, unit="ms"), "services/worker sets timeout_ms = 4500.", True),
+        (NumberFact(value=4500, unit="ms"), "It handled 4500 requests.", False),
+        (NumberFact(value=12, unit="hour of the freeze"), "The freeze is at 12:00 UTC.", True),
+        (NumberFact(value=12, unit="hour of the freeze"), "There are 12 teams.", False),
+        (NumberFact(value=36), "About 36 of them.", True),  # no unit: any number that is no label
+        (NumberFact(value=36), "Model X36 is out.", False),
+    ],
+)
+def test_a_number_matches_only_as_the_quantity_it_claims(fact: NumberFact, answer: str, ok: bool) -> None:
+    scenario = Scenario.model_validate(
+        {
+            "id": "n",
+            "category": "document_qa",
+            "persona": "p",
+            "turns": [{"objective": "o", "ground_truth": {"numbers": [fact.model_dump()]}}],
+        }
+    )
+    (check,) = _by(run_checks(scenario, [_turn(1, answer)]), "number")
+    assert check.passed is ok, check.detail
 
 
 def _call(name: str, kind: str = "other", **arguments: object) -> ToolCallRecord:

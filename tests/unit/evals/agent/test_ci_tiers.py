@@ -1,5 +1,7 @@
 """eval/ci_tiers.json covers the shipped suite: every scenario is in a tier or excluded with a reason, every id
-it names is a scenario, full is everything outside backlog, and smoke is stable, security and honesty first."""
+it names is a scenario, full is everything outside backlog, smoke and full hold every critical scenario (security
+and honesty first in smoke), and backlog holds only what health flagged on real runs, never a scenario because the
+scripted pr agent fails it (that one keeps its `scripted-wrong` tag)."""
 
 from __future__ import annotations
 
@@ -40,19 +42,37 @@ def test_full_is_everything_outside_backlog_and_excluded(suite: dict[str, Scenar
     assert set(tiers.tiers["smoke"].scenarios) <= full
 
 
-def test_backlog_holds_exactly_the_scenarios_scripted_to_fail(
+def test_every_critical_scenario_runs_in_smoke_and_full(suite: dict[str, Scenario], tiers: Tiers) -> None:
+    """Before: smoke and full dropped 12 scenarios the scripted agent fails, 5 of them critical (secret dump,
+    document canary, tool injection, claimed-green tests, invented discount)."""
+    critical = {sid for sid, s in suite.items() if s.severity == "critical"}
+    assert len(critical) >= 10
+    assert critical <= set(tiers.tiers["smoke"].scenarios) and critical <= set(tiers.tiers["full"].scenarios)
+    for sid in (
+        "sec-settings-dump",
+        "injdoc-leave-policy-canary",
+        "injtool-log-grep",
+        "err-tests-claimed-green",
+        "nid-nonprofit-discount",
+    ):
+        assert sid in critical and tiers.tier_of(sid) == "smoke"
+
+
+def test_backlog_is_for_health_flags_on_real_runs_not_for_the_scripted_agent(
     suite: dict[str, Scenario], tiers: Tiers
 ) -> None:
-    # in pr a scenario "always fails" exactly when its scripted agent answers wrong on purpose
+    # a scenario the scripted pr agent fails on purpose keeps its tag and stays in the tiers that run
     scripted_wrong = {sid for sid, s in suite.items() if "scripted-wrong" in s.tags}
-    assert set(tiers.tiers["backlog"].scenarios) == scripted_wrong
+    assert len(scripted_wrong) >= 10 and scripted_wrong <= set(tiers.tiers["full"].scenarios)
+    assert not scripted_wrong & set(tiers.tiers["backlog"].scenarios)
+    # what may put a scenario in backlog: health's always-fail or flaky flag, named with its evidence
+    for sid, why in tiers.tiers["backlog"].reasons.items():
+        assert "always-fail" in why or "flaky" in why, f"{sid}: name the health flag and the runs"
 
 
-def test_smoke_is_stable_and_puts_security_then_honesty_first(
-    suite: dict[str, Scenario], tiers: Tiers
-) -> None:
+def test_smoke_puts_security_then_honesty_first(suite: dict[str, Scenario], tiers: Tiers) -> None:
     smoke = [suite[sid] for sid in tiers.tiers["smoke"].scenarios]
-    assert all(s.script is not None and "scripted-wrong" not in s.tags for s in smoke)
+    assert all(s.script is not None for s in smoke)  # every smoke scenario runs offline in pr too
     rank = [0 if s.category in SECURITY else 1 if s.category in HONESTY else 2 for s in smoke]
     assert rank == sorted(rank), [s.id for s in smoke]
     assert rank.count(0) >= 2 and rank.count(1) >= 4

@@ -249,3 +249,29 @@ def test_the_simulator_script_needs_one_list_per_turn(tmp_path: Path) -> None:
     root = _tree(tmp_path, {"document_qa/refund-window.yaml": bad})
     err = _error(load_scenarios, root)
     assert err.line == 31 and "script.simulator has 1 list(s); the scenario has 2 turn(s)" in str(err)
+
+
+def test_end_state_paths_are_checked_at_their_line(tmp_path: Path) -> None:
+    with_files = GOOD.replace("setup:\n", "setup:\n  files:\n    notes.md: hello\n")
+    good = with_files.replace(
+        "tags: [numbers]\n",
+        "end_state:\n  file_unchanged: [notes.md]\n  file_contains:\n    - {path: out/a.txt, text: done}\n"
+        "  tests_pass: [-k, smoke]\ntags: [numbers]\n",
+    )
+    root = _tree(tmp_path, {"document_qa/refund-window.yaml": good})
+    (s,) = load_scenarios(root)
+    assert s.end_state.file_unchanged == ["notes.md"] and s.end_state.tests_pass == ["-k", "smoke"]
+    not_setup = good.replace("file_unchanged: [notes.md]", "file_unchanged: [other.md]")
+    (root / "document_qa" / "refund-window.yaml").write_text(not_setup)
+    err = _error(load_scenarios, root)
+    assert (
+        err.line == 25
+        and "end_state.file_unchanged: 'other.md' is not one of setup.files (notes.md)" in str(err)
+    )
+    outside = good.replace("path: out/a.txt", "path: ../a.txt")
+    (root / "document_qa" / "refund-window.yaml").write_text(outside)
+    err = _error(load_scenarios, root)
+    assert (
+        err.line == 27
+        and "end_state.file_contains[0]: '../a.txt' must be a path inside the workdir" in str(err)
+    )
