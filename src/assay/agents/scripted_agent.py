@@ -31,6 +31,8 @@ from typing import Any
 
 __all__ = ["STEPS_CUT_OFF", "main"]
 
+#: Claude Code's answer to a call of a tool it was not given
+NO_SUCH_TOOL = "Error: No such tool available:"
 #: what it writes to stderr when ``--max-turns`` stopped it (the ``assay-world`` parser reads it)
 STEPS_CUT_OFF = "stopped: the step cap (--max-turns) was reached"
 
@@ -107,7 +109,13 @@ async def _replay(args: argparse.Namespace, prompt: str, out: _Out) -> tuple[str
                 ]
                 out.assistant(content)
                 for use in uses:
-                    body, failed = await session.call_tool(use["name"], use.get("arguments") or {})
+                    if out.stream and use["name"] not in await session.tools():  # as Claude Code answers it
+                        body, failed = (
+                            f"<tool_use_error>{NO_SUCH_TOOL} mcp__assay__{use['name']}</tool_use_error>",
+                            True,
+                        )
+                    else:
+                        body, failed = await session.call_tool(use["name"], use.get("arguments") or {})
                     block = {"type": "tool_result", "tool_use_id": use["id"], "content": body}
                     if failed:
                         block["is_error"] = True
@@ -122,6 +130,7 @@ class _Client:
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
         self.next_id = 0
+        self._tools: set[str] | None = None
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -139,6 +148,13 @@ class _Client:
                     raise RuntimeError(f"{method}: {answer['error'].get('message')}")
                 return dict(answer["result"])
 
+    async def tools(self) -> set[str]:
+        if self._tools is None:
+            self._tools = {
+                str(t.get("name")) for t in (await self.request("tools/list", {})).get("tools") or []
+            }
+        return self._tools
+
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
         result = await self.request("tools/call", {"name": name, "arguments": arguments})
         text = "\n".join(str(b.get("text", "")) for b in result.get("content") or [] if isinstance(b, dict))
@@ -151,6 +167,7 @@ class _HttpClient(_Client):
     def __init__(self, url: str) -> None:
         self.url = url
         self.next_id = 0
+        self._tools = None
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         self.next_id += 1

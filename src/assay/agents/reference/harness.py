@@ -358,7 +358,12 @@ class ReferenceHarness(Harness):
                 outcome = ToolOutcome(f"error: {type(exc).__name__}: {exc}", status="error")
         record = ToolCallRecord(
             name=call.name,
-            kind=spec.kind if spec is not None else "other",
+            # a tool it was not given keeps its kind: a try of a forbidden kind is caught whatever was offered
+            kind=spec.kind
+            if spec is not None
+            else ALL_TOOLS[call.name].kind
+            if call.name in ALL_TOOLS
+            else "other",
             arguments=dict(call.arguments),
             result_summary=_summary(outcome.summary if outcome.summary is not None else outcome.text),
             started_s=round(started, 6),
