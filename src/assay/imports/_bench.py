@@ -42,7 +42,9 @@ class ImportedRun(Benchmark):
 
     def subject_config(self) -> SubjectConfig:
         o = self.options
-        return SubjectConfig(subject=o.subject, model=o.model, extra={"tool": o.tool, "scorers": o.scorers})
+        return SubjectConfig(
+            subject=o.subject, model=o.model, extra={"imported_from": o.tool, "scorers": o.scorers}
+        )
 
     def load_suite(self, suite: str) -> Suite:
         o = self.options

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -23,6 +24,7 @@ from assay.runs.rundir import JOURNAL, META, new_run_dir, write_model
 READERS: dict[str, str] = {
     "inspect": "assay.imports._inspect:read_inspect",
     "swebench": "assay.imports._swebench:read_swebench",
+    "promptfoo": "assay.imports._promptfoo:read_promptfoo",
 }
 TOOLS: tuple[str, ...] = tuple(READERS)
 
@@ -75,7 +77,7 @@ def import_run(
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
         raise ConfigError(f"sample id {dup!r} appears twice", path=str(files[0]))
-    safe_task = imp.task.replace("/", "_").replace(":", "_")
+    safe_task = re.sub(r"[^\w.-]+", "_", imp.task).strip("_") or imp.tool
     run_dir = new_run_dir(results_dir, f"import-{imp.tool}", safe_task, out)
     m = machine()
     meta = RunMeta(
