@@ -25,6 +25,7 @@ READERS: dict[str, str] = {
     "inspect": "assay.imports._inspect:read_inspect",
     "swebench": "assay.imports._swebench:read_swebench",
     "promptfoo": "assay.imports._promptfoo:read_promptfoo",
+    "lm-eval": "assay.imports._lmeval:read_lmeval",
 }
 TOOLS: tuple[str, ...] = tuple(READERS)
 
@@ -68,8 +69,10 @@ def import_run(
             "scorers": imp.scorers,
             "cases": [[cid, cat] for cid, cat in imp.cases],
             "metrics": [s.model_dump() for s in imp.metric_specs],
+            "run_metrics": {k: v.model_dump() for k, v in imp.run_metrics.items()},
             "status": imp.status,
             "notes": imp.notes,
+            "no_items": imp.no_items,
         }
     )
     suite = bench.load_suite(imp.task)
