@@ -22,6 +22,7 @@ _LAZY = {
     "ReferenceHarness": "assay.agents.reference",
     **dict.fromkeys(("DEFAULT_PROFILE", "load_profile", "profile_option"), "assay.agents.reference._profile"),
     "parse_pytest_summary": "assay.agents.reference._tools",
+    **dict.fromkeys(("run_step_capped", "step_cap_applies"), "assay.agents._steps"),
 }
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "Limits", "ReferenceHarness", "Route", "RunSpec", "ToolCallRecord", "TranscriptEntry", "agent_env",
     "bare_venv", "fetch_usage", "final_chain", "get_harness", "harness_names", "install_gh",
     "is_claude_session_file", "load_profile", "parse_pytest_summary", "profile_option", "register_harness",
+    "run_step_capped", "step_cap_applies",
 ]  # fmt: skip
 
 

@@ -13,8 +13,9 @@ and the answer is its stdout.
 Where the route leads to the model gateway, the gateway's count of the run's calls fills the usage and the model
 that ran when the agent's log has none, an upstream outage behind a failed run is its ``infra_error``, and
 ``Limits.max_tokens`` is enforced by stopping the agent once the gateway has counted more (give each run its
-own route, ``gateway.route(run=...)``, when runs share a gateway). ``Limits.max_steps`` reaches the agent only
-through ``{max_steps}``.
+own route, ``gateway.route(run=...)``, when runs share a gateway). ``Limits.max_steps`` reaches the agent
+through ``{max_steps}``, and a benchmark holds every harness to it at the gateway
+(:func:`assay.agents.run_step_capped`).
 
 With ``RunSpec.fence`` it runs under bubblewrap (:mod:`assay.agents.fence`): the workdir and the output folder
 read-write, the program's own install read-only, the gateway's port its only network.
@@ -260,8 +261,9 @@ class CommandHarness(Harness):
                     raise ConfigError(
                         "--fence: the scenario's tools over MCP are not served inside the fence"
                     )
+                stdio = bool(self.preset and self.preset.codex_mcp)  # Codex is given a command to start
                 config = spec.world.mcp_config(
-                    output_dir / "mcp.json", prompt=prompt, log=output_dir / WORLD_LOG
+                    output_dir / "mcp.json", prompt=prompt, log=output_dir / WORLD_LOG, stdio=stdio
                 )
             argv = self.argv(prompt, spec, output_dir, program, config)
             if spec.fence:

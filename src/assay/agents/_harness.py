@@ -15,12 +15,9 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from assay.agents.record import AgentResult, Limits
-
-if TYPE_CHECKING:
-    from assay.agents.world import World
 from assay.errors import ConfigError
 
 ENTRY_POINT_GROUP = "assay.harnesses"
@@ -59,9 +56,9 @@ class RunSpec:
     #: folders first on the agent's PATH (a bare venv's ``bin``, the ``gh`` stand-in's folder): every harness
     #: that runs commands builds its environment with :func:`assay.agents._env.run_env`, which puts them there
     toolchain: list[Path] = field(default_factory=list)
-    #: the scenario's world (documents, memory, files, shell) to serve the agent over MCP, for harnesses that
-    #: take it (:attr:`Harness.takes_world`); None: none
-    world: World | None = None
+    #: the scenario's world (an ``assay.agents.world.World``: documents, memory, files, shell) to serve the agent
+    #: over MCP, for harnesses that take it (:attr:`Harness.takes_world`); None: none
+    world: Any = None
 
 
 class Harness(ABC):

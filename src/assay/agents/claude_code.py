@@ -28,7 +28,7 @@ from assay.agents._cliproc import OwnGateway, relative_path, run_streaming, summ
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
 from assay.agents._pidns import own_pids
-from assay.agents.record import AgentResult, ToolCallRecord, ToolKind, TranscriptEntry
+from assay.agents.record import NOT_OFFERED, AgentResult, ToolCallRecord, ToolKind, TranscriptEntry
 from assay.agents.world.kinds import WORLD_SERVER, world_tool, world_tool_kind
 from assay.errors import ConfigError
 from assay.runs import Usage
@@ -63,6 +63,8 @@ DEFAULT_ALLOWED_TOOLS = (
 #: entries inside ``messages``; the gateway serves its upstream whatever the name
 ASKED_MODEL = "claude-sonnet-4-5"
 _EXIT_CODE = re.compile(r"^Exit code (\d+)")
+#: Claude Code's answer to a call of a tool it does not have
+_NO_SUCH_TOOL = "Error: No such tool available:"
 _TRANSCRIPT_CAP = 4000
 
 
@@ -257,6 +259,8 @@ def _user(
             continue
         failed = bool(block.get("is_error"))
         call.status = "error" if failed else "ok"
+        if failed and _NO_SUCH_TOOL in text:  # a tool it was not given: a try, not a use
+            call.status = NOT_OFFERED
         call.result_summary = summarize(text)
         call.ended_s = at
         if failed and call.edited_paths:
@@ -386,6 +390,8 @@ class ClaudeCodeHarness(Harness):
         retries = {"CLAUDE_CODE_MAX_RETRIES": str(int(self.options.get("max_retries", 0)))}
         env = run_env(spec, home=self._home.name, extra=retries)
         env |= {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
+        if config is not None:  # the world's tools are there from the first turn (else: "still connecting")
+            env["MCP_CONNECTION_NONBLOCKING"] = "false"
         if spec.fence:
             from assay.agents.fence import fence_argv
 

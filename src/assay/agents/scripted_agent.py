@@ -1,7 +1,10 @@
 """A scripted external agent (a test double): replays a script's replies, calling its tools through MCP.
 
-    python -m assay.agents.scripted_agent --script replies.json --mcp-config mcp.json "the user's message"
-    python -m assay.agents.scripted_agent --script replies.json -p "..." --output-format stream-json ...
+    python -P .../assay/agents/scripted_agent.py --script replies.json --mcp-config mcp.json "the user's message"
+    python -P .../assay/agents/scripted_agent.py --script replies.json -p "..." --output-format stream-json ...
+
+It imports nothing of assay (the standard library only), so a run costs a bare interpreter's start: run it by
+its path (``-P``: its folder is not put on ``sys.path``), not with ``-m``, which would import ``assay.agents``.
 
 The script is ``{"replies": [{"tool_calls": [{name, arguments}]} | {"text": ...}, ...]}``, the replies a
 scripted model would give, used one per step in order across every run of the conversation (the position is
@@ -26,9 +29,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from assay.agents.transcripts import STEPS_CUT_OFF
+__all__ = ["STEPS_CUT_OFF", "main"]
 
-__all__ = ["main"]
+#: Claude Code's answer to a call of a tool it was not given
+NO_SUCH_TOOL = "Error: No such tool available:"
+#: what it writes to stderr when ``--max-turns`` stopped it (the ``assay-world`` parser reads it)
+STEPS_CUT_OFF = "stopped: the step cap (--max-turns) was reached"
 
 MODEL = "scripted-external-agent"
 
@@ -103,7 +109,13 @@ async def _replay(args: argparse.Namespace, prompt: str, out: _Out) -> tuple[str
                 ]
                 out.assistant(content)
                 for use in uses:
-                    body, failed = await session.call_tool(use["name"], use.get("arguments") or {})
+                    if out.stream and use["name"] not in await session.tools():  # as Claude Code answers it
+                        body, failed = (
+                            f"<tool_use_error>{NO_SUCH_TOOL} mcp__assay__{use['name']}</tool_use_error>",
+                            True,
+                        )
+                    else:
+                        body, failed = await session.call_tool(use["name"], use.get("arguments") or {})
                     block = {"type": "tool_result", "tool_use_id": use["id"], "content": body}
                     if failed:
                         block["is_error"] = True
@@ -118,6 +130,7 @@ class _Client:
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
         self.next_id = 0
+        self._tools: set[str] | None = None
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -135,16 +148,59 @@ class _Client:
                     raise RuntimeError(f"{method}: {answer['error'].get('message')}")
                 return dict(answer["result"])
 
+    async def tools(self) -> set[str]:
+        if self._tools is None:
+            self._tools = {
+                str(t.get("name")) for t in (await self.request("tools/list", {})).get("tools") or []
+            }
+        return self._tools
+
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
         result = await self.request("tools/call", {"name": name, "arguments": arguments})
         text = "\n".join(str(b.get("text", "")) for b in result.get("content") or [] if isinstance(b, dict))
         return text, bool(result.get("isError"))
 
 
+class _HttpClient(_Client):
+    """The same over MCP's streamable HTTP, in its plain form (one JSON response a request)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.next_id = 0
+        self._tools = None
+
+    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.next_id += 1
+        answer = self._post({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        if "error" in answer:
+            raise RuntimeError(f"{method}: {answer['error'].get('message')}")
+        return dict(answer["result"])
+
+    def _post(self, message: dict[str, Any]) -> dict[str, Any]:
+        import urllib.request
+
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        request = urllib.request.Request(self.url, json.dumps(message).encode(), headers, method="POST")
+        with urllib.request.urlopen(request, timeout=600) as response:
+            body = response.read()
+        return json.loads(body) if body else {}
+
+
 async def _connect(stack: contextlib.AsyncExitStack, config: Path | None) -> _Client:
     if config is None:
         raise SystemExit("scripted agent: a tool call, and no --mcp-config to reach the tools by")
     server = json.loads(config.read_text(encoding="utf-8"))["mcpServers"]["assay"]
+    if server.get("type") == "http":
+        client: _Client = _HttpClient(server["url"])
+        await client.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "scripted-agent", "version": "1"},
+            },
+        )
+        return client
     proc = await asyncio.create_subprocess_exec(
         server["command"],
         *server["args"],

@@ -20,6 +20,7 @@ from typing import Any
 
 from assay.agents._cliproc import relative_path, summarize
 from assay.agents.record import CutOff, ToolCallRecord, ToolKind, TranscriptEntry
+from assay.agents.scripted_agent import STEPS_CUT_OFF
 from assay.agents.world import WORLD_LOG
 from assay.agents.world.kinds import WORLD_SERVER, world_tool_kind
 from assay.errors import ConfigError
@@ -344,8 +345,6 @@ register_parser("aider-history", parse_aider_history)
 
 
 # -- the world's own log ----------------------------------------------------------------------------------------
-#: what an agent writes to stderr when its step cap stopped it (the scripted external agent does)
-STEPS_CUT_OFF = "stopped: the step cap (--max-turns) was reached"
 
 
 def parse_assay_world(inp: TranscriptInput) -> ParsedTranscript:
@@ -357,7 +356,7 @@ def parse_assay_world(inp: TranscriptInput) -> ParsedTranscript:
         for line in log.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 out.tool_record.append(ToolCallRecord.model_validate_json(line))
-    if STEPS_CUT_OFF in inp.stderr:
+    if STEPS_CUT_OFF in inp.stderr:  # the scripted external agent says so when its step cap stopped it
         out.cut_off = "steps"
     return out
 

@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "trend": "assay.cli._ci:trend_command",
     "scorecard": "assay.cli._ci:scorecard_command",
     "cost": "assay.cli._ci:cost_command",
+    "import": "assay.cli._import:import_command",
 }
 
 #: subcommands of `assay eval` that are not benchmarks (a benchmark's own command, subcommands and help are
@@ -52,6 +53,7 @@ SHORT_HELP: dict[str, str] = {
     "trend": "Track a backlog metric run after run (trend.json, PNG); suggest moves, never apply them.",
     "scorecard": "Fold one run per benchmark into a weighted release scorecard; --compare fails on a drop.",
     "cost": "Sum tokens and cost per benchmark and role across runs, with each cost's source.",
+    "import": "Read another eval tool's result (Inspect AI, SWE-bench, promptfoo, lm-eval) into an assay run directory.",
 }
 
 #: one-line help of the extra commands for `assay eval --help`

@@ -28,6 +28,7 @@ from assay.exec._runner import (
     RunOptions,
     RunResult,
     arun_benchmark,
+    finish,
     load_benchmark_class,
     rebuild,
     refold,
@@ -39,7 +40,7 @@ from assay.exec._stop import AttemptStopped, check_stop, run_stoppable
 __all__ = [
     "AttemptContext", "AttemptResources", "AttemptSpec", "AttemptStopped", "Benchmark", "BenchmarkOptions",
     "Case", "ExecutionReport", "Flag", "OptionSpec", "Outcome", "RunOptions", "RunResult", "RunStopped",
-    "Suite", "arun_benchmark", "attempt_error_text", "check_stop", "load_benchmark_class", "option_specs",
+    "Suite", "arun_benchmark", "attempt_error_text", "check_stop", "finish", "load_benchmark_class", "option_specs",
     "options_error", "parse_args", "rebuild", "refold", "resume_command", "run_benchmark", "run_local",
     "run_stoppable", "validate_options",
 ]  # fmt: skip

@@ -1,10 +1,11 @@
 """The scenario's world over MCP: the server (``python -m assay.agents.world``) serves the reference agent's
-tools to the MCP SDK's client (the reference agent's own MCP hub), to the scripted external agent run by the
-``command`` harness (its record from the world's log) and as Claude Code's ``claude`` binary (stream-json), with
-the same kinds; every run's calls are the world's; harnesses refuse a world they cannot serve."""
+tools over stdio to the MCP SDK's client (the reference agent's own MCP hub), and the attempt's loopback HTTP
+server to the scripted external agent run by the ``command`` harness (its record from the world's log) and as
+Claude Code's ``claude`` binary (stream-json), with the same kinds; every run's calls are the world's; harnesses refuse a world they cannot serve."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import secrets
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 
 from assay.agents import Route, RunSpec, get_harness
 from assay.agents.reference import ReferenceHarness
-from assay.agents.world import World
+from assay.agents.world import World, WorldServer
 from assay.agents.world.kinds import WORLD_SERVER
 from assay.embed import get_embedder
 from assay.errors import ConfigError
@@ -56,7 +57,7 @@ async def test_the_reference_agent_reaches_the_world_through_the_sdk_client_with
             for c in r.get("tool_calls") or [{}]
         ]
     )
-    harness = ReferenceHarness(model=model, tools=["read_file"], mcp_servers={WORLD_SERVER: world.server()})
+    harness = ReferenceHarness(model=model, tools=["read_file"], mcp_servers={WORLD_SERVER: world.stdio()})
     try:
         result = await harness.run("How many vacation days?", RunSpec(workdir=world.workdir))
     finally:
@@ -74,10 +75,15 @@ async def test_the_reference_agent_reaches_the_world_through_the_sdk_client_with
 async def test_the_scripted_external_agent_reaches_the_world_through_each_harness(
     tmp_path: Path, name: str
 ) -> None:
-    world = _world(tmp_path)
+    stdio = _world(tmp_path)
+    index = DocumentIndex.load(
+        tmp_path / "docs", get_embedder("hash"), key=(tmp_path / "docs.key").read_bytes()
+    )
     harness = scripted_external_harness(name, REPLIES, tmp_path / "agent")
-    try:
-        result = await harness.run("How many vacation days?", RunSpec(workdir=world.workdir, world=world))
+    try:  # the attempt's own loopback HTTP server, as an eval serves it
+        async with WorldServer(ReferenceHarness(documents=index), stdio.workdir) as server:
+            world = dataclasses.replace(stdio, server=server)
+            result = await harness.run("How many vacation days?", RunSpec(workdir=world.workdir, world=world))
     finally:
         await harness.close()
     assert result.error is None and result.answer == "You get 25 vacation days a year."
@@ -115,3 +121,23 @@ def test_claude_code_is_given_the_world_as_its_mcp_config(tmp_path: Path) -> Non
     argv = get_harness("claude-code").argv("hi", spec, "claude", config)  # type: ignore[attr-defined]
     assert argv[argv.index("--mcp-config") + 1] == str(config) and "--strict-mcp-config" in argv
     assert "mcp__assay" in argv[argv.index("--allowedTools") + 1].split()
+
+
+@pytest.mark.parametrize("name", ["command", "claude-code"])
+async def test_the_step_cap_cuts_the_scripted_agent_off_through_each_harness(
+    tmp_path: Path, name: str
+) -> None:
+    from assay.agents import Limits
+
+    work = tmp_path / "work"
+    work.mkdir()
+    harness = scripted_external_harness(name, REPLIES, tmp_path / "agent")
+    try:
+        async with WorldServer(ReferenceHarness(), work) as server:
+            spec = RunSpec(workdir=work, world=World(workdir=work, server=server), limits=Limits(max_steps=1))
+            result = await harness.run("How many vacation days?", spec)
+    finally:
+        await harness.close()
+    assert result.cut_off == "steps" and result.error is None, (result.cut_off, result.error)
+    # one step ran: a call of a tool not offered here, a try (its kind kept), not a use, alike on both paths
+    assert [(c.kind, c.status) for c in result.tool_record] == [("documents", "not_offered")]

@@ -22,7 +22,13 @@ from assay.agents.gateway._overhead import (
     measure_overhead,
     summarize_overhead,
 )
-from assay.agents.gateway.server import Gateway, default_rewrite_system, fetch_calls, fetch_usage
+from assay.agents.gateway.server import (
+    Gateway,
+    default_rewrite_system,
+    fetch_calls,
+    fetch_usage,
+    limit_steps,
+)
 
 __all__ = [
     "CALL_LOG_SCHEMA_VERSION",
@@ -37,6 +43,7 @@ __all__ = [
     "default_rewrite_system",
     "fetch_calls",
     "fetch_usage",
+    "limit_steps",
     "measure_overhead",
     "read_call_log",
     "rewrite_system",

@@ -9,6 +9,9 @@ Routes (each also under ``/run/RUN_ID``, which tags the calls with that run):
     GET  /v1/models                    the one model served (Anthropic's shape when ``anthropic-version`` is sent)
     GET  /assay/usage                  totals of the calls (``?since=N`` skips the first N of the gateway)
     GET  /assay/calls                  the call records themselves
+    POST /run/RUN_ID/assay/limit       ``{"max_calls": N}``: from now on, the run's calls past N are refused
+                                       (``cut_off``, 400) and never reach the upstream; answers ``{"since": I}``,
+                                       the call index to read that run's usage from (``null`` lifts it)
     GET  /                             that the gateway is up (clients probe the base URL with HEAD)
 
 An upstream that is unreachable or rejects the gateway (``InfraError``) is answered 503 with the front's error
@@ -137,6 +140,8 @@ class _Gateway:
         self.provider = str(getattr(upstream, "provider", "") or upstream.name.partition("/")[0])
         # an upstream's error text may quote a key: never pass one to the agent or the log
         self.scrubber = Scrubber(extra_values=_upstream_keys(upstream))
+        #: run -> (the call index its limit counts from, the model calls it may make)
+        self.step_limits: dict[str, tuple[int, int]] = {}
 
     def _classify(self, exc: BaseException) -> _Failure:
         failure = _classify(exc)
@@ -185,6 +190,7 @@ class _Gateway:
         upstream_ms = 0.0
         try:
             call = await self._parse(request, front)
+            self._check_steps(request.path_params.get("run"))
             messages = rewrite_system(call.messages) if self.rewrite_system else call.messages
             tools = call.tools or None
             if call.stream:
@@ -240,6 +246,34 @@ class _Gateway:
             **self._outcome(out),
         )
         return response
+
+    def _check_steps(self, run: str | None) -> None:
+        """A call past the run's step limit is refused before it reaches the upstream."""
+        if run is None or run not in self.step_limits:
+            return
+        since, cap = self.step_limits[run]
+        made = sum(r.status != "cut_off" for r in self.log.records(run=run, since=since))
+        if made >= cap:
+            raise _Failure(
+                "cut_off",
+                400,
+                f"the run's step limit is reached: {cap} model call(s) per agent run (--max-steps)",
+            )
+
+    async def limit(self, request: Request) -> Response:
+        run = request.path_params["run"]
+        try:
+            cap = json.loads(await request.body() or b"{}").get("max_calls")
+            if cap is not None and (not isinstance(cap, int) or isinstance(cap, bool) or cap < 1):
+                raise ValueError(f"max_calls={cap!r}: a whole number of 1 or more, or null")
+        except (ValueError, AttributeError) as exc:
+            return JSONResponse(openai_error(f"malformed limit: {exc}", "invalid_request_error"), 400)
+        since = len(self.log)
+        if cap is None:
+            self.step_limits.pop(run, None)
+        else:
+            self.step_limits[run] = (since, cap)
+        return JSONResponse({"run": run, "max_calls": cap, "since": since})
 
     async def _parse(self, request: Request, front: str) -> FrontCall:
         try:
@@ -438,6 +472,7 @@ def build_app(upstream: ChatModel, log: CallLog, *, rewrite_system: bool) -> Sta
             Route(f"{prefix}/assay/usage", gw.usage, methods=["GET"]),
             Route(f"{prefix}/assay/calls", gw.calls, methods=["GET"]),
         ]
+    routes.append(Route("/run/{run}/assay/limit", gw.limit, methods=["POST"]))
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
     routes.append(Route("/{path:path}", gw.unknown, methods=methods))
     return Starlette(routes=routes)

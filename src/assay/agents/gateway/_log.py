@@ -4,8 +4,9 @@ Each record says which front was spoken, which model the agent asked for, which 
 model it reported), the tokens it counted, how long the call took inside the gateway and inside the upstream,
 and how it ended. ``status`` is ``ok``, ``infra_error`` (the upstream was unreachable or rejected us: the run
 is INFRA_ERROR, never the agent's fault), ``refused`` (the upstream refused this request), ``bad_request``
-(the agent sent something the gateway cannot translate), ``not_found`` (an endpoint the gateway lacks) or
-``error`` (the gateway or its upstream broke).
+(the agent sent something the gateway cannot translate), ``not_found`` (an endpoint the gateway lacks),
+``cut_off`` (the run's step limit was reached: the call was refused, never sent upstream) or ``error`` (the
+gateway or its upstream broke).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from assay.runs import Usage
 __all__ = ["CALL_LOG_SCHEMA_VERSION", "CallLog", "CallRecord", "CallStatus", "GatewayUsage", "read_call_log"]
 
 CALL_LOG_SCHEMA_VERSION = 1
-CallStatus = Literal["ok", "infra_error", "refused", "bad_request", "not_found", "error"]
+CallStatus = Literal["ok", "infra_error", "refused", "bad_request", "not_found", "cut_off", "error"]
 Front = Literal["openai", "anthropic", "none"]
 
 
@@ -97,6 +98,8 @@ class GatewayUsage(BaseModel):
     #: the last infrastructure failure, for ``AgentResult.infra_error``
     last_infra_error: str | None = None
     other_errors: int = 0
+    #: calls refused because the run had made its step limit of model calls (``--max-steps``)
+    cut_off_calls: int = 0
     upstream_ms: float = 0.0
     gateway_ms: float = 0.0
 
@@ -113,6 +116,8 @@ class GatewayUsage(BaseModel):
             elif r.status == "infra_error":
                 out.infra_errors += 1
                 out.last_infra_error = r.error
+            elif r.status == "cut_off":
+                out.cut_off_calls += 1
             else:
                 out.other_errors += 1
             if r.model_ran:

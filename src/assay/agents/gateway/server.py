@@ -31,7 +31,14 @@ from assay.models import ChatModel, get_model
 from assay.models import preflight as run_preflight
 from assay.models.cost import is_loopback_url
 
-__all__ = ["Gateway", "default_rewrite_system", "fetch_calls", "fetch_usage", "serve_gateway"]
+__all__ = [
+    "Gateway",
+    "default_rewrite_system",
+    "fetch_calls",
+    "fetch_usage",
+    "limit_steps",
+    "serve_gateway",
+]
 
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
@@ -245,6 +252,26 @@ async def fetch_calls(route: Route, since: int = 0) -> list[CallRecord]:
     """The call records of a route, read from its gateway."""
     data = await _get(route, "calls", since)
     return [CallRecord.model_validate(r) for r in data["calls"]]
+
+
+async def limit_steps(route: Route, max_calls: int | None) -> int | None:
+    """Hold the route's run to ``max_calls`` model calls from now on (None lifts it): the gateway refuses the
+    calls past it (``cut_off``). Returns the call index to read the run's usage from, or None when the route
+    has no run id (its calls are not counted apart, so no limit can be set)."""
+    root = _route_root(route)
+    if "/run/" not in root:
+        return None
+    url = f"{root}/assay/limit"
+    try:
+        async with httpx.AsyncClient(timeout=10.0) as client:
+            response = await client.post(url, json={"max_calls": max_calls})
+    except httpx.HTTPError as exc:
+        raise InfraError(f"the model gateway at {url} did not answer: {exc}") from exc
+    if response.status_code != 200:
+        raise InfraError(
+            f"the model gateway at {url} answered HTTP {response.status_code}: {response.text[:200]}"
+        )
+    return int(response.json()["since"])
 
 
 def serve_gateway(

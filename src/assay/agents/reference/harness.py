@@ -44,6 +44,9 @@ ALL_TOOLS: dict[str, ToolSpec] = {**TOOLS, **MEMORY_TOOLS}
 
 #: characters of a tool's result kept in the record (the model sees up to ``output_cap``)
 SUMMARY_CAP = 300
+#: how long one model call through the gateway (loopback) may wait for its answer: longer than any run's wall
+#: clock, which cuts a slow call off itself (the embedded model on a busy CPU takes minutes for one answer)
+ROUTE_READ_TIMEOUT_S = 3600.0
 #: how long past the run's deadline a tool may take to stop by itself before it is cancelled
 TOOL_GRACE_S = 0.5
 
@@ -162,6 +165,8 @@ class ReferenceHarness(Harness):
             args = dict(self.model_args)
             if route is not None:  # the gateway retries its upstream; an outage it reports is final
                 args.setdefault("max_retries", 0)
+                # a slow answer is the run's wall clock to cut off (a limit, measured), never an outage
+                args.setdefault("timeout_s", ROUTE_READ_TIMEOUT_S)
             self._models[spec] = get_model(spec, **args)
         return self._models[spec]
 
@@ -353,7 +358,12 @@ class ReferenceHarness(Harness):
                 outcome = ToolOutcome(f"error: {type(exc).__name__}: {exc}", status="error")
         record = ToolCallRecord(
             name=call.name,
-            kind=spec.kind if spec is not None else "other",
+            # a tool it was not given keeps its kind: a try of a forbidden kind is caught whatever was offered
+            kind=spec.kind
+            if spec is not None
+            else ALL_TOOLS[call.name].kind
+            if call.name in ALL_TOOLS
+            else "other",
             arguments=dict(call.arguments),
             result_summary=_summary(outcome.summary if outcome.summary is not None else outcome.text),
             started_s=round(started, 6),

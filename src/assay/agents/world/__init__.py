@@ -4,6 +4,7 @@ Their kinds and names under each harness: :mod:`assay.agents.world.kinds`."""
 
 from __future__ import annotations
 
+from assay.agents.world._http import WorldServer
 from assay.agents.world._world import WORLD_LOG, World
 
-__all__ = ["WORLD_LOG", "World"]
+__all__ = ["WORLD_LOG", "World", "WorldServer"]

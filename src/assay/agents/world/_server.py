@@ -1,8 +1,8 @@
 """``python -m assay.agents.world``: the scenario's world served over stdio MCP (see :mod:`._world`).
 
-A small JSON-RPC server of its own (newline-delimited messages: ``initialize``, ``ping``, ``tools/list``,
-``tools/call``), so an agent run that starts it pays for no SDK import; the tools are the reference agent's,
-called through :meth:`ReferenceHarness.call_tool`, one at a time.
+A small JSON-RPC server of its own (newline-delimited messages, :mod:`._rpc`), so an agent run that starts it
+pays for no SDK import; the tools are the reference agent's, called through :meth:`ReferenceHarness.call_tool`,
+one at a time.
 """
 
 from __future__ import annotations
@@ -16,12 +16,10 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from assay.agents._harness import RunSpec
+from assay.agents.world._rpc import answer_rpc
 from assay.errors import AssayError, ConfigError
 
-__all__ = ["PROTOCOL_VERSIONS", "main"]
-
-#: the MCP revisions this server speaks, newest first (a client asking for another gets the newest)
-PROTOCOL_VERSIONS = ("2025-06-18", "2025-03-26", "2024-11-05")
+__all__ = ["main"]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -56,55 +54,13 @@ def _harness(args: argparse.Namespace) -> Any:
     return ReferenceHarness(documents=documents, memory=args.memory, memory_embedder=embedder)
 
 
-class _World:
-    def __init__(self, args: argparse.Namespace) -> None:
-        self.args = args
-        self.harness = _harness(args)
-        self.prompt = args.prompt_file.read_text(encoding="utf-8") if args.prompt_file else ""
-        self.spec = RunSpec(workdir=args.workdir.resolve())
-
-    async def answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        if method == "initialize":
-            asked = params.get("protocolVersion")
-            return {
-                "protocolVersion": asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0],
-                "capabilities": {"tools": {"listChanged": False}},
-                "serverInfo": {"name": "assay", "version": "1"},
-            }
-        if method == "ping":
-            return {}
-        if method == "tools/list":
-            tools = self.harness.tools
-            return {
-                "tools": [
-                    {"name": t.name, "description": t.description, "inputSchema": t.parameters} for t in tools
-                ]
-            }
-        if method == "tools/call":
-            name, arguments = str(params.get("name", "")), params.get("arguments") or {}
-            if not isinstance(arguments, dict):
-                raise _Bad(-32602, "arguments should be an object")
-            record, text = await self.harness.call_tool(name, arguments, self.spec, self.prompt, "world")
-            if self.args.log is not None:
-                with self.args.log.open("a", encoding="utf-8") as fh:
-                    fh.write(record.model_dump_json() + "\n")
-            return {"content": [{"type": "text", "text": text}], "isError": record.status != "ok"}
-        raise _Bad(-32601, f"method not found: {method}")
-
-
-class _Bad(Exception):
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-async def _serve(world: _World, wire: BinaryIO) -> None:
+async def _serve(harness: Any, spec: RunSpec, prompt: str, log: Path | None, wire: BinaryIO) -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
 
     def send(message: dict[str, Any]) -> None:
-        wire.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+        wire.write(json.dumps(message).encode() + b"\n")
         wire.flush()
 
     while line := await reader.readline():
@@ -113,17 +69,11 @@ async def _serve(world: _World, wire: BinaryIO) -> None:
         try:
             message = json.loads(line)
         except json.JSONDecodeError as exc:
-            send({"id": None, "error": {"code": -32700, "message": f"not JSON: {exc}"}})
+            send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": f"not JSON: {exc}"}})
             continue
-        if not isinstance(message, dict) or "method" not in message or "id" not in message:
-            continue  # a notification (initialized, cancelled) or a response: nothing to answer
-        try:
-            params = message.get("params") or {}
-            send({"id": message["id"], "result": await world.answer(str(message["method"]), params)})
-        except _Bad as exc:
-            send({"id": message["id"], "error": {"code": exc.code, "message": str(exc)}})
-        except Exception as exc:  # a tool that broke: the caller's error, the server goes on
-            send({"id": message["id"], "error": {"code": -32603, "message": f"{type(exc).__name__}: {exc}"}})
+        if isinstance(message, dict) and "method" in message and "id" in message:
+            send(await answer_rpc(harness, spec, message, prompt, log))
+        # else a notification (initialized, cancelled) or a response: nothing to answer
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,16 +85,18 @@ def main(argv: list[str] | None = None) -> int:
     wire = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     try:
-        world = _World(args)
+        harness = _harness(args)
     except AssayError as exc:
         print(f"assay world: {exc}", file=sys.stderr)
         return 1
+    prompt = args.prompt_file.read_text(encoding="utf-8") if args.prompt_file else ""
+    spec = RunSpec(workdir=args.workdir.resolve())
 
     async def run() -> None:
         try:
-            await _serve(world, wire)
+            await _serve(harness, spec, prompt, args.log, wire)
         finally:
-            await world.harness.close()
+            await harness.close()
 
     asyncio.run(run())
     return 0

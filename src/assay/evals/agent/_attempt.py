@@ -11,7 +11,6 @@ outage still records its spend and the conversation so far.
 
 from __future__ import annotations
 
-import secrets
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -20,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from assay.agents import Harness, Limits, Route, RunSpec
-from assay.agents.world import World
 from assay.errors import InfraError, UsageError
 from assay.evals._harnessed import BrokenBy, broken
 from assay.evals.agent._record import CheckResult, ConversationTurn, RoleCost, ScenarioRecord
@@ -87,21 +85,6 @@ def _copy_documents(scenario: Scenario, documents_dir: Path, workdir: Path) -> N
             shutil.copyfile(documents_dir / doc.name, dest)
 
 
-def _world(prepared: Any, tmp: Path, embedder: str | None) -> World:
-    """The scenario's world for a harness that takes it over MCP: the document index saved beside the
-    workdir (never in it), the memory store where it was seeded."""
-    documents = None
-    if prepared.documents is not None:
-        documents = tmp / "world-documents"
-        # signed with a key of its own: the server reads it, and the agent may, never the install's key
-        key = secrets.token_bytes(32)
-        prepared.documents.save(documents, key=key)
-        (tmp / "world-documents.key").write_bytes(key)
-    return World(
-        workdir=prepared.workdir, documents=documents, embedder=embedder, memory=prepared.memory_path
-    )
-
-
 def _roles_usage(cost: dict[str, RoleCost]) -> Usage:
     total = Usage()
     for role in ("simulator", "agent", "judge"):
@@ -165,6 +148,7 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
     """Attempt ``plan.scenario`` once; raises InfraError on an outage of any role (the run stops)."""
     from assay.evals.agent._conversation import RunningCost, converse
     from assay.evals.agent._end_state import end_state_checks
+    from assay.evals.agent._external import serve_world
     from assay.evals.agent._judge_view import JudgeView, judge_view
     from assay.evals.agent._setup import prepare
     from assay.evals.agent._simulator import Simulator
@@ -197,25 +181,31 @@ async def run_scenario(plan: AttemptPlan, ctx: AttemptContext) -> Outcome:
             prepared = prepare(scenario, workdir, plan.documents_dir, plan.embedder, memory_root=Path(tmp))
             try:
                 harness = plan.make_harness(prepared)
-                world = _world(prepared, Path(tmp), plan.world_embedder) if harness.takes_world else None
-                as_files = plan.copy_documents and world is None
+                as_files = plan.copy_documents and not harness.takes_world
                 if as_files:
                     _copy_documents(scenario, plan.documents_dir, workdir)
-
-                def spec_for() -> RunSpec:
-                    return RunSpec(
-                        workdir=workdir, limits=plan.limits, route=plan.route, fence=plan.fence, world=world
-                    )
-
                 try:
-                    turns, ended_by, agent_cost, sim_cost, model_ran = await converse(
-                        scenario,
-                        harness,
-                        Simulator(plan.simulator_model, generate_options=plan.simulator_options),
-                        spec_for,
-                        max_user_messages=plan.max_user_messages,
-                        cost=running,
-                    )
+                    async with serve_world(
+                        prepared, Path(tmp), plan.world_embedder, harness.takes_world
+                    ) as world:
+
+                        def spec_for() -> RunSpec:
+                            return RunSpec(
+                                workdir=workdir,
+                                limits=plan.limits,
+                                route=plan.route,
+                                fence=plan.fence,
+                                world=world,
+                            )
+
+                        turns, ended_by, agent_cost, sim_cost, model_ran = await converse(
+                            scenario,
+                            harness,
+                            Simulator(plan.simulator_model, generate_options=plan.simulator_options),
+                            spec_for,
+                            max_user_messages=plan.max_user_messages,
+                            cost=running,
+                        )
                 finally:
                     await harness.close()
             finally:

@@ -8,7 +8,8 @@ previous answer's ``session_id`` and the conversation so far as OpenAI-style ``h
 keep sessions and harnesses that replay history both keep the context; ``new_session`` drops both.
 
 An agent's ``infra_error`` raises :class:`~assay.errors.InfraError`; its ``error`` or ``cut_off`` ends the
-conversation (``agent_error`` / ``cut_off``). The spend so far is kept in a :class:`RunningCost` the caller
+conversation (``agent_error`` / ``cut_off``). Each run is held to ``limits.max_steps`` model calls at the
+gateway (:func:`~assay.agents.run_step_capped`), whichever harness it is. The spend so far is kept in a :class:`RunningCost` the caller
 owns, so a scenario cancelled on a timeout still says what it spent, and which role's call was cut.
 """
 
@@ -18,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from assay.agents import AgentResult, Harness, RunSpec
+from assay.agents import AgentResult, Harness, RunSpec, run_step_capped
 from assay.errors import InfraError
 from assay.evals.agent._record import ConversationTurn, EndedBy, Message, RoleCost
 from assay.evals.agent._scenario import Scenario
@@ -124,7 +125,8 @@ async def converse(
             if on_progress is not None:
                 on_progress(f"turn {index}/{len(scenario.turns)}, user message {sent}")
             spec = replace(spec_factory(), session_id=session_id, history=list(history))
-            result: AgentResult = await running._track("agent", harness.run(text, spec))
+            # --max-steps holds every harness: its model calls are counted and cut off at the gateway
+            result: AgentResult = await running._track("agent", run_step_capped(harness, text, spec))
             running.add_agent(result)
             if result.model_ran and result.model_ran not in models:
                 models.append(result.model_ran)

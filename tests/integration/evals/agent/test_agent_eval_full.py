@@ -434,3 +434,38 @@ def test_a_judge_or_simulator_on_the_agents_own_model_is_refused_unless_allowed(
     with pytest.raises(SystemExit) as exc:
         main(["eval", "agent", "--scenarios", str(FIXTURE), "--allow-self-judge"])
     assert exc.value.code == 1 and "--allow-self-judge applies to --suite full" in capsys.readouterr().err
+
+
+LOOPING_AGENT = Path(__file__).resolve().parents[3] / "fixtures" / "agents" / "looping_agent.py"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("calls", "cut"), [(0, True), (2, False)])
+def test_max_steps_cuts_off_a_command_agent_at_the_gateway(tmp_path: Path, calls: int, cut: bool) -> None:
+    """A command agent that calls its model forever is refused its 4th call at the gateway under --max-steps 3
+    and the run is marked cut off; one that makes 2 calls and answers is left alone."""
+    models = _scripts(tmp_path)
+    agent = tmp_path / "answers-anything.yaml"
+    agent.write_text(yaml.safe_dump({"default": {"text": "still thinking"}}))
+    options = {
+        "scenarios_dir": str(FIXTURE),
+        "scenario": "vacation-days",
+        "model": f"scripted/{agent}",
+        "simulator_model": models["simulator"],
+        "judge_model": models["judge"],
+        "harness": f"command:python3 {LOOPING_AGENT} {calls}",
+        "max_steps": 3,
+    }
+    result = run_benchmark(
+        GatewaySpy, options, RunOptions(suite="full", out=tmp_path / "r", command_line=["t"])
+    )
+    (row,) = _journal(result.run_dir)
+    turn = row["details"]["turns"][0]
+    statuses = [c.status for c in GatewaySpy.calls]
+    if cut:
+        assert statuses == ["ok", "ok", "ok", "cut_off"], statuses
+        assert turn["cut_off"] == "steps" and row["details"]["ended_by"] == "cut_off"
+        assert turn["agent_error"] is None and row["status"] == "FAIL", row["details"]["reason"]
+    else:
+        assert statuses == ["ok", "ok"] and turn["cut_off"] is None, statuses
+        assert "25 vacation days" in turn["messages"][1]["text"]

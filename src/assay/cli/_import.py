@@ -1,0 +1,43 @@
+"""`assay import TOOL PATH... --out RUN_DIR`: another eval tool's result as an assay run directory."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command("import")
+@click.argument("tool", metavar="TOOL")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="PATH...")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="The run directory to write (new or empty). Default: results/import-TOOL-TASK-<timestamp>.",
+)
+@click.option(
+    "--results-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("results"),
+    envvar="ASSAY_RESULTS_DIR",
+    show_default=True,
+    help="Where the run directory goes without --out.",
+)
+def import_command(tool: str, paths: tuple[Path, ...], out: Path | None, results_dir: Path) -> None:
+    """Read one result of TOOL into an assay run directory.
+
+    TOOL: inspect (an Inspect AI .eval/.json log), swebench (the harness's run summary, then report.json
+    files), promptfoo (eval -o results.json), lm-eval (results_*.json, then its samples_*.jsonl).
+
+    The run then works with compare, propose, gate, noise, health, trend, scorecard and view. The same
+    file imported twice gives the same run id.
+    """
+    from assay.imports import import_run
+
+    result = import_run(tool, list(paths), out, results_dir=results_dir, command_line=list(sys.argv))
+    s = result.scorecard.summary
+    counts = " ".join(f"{k}={v}" for k, v in s.counts.items() if v)
+    rate = "—" if s.pass_rate is None else f"{100 * s.pass_rate:.1f}%"
+    click.echo(f"{result.run_dir}: {result.scorecard.run_id}: {counts}; pass rate {rate}")
