@@ -49,6 +49,11 @@ def _console() -> Console:
 )
 @click.option("--require-complete", is_flag=True, help="Exit 2 if a baseline case is missing or unmeasured.")
 @click.option("--json", "as_json", is_flag=True, help="Print comparison.json to stdout instead of tables.")
+@click.option(
+    "--allow-subject-change",
+    is_flag=True,
+    help="Compare runs of different subject models (or imported runs of different agents) case by case.",
+)
 @_junit_option
 @_summary_option
 @click.pass_context
@@ -59,6 +64,7 @@ def compare_command(
     noise: Path | None,
     require_complete: bool,
     as_json: bool,
+    allow_subject_change: bool,
     junit: Path | None,
     summary: Path | None,
 ) -> None:
@@ -71,7 +77,13 @@ def compare_command(
     from assay.gate import GateOptions, compare, load_run, print_comparison, save_verdict, verdict_of
 
     cur = load_run(current)
-    comp = compare(baseline, cur, noise=noise, require_complete=require_complete)
+    comp = compare(
+        baseline,
+        cur,
+        noise=noise,
+        require_complete=require_complete,
+        allow_subject_change=allow_subject_change,
+    )
     card = cur.scorecard
     # the same rule as `assay eval --compare`: the verdict of this comparison alone
     verdict = verdict_of(card, GateOptions(require_complete=require_complete), comparison=comp)

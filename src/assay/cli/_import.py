@@ -26,7 +26,10 @@ import click
     help="Where the run directory goes without --out.",
 )
 def import_command(tool: str, paths: tuple[Path, ...], out: Path | None, results_dir: Path) -> None:
-    """Read one result of TOOL (inspect: an Inspect AI .eval/.json log) into an assay run directory.
+    """Read one result of TOOL into an assay run directory.
+
+    TOOL: inspect (an Inspect AI .eval/.json log), swebench (the harness's run summary, then report.json
+    files), promptfoo (eval -o results.json), lm-eval (results_*.json, then its samples_*.jsonl).
 
     The run then works with compare, propose, gate, noise, health, trend, scorecard and view. The same
     file imported twice gives the same run id.

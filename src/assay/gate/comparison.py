@@ -207,14 +207,36 @@ def _get(sc: Scorecard, dotted: str) -> object:
     return value
 
 
-def not_comparable_reasons(baseline: Scorecard, current: Scorecard) -> list[str]:
-    """Why two scorecards cannot be compared; empty when they can."""
+#: what is under test: a change of it is refused unless the comparison allows a subject change
+_SUBJECT_LABELS = ("subject model", "subject")
+
+
+def not_comparable_reasons(
+    baseline: Scorecard, current: Scorecard, *, allow_subject_change: bool = False
+) -> list[str]:
+    """Why two scorecards cannot be compared; empty when they can.
+
+    Runs imported from another tool (``assay import``, ``config.extra["imported_from"]``) also compare their
+    subject (the agent, solver or scaffold the tool recorded). ``allow_subject_change`` drops the subject
+    model and subject from the reasons (see :func:`subject_changes`).
+    """
     reasons = []
-    for label, attr in _COMPARABLE:
+    both_imported = bool(
+        baseline.config.extra.get("imported_from") and current.config.extra.get("imported_from")
+    )
+    for label, attr in (*_COMPARABLE, *((("subject", "config.subject"),) if both_imported else ())):
+        if allow_subject_change and label in _SUBJECT_LABELS:
+            continue
         a, b = _get(baseline, attr), _get(current, attr)
         if a != b:
             reasons.append(f"{label} differs: baseline {a!r}, current {b!r}")
     return reasons
+
+
+def subject_changes(baseline: Scorecard, current: Scorecard) -> list[str]:
+    """What of the subject differs between two runs (the reasons ``allow_subject_change`` set aside)."""
+    every = not_comparable_reasons(baseline, current)
+    return [r for r in every if r.split(" differs", 1)[0] in _SUBJECT_LABELS]
 
 
 def _changed_settings(base: dict[str, object], cur: dict[str, object]) -> list[str]:
@@ -362,16 +384,19 @@ def compare(
     current: Path | str | LoadedRun | Scorecard,
     noise: Path | str | NoiseReport | None = None,
     require_complete: bool = False,
+    allow_subject_change: bool = False,
 ) -> Comparison:
     """Hold ``current`` against ``baseline`` (run dirs, baseline dirs or scorecard.json paths).
 
     Never raises for runs that cannot be compared: the :class:`Comparison` says ``comparable=False`` with
-    the reasons and ``exit_code=3``. Unreadable paths raise :class:`~assay.errors.ConfigError`.
+    the reasons and ``exit_code=3``. Unreadable paths raise :class:`~assay.errors.ConfigError`. With
+    ``allow_subject_change`` a different subject model or subject is compared case by case (paired) and the
+    comparison says that the subjects differ.
     """
     base_run, cur_run = _as_run(baseline), _as_run(current)
     noise_report = noise if isinstance(noise, NoiseReport) or noise is None else load_noise(Path(noise))
     base, cur = base_run.scorecard, cur_run.scorecard
-    reasons = not_comparable_reasons(base, cur)
+    reasons = not_comparable_reasons(base, cur, allow_subject_change=allow_subject_change)
     if noise_report is not None:
         reasons += _noise_reasons(noise_report, cur)
     comp = Comparison(
@@ -387,6 +412,11 @@ def compare(
     )
     if reasons:
         return comp
+    for side, card in (("baseline", base), ("current", cur)):
+        if why := card.extra.get("no_items"):  # an import of aggregates: nothing to pair item by item
+            comp.warnings.append(f"the {side} has no items, so no case is compared: {why}")
+    if allow_subject_change and (changed := subject_changes(base, cur)):
+        comp.warnings.append("the subjects differ (--allow-subject-change): " + "; ".join(changed))
     selected = selection_of(cur)
     if selected is not None:
         base, comp.not_selected, dropped = restrict_to_selection(base, selected)

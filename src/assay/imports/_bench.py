@@ -8,7 +8,7 @@ from pydantic import Field
 
 from assay.errors import ConfigError
 from assay.exec import AttemptContext, Benchmark, BenchmarkOptions, Case, Outcome, Suite
-from assay.runs import MetricSpec, Scorecard, SubjectConfig
+from assay.runs import Attempt, MetricSpec, MetricValue, Scorecard, SubjectConfig
 
 
 class ImportOptions(BenchmarkOptions):
@@ -24,7 +24,10 @@ class ImportOptions(BenchmarkOptions):
     #: each case as [id, category], in the tool's order
     cases: list[list[str]] = Field(default_factory=list)
     metrics: list[MetricSpec] = Field(default_factory=list)
+    run_metrics: dict[str, MetricValue] = Field(default_factory=dict)
     status: str | None = None
+    #: why the result has no items (aggregates only), None when it has them
+    no_items: str | None = None
     notes: list[str] = Field(default_factory=list)
 
 
@@ -42,7 +45,9 @@ class ImportedRun(Benchmark):
 
     def subject_config(self) -> SubjectConfig:
         o = self.options
-        return SubjectConfig(subject=o.subject, model=o.model, extra={"tool": o.tool, "scorers": o.scorers})
+        return SubjectConfig(
+            subject=o.subject, model=o.model, extra={"imported_from": o.tool, "scorers": o.scorers}
+        )
 
     def load_suite(self, suite: str) -> Suite:
         o = self.options
@@ -52,6 +57,14 @@ class ImportedRun(Benchmark):
         raise ConfigError(
             f"{case.id}: an imported run cannot be run or resumed; import the tool's result again"
         )
+
+    def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
+        return dict(self.options.run_metrics)
+
+    def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
+        """An import of aggregates only says why it has no items (``compare`` repeats it)."""
+        o = self.options
+        return {"no_items": o.no_items} if o.no_items else {}
 
     def report_section(self, scorecard: Scorecard) -> str:
         o = self.options
@@ -63,4 +76,6 @@ class ImportedRun(Benchmark):
             f"- from: {', '.join(o.source)}",
         ]
         lines += [f"- {n}" for n in o.notes]
+        if o.no_items:
+            lines.append(f"- no items: {o.no_items}")
         return "\n".join(lines) + "\n"

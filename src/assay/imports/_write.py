@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -23,6 +24,8 @@ from assay.runs.rundir import JOURNAL, META, new_run_dir, write_model
 READERS: dict[str, str] = {
     "inspect": "assay.imports._inspect:read_inspect",
     "swebench": "assay.imports._swebench:read_swebench",
+    "promptfoo": "assay.imports._promptfoo:read_promptfoo",
+    "lm-eval": "assay.imports._lmeval:read_lmeval",
 }
 TOOLS: tuple[str, ...] = tuple(READERS)
 
@@ -66,8 +69,10 @@ def import_run(
             "scorers": imp.scorers,
             "cases": [[cid, cat] for cid, cat in imp.cases],
             "metrics": [s.model_dump() for s in imp.metric_specs],
+            "run_metrics": {k: v.model_dump() for k, v in imp.run_metrics.items()},
             "status": imp.status,
             "notes": imp.notes,
+            "no_items": imp.no_items,
         }
     )
     suite = bench.load_suite(imp.task)
@@ -75,7 +80,7 @@ def import_run(
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
         raise ConfigError(f"sample id {dup!r} appears twice", path=str(files[0]))
-    safe_task = imp.task.replace("/", "_").replace(":", "_")
+    safe_task = re.sub(r"[^\w.-]+", "_", imp.task).strip("_") or imp.tool
     run_dir = new_run_dir(results_dir, f"import-{imp.tool}", safe_task, out)
     m = machine()
     meta = RunMeta(
