@@ -53,7 +53,7 @@ SHORT_HELP: dict[str, str] = {
     "trend": "Track a backlog metric run after run (trend.json, PNG); suggest moves, never apply them.",
     "scorecard": "Fold one run per benchmark into a weighted release scorecard; --compare fails on a drop.",
     "cost": "Sum tokens and cost per benchmark and role across runs, with each cost's source.",
-    "import": "Read another eval tool's result (Inspect AI, SWE-bench, promptfoo) into an assay run directory.",
+    "import": "Read another eval tool's result (Inspect AI, SWE-bench, promptfoo, lm-eval) into an assay run directory.",
 }
 
 #: one-line help of the extra commands for `assay eval --help`

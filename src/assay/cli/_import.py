@@ -25,15 +25,28 @@ import click
     show_default=True,
     help="Where the run directory goes without --out.",
 )
-def import_command(tool: str, paths: tuple[Path, ...], out: Path | None, results_dir: Path) -> None:
-    """Read one result of TOOL (inspect: an Inspect AI .eval/.json log) into an assay run directory.
+@click.option(
+    "--detect",
+    type=click.FloatRange(min=0.0, min_open=True, max=1.0),
+    default=None,
+    help="A change of a proportion you want to see (0.03): the report says how many items it needs.",
+)
+def import_command(
+    tool: str, paths: tuple[Path, ...], out: Path | None, results_dir: Path, detect: float | None
+) -> None:
+    """Read one result of TOOL into an assay run directory.
+
+    TOOL: inspect (an Inspect AI .eval/.json log), swebench (the harness's run summary, then report.json
+    files), promptfoo (eval -o results.json), lm-eval (results_*.json, then its samples_*.jsonl).
 
     The run then works with compare, propose, gate, noise, health, trend, scorecard and view. The same
     file imported twice gives the same run id.
     """
     from assay.imports import import_run
 
-    result = import_run(tool, list(paths), out, results_dir=results_dir, command_line=list(sys.argv))
+    result = import_run(
+        tool, list(paths), out, results_dir=results_dir, detect=detect, command_line=list(sys.argv)
+    )
     s = result.scorecard.summary
     counts = " ".join(f"{k}={v}" for k, v in s.counts.items() if v)
     rate = "—" if s.pass_rate is None else f"{100 * s.pass_rate:.1f}%"

@@ -412,6 +412,9 @@ def compare(
     )
     if reasons:
         return comp
+    for side, card in (("baseline", base), ("current", cur)):
+        if why := card.extra.get("no_items"):  # an import of aggregates: nothing to pair item by item
+            comp.warnings.append(f"the {side} has no items, so no case is compared: {why}")
     if allow_subject_change and (changed := subject_changes(base, cur)):
         comp.warnings.append("the subjects differ (--allow-subject-change): " + "; ".join(changed))
     selected = selection_of(cur)

@@ -8,7 +8,8 @@ from pydantic import Field
 
 from assay.errors import ConfigError
 from assay.exec import AttemptContext, Benchmark, BenchmarkOptions, Case, Outcome, Suite
-from assay.runs import MetricSpec, Scorecard, SubjectConfig
+from assay.gate import detect_line
+from assay.runs import Attempt, MetricSpec, MetricValue, Scorecard, SubjectConfig
 
 
 class ImportOptions(BenchmarkOptions):
@@ -24,7 +25,12 @@ class ImportOptions(BenchmarkOptions):
     #: each case as [id, category], in the tool's order
     cases: list[list[str]] = Field(default_factory=list)
     metrics: list[MetricSpec] = Field(default_factory=list)
+    run_metrics: dict[str, MetricValue] = Field(default_factory=dict)
     status: str | None = None
+    #: ``--detect``: the change the user wants to see; the report says how many items it needs
+    detect: float | None = None
+    #: why the result has no items (aggregates only), None when it has them
+    no_items: str | None = None
     notes: list[str] = Field(default_factory=list)
 
 
@@ -55,6 +61,25 @@ class ImportedRun(Benchmark):
             f"{case.id}: an imported run cannot be run or resumed; import the tool's result again"
         )
 
+    def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
+        return dict(self.options.run_metrics)
+
+    def _detect_lines(self, card: Scorecard) -> list[str]:
+        """Per proportion, the smallest change the gate can see with these items (and, with ``--detect``, the
+        items that change needs); items are cases, repeats of one case not being independent."""
+        s, change = card.summary, self.options.detect
+        lines = [detect_line("pass rate", s.pass_rate, sum(1 for c in card.cases if c.measured), change)]
+        for name, mv in sorted(s.metrics.items()):
+            if mv.kind == "proportion" and mv.value is not None:
+                lines.append(detect_line(name, mv.value, mv.n, change))
+        found = [line for line in lines if line]
+        return found or ["no proportion measured: nothing to say about the changes it can detect"]
+
+    def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
+        """An import of aggregates only says why it has no items (``compare`` repeats it)."""
+        o = self.options
+        return {"no_items": o.no_items} if o.no_items else {}
+
     def report_section(self, scorecard: Scorecard) -> str:
         o = self.options
         lines = [
@@ -65,4 +90,9 @@ class ImportedRun(Benchmark):
             f"- from: {', '.join(o.source)}",
         ]
         lines += [f"- {n}" for n in o.notes]
+        lines += ["", "### What this result can show", ""] + [
+            f"- {line}" for line in self._detect_lines(scorecard)
+        ]
+        if o.no_items:
+            lines.append(f"- no items: {o.no_items}")
         return "\n".join(lines) + "\n"

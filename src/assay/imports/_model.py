@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError
-from assay.runs import Attempt, MetricSpec
+from assay.runs import Attempt, MetricSpec, MetricValue
 
 
 class ForeignFileError(ConfigError):
@@ -44,8 +44,12 @@ class Imported:
     #: the tool's own status of the run (``success``, ``cancelled``, ``error``...), None where it has none
     status: str | None = None
     metric_specs: list[MetricSpec] = field(default_factory=list)
+    #: run-level metrics the tool computed (lm-eval's aggregates when it logged no samples)
+    run_metrics: dict[str, MetricValue] = field(default_factory=dict)
     #: provenance read from the file (the tool's run id, config, scaffold, ...): recorded in meta.json
     provenance: dict[str, Any] = field(default_factory=dict)
+    #: why the result has no items to pair (aggregates only); None when it has them
+    no_items: str | None = None
     #: what a reader should know about this import (one line each), shown in the report
     notes: list[str] = field(default_factory=list)
 

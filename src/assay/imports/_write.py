@@ -25,6 +25,7 @@ READERS: dict[str, str] = {
     "inspect": "assay.imports._inspect:read_inspect",
     "swebench": "assay.imports._swebench:read_swebench",
     "promptfoo": "assay.imports._promptfoo:read_promptfoo",
+    "lm-eval": "assay.imports._lmeval:read_lmeval",
 }
 TOOLS: tuple[str, ...] = tuple(READERS)
 
@@ -49,12 +50,13 @@ def import_run(
     *,
     results_dir: Path = Path("results"),
     gate: GateOptions | None = None,
+    detect: float | None = None,
     command_line: list[str] | None = None,
 ) -> RunResult:
     """Turn one result of another tool into a run directory (meta.json, results.jsonl, scorecard.json,
     reports) that every command reading runs takes unchanged. The file is read whole before anything is
     written; the run id is the tool, the task and a digest of the file, so an import of the same file is
-    the same run."""
+    the same run. ``detect``: a change the report says how many items would be needed to see."""
     files = [Path(p) for p in paths]
     imp = read_foreign(tool, files)
     bench = ImportedRun(
@@ -68,8 +70,11 @@ def import_run(
             "scorers": imp.scorers,
             "cases": [[cid, cat] for cid, cat in imp.cases],
             "metrics": [s.model_dump() for s in imp.metric_specs],
+            "run_metrics": {k: v.model_dump() for k, v in imp.run_metrics.items()},
             "status": imp.status,
             "notes": imp.notes,
+            "no_items": imp.no_items,
+            "detect": detect,
         }
     )
     suite = bench.load_suite(imp.task)

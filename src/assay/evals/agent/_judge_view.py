@@ -9,7 +9,7 @@ prompt, and a judge calibrated on the old one is due again.
 :func:`judge_view` asks the generic :class:`~assay.judge.Judge` (its one retry rule) for the answer::
 
     outcome = await judge_view(Judge(model), JudgeView.of(scenario, turns, checks))
-    judgement = derive(outcome.answer, checks, n_turns)   # outcome.answer None: the attempt is ERROR
+    judgement = derive(outcome.answer, checks, n_turns)   # answer None: ERROR, or FAIL if a code check failed
 """
 
 from __future__ import annotations

@@ -136,3 +136,18 @@ def test_bad_lane_settings_name_the_file(tmp_path: Path, capsys) -> None:
 def test_the_shipped_lane_names_a_judge_model() -> None:
     lane = load_tiers(Path(__file__).resolve().parents[4] / "eval" / "ci_tiers.json").controls_lane
     assert lane is not None and lane.judge_models and lane.repeats >= 2
+
+
+def test_the_shipped_lane_has_a_committed_record_of_each_judge_model() -> None:
+    """What `assay ci plan` holds the judge prompt, rubric and controls against: a real run's record of each
+    judge model the lane names (whether it is current is what the plan decides, not this test)."""
+    from assay.evals.agent._controls import iter_records
+
+    root = Path(__file__).resolve().parents[4]
+    lane = load_tiers(root / "eval" / "ci_tiers.json").controls_lane
+    assert lane is not None and lane.records
+    recorded = {r.judge_model: r for _, r in iter_records(root / lane.records)}
+    for model in lane.judge_models:
+        record = recorded[model]
+        assert record.n_judgings == record.repeats * record.n_controls and record.usage.output_tokens > 0
+        assert record.judge_decided_pass and record.judge_decided_fail  # a record of the judge-decided rule
