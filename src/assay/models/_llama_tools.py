@@ -51,9 +51,16 @@ def tools_text(tools: Sequence[dict[str, Any]]) -> str:
     lines = ["## Tools", ""]
     for tool in tools:
         fn = tool.get("function") or {}
-        params = (fn.get("parameters") or {}).get("properties") or {}
-        args = json.dumps({k: (v or {}).get("type", "string") for k, v in params.items()})
-        lines.append(f"functions.{fn.get('name')}: {(fn.get('description') or '').strip()} Arguments: {args}")
+        schema = fn.get("parameters") or {}
+        required = set(schema.get("required") or [])
+        # described in words: a JSON sketch ({"path": "string"}) is copied as is by a small model
+        args = "; ".join(
+            f"{k} ({(v or {}).get('type', 'any')}{'' if k in required else ', optional'})"
+            + (f": {(v or {})['description']}" if (v or {}).get("description") else "")
+            for k, v in (schema.get("properties") or {}).items()
+        )
+        told = f"functions.{fn.get('name')}: {(fn.get('description') or '').strip()}"
+        lines.append(f"{told} Arguments: {args or 'none'}.")
     lines += [
         "",
         "Start each reply with either",

@@ -10,14 +10,24 @@ SEARCH = {
     "function": {
         "name": "query_documents",
         "description": "Search the documents.",
-        "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "what to look for"},
+                "k": {"type": "integer"},
+            },
+            "required": ["query"],
+        },
     },
 }
 
 
 def test_tools_are_told_in_the_system_message_with_the_protocol() -> None:
     text = tools_text([SEARCH])
-    assert 'functions.query_documents: Search the documents. Arguments: {"query": "string"}' in text
+    assert (
+        "functions.query_documents: Search the documents. Arguments: query (string): what to look for; "
+        "k (integer, optional)." in text
+    )
     assert "functions.<tool name>:" in text and "message: and your answer" in text
     out = plain_messages(
         [{"role": "system", "content": "Be careful."}, {"role": "user", "content": "Q3?"}], [SEARCH]

@@ -51,15 +51,8 @@ def test_the_embedded_model_calls_tools_in_most_documents_and_shell_scenarios(tm
     assert sorted(called) == sorted(DOCUMENTS + SHELL), rows
     with_calls = [case for case, names in called.items() if names]
     assert len(with_calls) >= 3, called  # most of them: the model chooses, and it is weak
-    # a call the model makes names an offered tool with arguments that parse (the grammar holds it to both)
+    # a call names an offered tool (the grammar holds it to the names; its arguments, held to the tool's schema,
+    # can still be cut by the 48-token cap: test_models_llama_server checks they parse)
     offered = {"query_documents", "run_shell", "list_files", "read_file", "grep", "search_code", "run_tests",
                "write_file", "edit_file"}  # fmt: skip
     assert {n for names in called.values() for n in names} <= offered
-    statuses = {
-        c["status"]
-        for row in rows
-        for t in row["details"]["turns"]
-        for m in t["messages"]
-        for c in m["tool_calls"]
-    }
-    assert not any("not a JSON object" in s or s == "not_offered" for s in statuses), statuses
