@@ -51,3 +51,23 @@ def import_command(
     counts = " ".join(f"{k}={v}" for k, v in s.counts.items() if v)
     rate = "—" if s.pass_rate is None else f"{100 * s.pass_rate:.1f}%"
     click.echo(f"{result.run_dir}: {result.scorecard.run_id}: {counts}; pass rate {rate}")
+
+
+@click.group("export")
+def export_group() -> None:
+    """Write an assay run in another tool's format."""
+
+
+@export_group.command("inspect")
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    required=True,
+    help="The Inspect log to write (.eval or .json); `inspect view` opens it.",
+)
+def export_inspect_command(run_dir: Path, out: Path) -> None:
+    """Write RUN_DIR as an Inspect AI log, with Inspect's own writer (needs assay[inspect])."""
+    from assay.imports import export_inspect
+
+    click.echo(export_inspect(run_dir, out))

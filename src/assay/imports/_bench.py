@@ -68,7 +68,9 @@ class ImportedRun(Benchmark):
         """Per proportion, the smallest change the gate can see with these items (and, with ``--detect``, the
         items that change needs); items are cases, repeats of one case not being independent."""
         s, change = card.summary, self.options.detect
-        lines = [detect_line("pass rate", s.pass_rate, sum(1 for c in card.cases if c.measured), change)]
+        # the shared summary already says it for the pass rate; here with the items --detect needs
+        cases = sum(1 for c in card.cases if c.measured)
+        lines = [detect_line("pass rate", s.pass_rate, cases, change)] if change is not None else []
         for name, mv in sorted(s.metrics.items()):
             if mv.kind == "proportion" and mv.value is not None:
                 lines.append(detect_line(name, mv.value, mv.n, change))
