@@ -2,7 +2,7 @@
 documents and shell scenarios records tool calls (its answers are weak; they are not what is checked here).
 
 The simulator and the judge are scripted (they are not under test); the agent is the reference agent on the real
-SmolLM2 through the gateway, with few steps and short answers to keep the run short.
+SmolLM2 through the gateway, with one step (the choice) and short answers to keep the run short.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def test_the_embedded_model_calls_tools_in_most_documents_and_shell_scenarios(tm
         "model": "local/smollm2",
         "simulator_model": f"scripted/{tmp_path / 'simulator.yaml'}",
         "judge_model": f"scripted/{tmp_path / 'judge.yaml'}",
-        "max_steps": 2,
+        "max_steps": 1,  # the first reply is the choice: a call (run, then the cap) or an answer
         "max_user_messages": 1,
         "agent_max_tokens": 48,
     }
