@@ -109,6 +109,8 @@ class ParsedStream:
     steps: int = 0
     result: dict[str, Any] | None = None
     bad_lines: int = 0
+    #: the MCP servers the init event reports: name -> status ("connected", "failed", "pending", ...)
+    mcp_servers: dict[str, str] = field(default_factory=dict)
     #: how many of ``tool_record``'s calls came before the first answer ended: the first assistant message
     #: with text and no tool call (the model ended its turn), or the first successful result event; None: no
     #: answer
@@ -163,6 +165,9 @@ def parse_stream(lines: list[str], workdir: Path, times: list[float] | None = No
         out.session_id = event.get("session_id") or out.session_id
         if kind == "system" and event.get("subtype") == "init":
             out.model_ran = event.get("model") or out.model_ran
+            for server in event.get("mcp_servers") or []:
+                if isinstance(server, dict) and server.get("name"):
+                    out.mcp_servers[str(server["name"])] = str(server.get("status", ""))
         elif kind == "assistant":
             _assistant(event.get("message") or {}, out, pending, message_usage, workdir, at)
         elif kind == "user":
@@ -317,6 +322,15 @@ def _finish_usage(out: ParsedStream, message_usage: dict[str, dict[str, Any]]) -
     out.usage = total
 
 
+def world_not_connected(parsed: ParsedStream) -> str | None:
+    """Why the scenario's world was not given to the agent (its MCP server reported anything but connected),
+    or None: a run without its tools measured another agent, so it is the run's error, never a tool-check FAIL."""
+    status = parsed.mcp_servers.get(WORLD_SERVER)
+    if status is None or status == "connected":
+        return None
+    return f"claude-code: the scenario's MCP server {WORLD_SERVER!r} did not connect ({status}): its tools were not offered"
+
+
 def _is_infra(res: dict[str, Any]) -> bool:
     """An API failure behind the agent (down, overloaded, refusing the key, out of quota), not its own mistake
     (a 400 for a request it built badly)."""
@@ -418,7 +432,12 @@ class ClaudeCodeHarness(Harness):
             argv, cwd=spec.workdir, env=env, wall_clock_s=spec.limits.wall_clock_s, on_line=on_line
         )
         parsed = parse_stream(proc.stdout_lines, spec.workdir, times)
-        return self._result(parsed, proc.exit_code, proc.elapsed_s, proc.timed_out, proc.stopped, proc.stderr)
+        result = self._result(
+            parsed, proc.exit_code, proc.elapsed_s, proc.timed_out, proc.stopped, proc.stderr
+        )
+        if config is not None and result.error is None and result.infra_error is None:
+            result.error = world_not_connected(parsed)
+        return result
 
     def _result(
         self,

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "scorecard": "assay.cli._ci:scorecard_command",
     "cost": "assay.cli._ci:cost_command",
     "import": "assay.cli._import:import_command",
+    "export": "assay.cli._import:export_group",
 }
 
 #: subcommands of `assay eval` that are not benchmarks (a benchmark's own command, subcommands and help are
@@ -53,6 +54,7 @@ SHORT_HELP: dict[str, str] = {
     "trend": "Track a backlog metric run after run (trend.json, PNG); suggest moves, never apply them.",
     "scorecard": "Fold one run per benchmark into a weighted release scorecard; --compare fails on a drop.",
     "cost": "Sum tokens and cost per benchmark and role across runs, with each cost's source.",
+    "export": "Write an assay run as another tool's result (inspect: an Inspect AI log for inspect view).",
     "import": "Read another eval tool's result (Inspect AI, SWE-bench, promptfoo, lm-eval) into an assay run directory.",
 }
 

@@ -25,7 +25,15 @@ import click
     show_default=True,
     help="Where the run directory goes without --out.",
 )
-def import_command(tool: str, paths: tuple[Path, ...], out: Path | None, results_dir: Path) -> None:
+@click.option(
+    "--detect",
+    type=click.FloatRange(min=0.0, min_open=True, max=1.0),
+    default=None,
+    help="A change of a proportion you want to see (0.03): the report says how many items it needs.",
+)
+def import_command(
+    tool: str, paths: tuple[Path, ...], out: Path | None, results_dir: Path, detect: float | None
+) -> None:
     """Read one result of TOOL into an assay run directory.
 
     TOOL: inspect (an Inspect AI .eval/.json log), swebench (the harness's run summary, then report.json
@@ -36,8 +44,30 @@ def import_command(tool: str, paths: tuple[Path, ...], out: Path | None, results
     """
     from assay.imports import import_run
 
-    result = import_run(tool, list(paths), out, results_dir=results_dir, command_line=list(sys.argv))
+    result = import_run(
+        tool, list(paths), out, results_dir=results_dir, detect=detect, command_line=list(sys.argv)
+    )
     s = result.scorecard.summary
     counts = " ".join(f"{k}={v}" for k, v in s.counts.items() if v)
     rate = "—" if s.pass_rate is None else f"{100 * s.pass_rate:.1f}%"
     click.echo(f"{result.run_dir}: {result.scorecard.run_id}: {counts}; pass rate {rate}")
+
+
+@click.group("export")
+def export_group() -> None:
+    """Write an assay run in another tool's format."""
+
+
+@export_group.command("inspect")
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    required=True,
+    help="The Inspect log to write (.eval or .json); `inspect view` opens it.",
+)
+def export_inspect_command(run_dir: Path, out: Path) -> None:
+    """Write RUN_DIR as an Inspect AI log, with Inspect's own writer (needs assay[inspect])."""
+    from assay.imports import export_inspect
+
+    click.echo(export_inspect(run_dir, out))

@@ -58,7 +58,8 @@ def _judge(run_dir: Path, judge_schema: str, console: Console) -> int:
     counts = done.scorecard.summary.counts
     console.print("after judging: " + ", ".join(f"{k} {v}" for k, v in counts.items() if v), highlight=False)
     console.print(
-        f"judged by {done.judgement.judge_model} in {done.judgement.calls} call(s): {s.get('judged')} graded, "
+        f"judged by {done.judgement.judge_model} in {done.judgement.calls} call(s) over "
+        f"{done.judgement.batches} batch(es): {s.get('judged')} graded, "
         f"{s.get('unjudged')} unjudged, quality {s.get('quality_mean')}, {s.get('quality_ok')} passed the "
         f"quality checks ({done.path})",
         highlight=False,

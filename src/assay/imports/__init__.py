@@ -9,6 +9,7 @@ trend, scorecard and view read it unchanged.
 from __future__ import annotations
 
 from assay.imports._bench import ImportedRun, ImportOptions
+from assay.imports._export import export_inspect
 from assay.imports._model import ForeignFileError, Imported
 from assay.imports._write import TOOLS, import_run, read_foreign
 
@@ -18,6 +19,7 @@ __all__ = [
     "ImportOptions",
     "Imported",
     "ImportedRun",
+    "export_inspect",
     "import_run",
     "read_foreign",
 ]

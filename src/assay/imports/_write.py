@@ -50,12 +50,13 @@ def import_run(
     *,
     results_dir: Path = Path("results"),
     gate: GateOptions | None = None,
+    detect: float | None = None,
     command_line: list[str] | None = None,
 ) -> RunResult:
     """Turn one result of another tool into a run directory (meta.json, results.jsonl, scorecard.json,
     reports) that every command reading runs takes unchanged. The file is read whole before anything is
     written; the run id is the tool, the task and a digest of the file, so an import of the same file is
-    the same run."""
+    the same run. ``detect``: a change the report says how many items would be needed to see."""
     files = [Path(p) for p in paths]
     imp = read_foreign(tool, files)
     bench = ImportedRun(
@@ -73,6 +74,7 @@ def import_run(
             "status": imp.status,
             "notes": imp.notes,
             "no_items": imp.no_items,
+            "detect": detect,
         }
     )
     suite = bench.load_suite(imp.task)

@@ -1,11 +1,13 @@
 """``python -m assay.models._llama_serve ARGS``: llama-cpp-python's OpenAI-compatible server, as assay runs it.
 
-Two things on top of ``python -m llama_cpp.server ARGS`` (same arguments):
+Three things on top of ``python -m llama_cpp.server ARGS`` (same arguments):
 
 - the installed llama.cpp is checked first (:func:`check_llama_build`): a build that would crash on this CPU
   exits with one line saying how to rebuild it, instead of a segmentation fault on the first request;
 - a streamed chat completion ends with a usage chunk (``choices: []``, ``usage: {...}``), as OpenAI sends for
-  ``stream_options.include_usage``: llama-cpp-python reports no usage when streaming.
+  ``stream_options.include_usage``: llama-cpp-python reports no usage when streaming;
+- a request that offers tools is served so that the model chooses between a tool call and an answer
+  (:mod:`assay.models._llama_tools`): llama-cpp-python's own formats never call a tool unless forced.
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ def _with_usage(llm: Any, chunks: Iterator[dict[str, Any]]) -> Iterator[dict[str
     last: dict[str, Any] | None = None
     pieces: list[str] = []
     for chunk in chunks:
+        if chunk.get("usage"):  # the stream counted itself (a tool call of assay.models._llama_tools)
+            yield chunk
+            yield from chunks
+            return
         if prompt_tokens is None:
             prompt_tokens = int(llm.n_tokens)
         for choice in chunk.get("choices") or []:
@@ -71,12 +77,14 @@ def install_stream_usage() -> None:
 def main() -> None:
     from assay.errors import AssayError
     from assay.models._llama_build import check_llama_build
+    from assay.models._llama_tools import install_tool_calls
 
     try:
         check_llama_build()
     except AssayError as exc:
         print(f"error: {exc}", file=sys.stderr, flush=True)
         raise SystemExit(1) from None
+    install_tool_calls()
     install_stream_usage()
     from llama_cpp.server.__main__ import main as serve
 

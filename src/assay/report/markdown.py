@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from assay.gate import detect_line
 from assay.models.weak import WEAK_MODEL_NOTE, weak_roles
 from assay.report.failure_reasons import Failures, failures_markdown
 from assay.report.plotting import Plot
@@ -143,6 +144,11 @@ def render_markdown(
             f"(95% Wilson interval {pct(s.pass_rate_low)} – {pct(s.pass_rate_high)}). "
             "INFRA_ERROR, SKIPPED and NOT_RUN are not counted.",
         ]
+        cases = sum(1 for c in card.cases if c.measured)
+        if can_show := detect_line("pass rate", s.pass_rate, cases):
+            lines.append(
+                f"What it can show: {can_show} (cases are the items; repeats of one are not independent)."
+            )
     else:
         lines += ["", "Nothing was measured (no attempt passed, failed, errored or timed out)."]
     if s.judged_pass_rate is not None:

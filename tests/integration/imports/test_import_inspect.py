@@ -60,6 +60,18 @@ def test_each_sample_and_epoch_is_an_attempt_scored_as_inspect_defines(tmp_path:
     assert (run / "report.md").read_text().count("## Imported result") == 1
 
 
+def test_the_report_says_what_changes_the_result_can_show(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    res = CliRunner().invoke(
+        cli, ["import", "inspect", str(LOGS / "good.eval"), "--out", str(run), "--detect", "0.03"]
+    )
+    assert res.exit_code == 0, res.output
+    report = (run / "report.md").read_text()
+    # 4 samples (the epochs repeat them: not independent items) at a pass rate of 0.5
+    assert "pass rate: 0.5 over 4 items; the smallest change the gate can detect is ±0.943" in report
+    assert "a change of 0.03 needs about 2201 items" in report
+
+
 def test_eval_and_json_logs_read_alike_and_one_file_is_one_run(tmp_path: Path) -> None:
     _, _, from_eval = _import(tmp_path, "good.eval")
     _, _, from_json = _import(tmp_path, "good.json")

@@ -153,3 +153,23 @@ async def test_a_tool_result_turn_is_accepted(model: OpenAICompatModel) -> None:
     ]
     out = await model.generate(messages, tools=[WEATHER], max_tokens=16)
     assert out.usage.input_tokens > 0 and (out.text or out.tool_calls)
+
+
+async def test_on_auto_the_model_chooses_a_call_then_answers_from_its_result(
+    model: OpenAICompatModel,
+) -> None:
+    """llama-cpp-python's own formats never call a tool on ``auto``; assay's server lets the model choose."""
+    messages = [Message("user", "What is the weather in Paris right now?")]
+    first = await model.generate(messages, tools=[WEATHER], max_tokens=48)
+    assert first.finish_reason == "tool_calls" and [c.name for c in first.tool_calls] == ["get_weather"]
+    assert first.tool_calls[0].raw_arguments is None and isinstance(
+        first.tool_calls[0].arguments.get("city"), str
+    )
+    assert first.usage.input_tokens > 0 and first.usage.output_tokens > 0
+    result = Message("tool", "sunny, 21 C", tool_call_id=first.tool_calls[0].id, name="get_weather")
+    after = [*messages, Message("assistant", "", tool_calls=first.tool_calls), result]
+    second = await model.generate(after, tools=[WEATHER], max_tokens=24, stream=True)
+    assert second.tool_calls == [] and second.text.strip()
+    # the same question with tool_choice none is answered in text
+    plain = await model.generate(messages, tools=[WEATHER], tool_choice="none", max_tokens=16)
+    assert plain.tool_calls == [] and plain.text.strip()

@@ -130,7 +130,7 @@ def test_a_session_shows_request_reference_beside_the_replay_the_judge_and_the_w
     case_runs: Path,
 ) -> None:
     html = _page(case_runs, "sessions", _case_with(case_runs, "Find where the retry limit"))
-    assert re.search(r'<p class="workspace">ran in worktree of .*acme-app at [0-9a-f]{12}</p>', html)
+    assert re.search(r'<p class="workspace">ran in isolated checkout of .*acme-app at [0-9a-f]{12}</p>', html)
     assert "tell me its value." in _section(html, "request")
     assert "none: the request opened its session" in _section(html, "context")
     ref, replay = re.findall(r"<td><pre>(.*?)</pre></td>", _section(html, "answers"), re.S)

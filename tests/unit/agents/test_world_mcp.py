@@ -141,3 +141,19 @@ async def test_the_step_cap_cuts_the_scripted_agent_off_through_each_harness(
     assert result.cut_off == "steps" and result.error is None, (result.cut_off, result.error)
     # one step ran: a call of a tool not offered here, a try (its kind kept), not a use, alike on both paths
     assert [(c.kind, c.status) for c in result.tool_record] == [("documents", "not_offered")]
+
+
+def test_a_world_claude_code_could_not_connect_is_the_runs_error_not_a_tool_check_fail() -> None:
+    from assay.agents.claude_code import parse_stream, world_not_connected
+
+    def init(status: str) -> list[str]:
+        return [
+            json.dumps(
+                {"type": "system", "subtype": "init", "mcp_servers": [{"name": "assay", "status": status}]}
+            )
+        ]
+
+    assert world_not_connected(parse_stream(init("connected"), Path("/w"))) is None
+    why = world_not_connected(parse_stream(init("failed"), Path("/w")))
+    assert why is not None and "did not connect (failed)" in why
+    assert world_not_connected(parse_stream([], Path("/w"))) is None  # no init event: other errors say so

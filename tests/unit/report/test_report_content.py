@@ -351,3 +351,18 @@ def test_reasons_differing_across_iterations_are_each_shown(tmp_path: Path) -> N
     line = next(x for x in _why(md).splitlines() if x.startswith("- **s/p**"))
     assert "iterations 0, 2: probe p (?) · not shown: 'a'" in line
     assert "iteration 1: probe p (?) · not shown: 'b'" in line
+
+
+def test_the_summary_says_the_smallest_pass_rate_change_the_run_can_show(tmp_path: Path) -> None:
+    # 8 cases, 4 passing, 2 repeats each: the items are the 8 cases, not the 16 attempts
+    attempts = [
+        _att(f"c{i}", Status.PASS if i < 4 else Status.FAIL, it=it) for i in range(8) for it in range(2)
+    ]
+    md, _ = _render(MemoryBenchmark(), attempts, tmp_path / "run")
+    assert (
+        "What it can show: pass rate: 0.5 over 8 items; the smallest change the gate can detect is ±0.615"
+        in md
+    )
+    # nothing measured: nothing said
+    md, _ = _render(MemoryBenchmark(), [_att("c0", Status.NOT_RUN)], tmp_path / "none")
+    assert "What it can show" not in md

@@ -122,6 +122,8 @@ class QuestionControlsResult(BaseModel):
     calls: int = 0
     batches: int = 0
     usage: Usage = Field(default_factory=Usage)
+    #: the judge's answers, as written (what a weak judge did is read here)
+    raw: list[str] = Field(default_factory=list)
     made_at: str = ""
 
 
@@ -175,6 +177,7 @@ async def run_question_controls(
         result.calls += out.calls
         result.batches += out.batches
         result.usage = result.usage + out.usage
+        result.raw += out.raw
         for cid, c in order:
             grade = out.grades[cid]
             row = judged[(c.task_id, c.role)]

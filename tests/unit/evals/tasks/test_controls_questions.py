@@ -86,7 +86,7 @@ async def test_a_judge_that_reads_the_points_passes(controls: list[QuestionContr
     result = await run_question_controls(model, "scripted", controls, 2)
     assert result.agreement == result.agreement_pass == result.agreement_fail == 1.0
     assert result.kappa == pytest.approx(1.0) and result.self_consistency == 1.0 and result.passed
-    assert result.calls == 2 and result.unjudged == 0
+    assert result.calls == 2 and result.unjudged == 0 and len(result.raw) == 2
     body = model.calls[0]["messages"][1].content
     assert all(c.view.reference_answer in body for c in controls)  # never cut
     assert "agreement 100%" in questions_table(result)
