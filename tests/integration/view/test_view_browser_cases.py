@@ -67,6 +67,6 @@ def test_sessions_case_page_shows_reference_beside_the_replay_and_the_judge(serv
     cells = page.locator("table.answers tbody td")
     assert cells.count() == 2 and cells.first.inner_text().startswith("The retry limit is MAX_RETRIES = 5")
     assert "score 4 / 5" in page.locator("section.judge").inner_text()
-    assert "worktree of" in page.locator("p.workspace").inner_text()
+    assert "isolated checkout of" in page.locator("p.workspace").inner_text()
     _markup_is_text(page, "table.answers tbody td:nth-child(2)")
     shot(page, "case-sessions")
