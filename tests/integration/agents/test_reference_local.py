@@ -52,7 +52,12 @@ async def test_reference_agent_on_the_embedded_model(tmp_path: Path) -> None:
     check_two_steps(result)
     # what the tool returned for the model's own arguments (greedy, this prompt: a folder it made up)
     path = result.tool_record[0].arguments.get("path") or "."
-    listed = "app.py" if path in (".", "./") else f"error: no such file or directory: {path}"
+    if path in (".", "./"):
+        listed = "app.py"
+    elif path.startswith("/") and not path.startswith(str(tmp_path)):
+        listed = f"refused: absolute path '{path}' is outside the workdir"
+    else:
+        listed = f"error: no such file or directory: {path}"
     assert result.tool_record[0].result_summary == listed
     assert result.usage.cost_usd == 0.0 and result.usage.cost_source == "harness_counts"
     assert result.model_ran == "SmolLM2-135M-Instruct.Q4_1"

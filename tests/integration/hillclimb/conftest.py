@@ -9,9 +9,13 @@ plan (restore the description, remove one, append a sentence to system.md) to th
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -40,14 +44,29 @@ for action in json.loads(plan.read_text())[n]:
     elif kind == "append":
         with open("system.md", "a") as f:
             f.write("\\n" + arg + "\\n")
-    elif kind == "interrupt":  # Ctrl-C reaching the loop while the fixer works
-        import os, signal, time
-        os.kill(os.getppid(), signal.SIGINT)
+    elif kind == "interrupt":  # Ctrl-C reaching the loop while the fixer works (the test sends it)
+        import time
+        plan.with_suffix(".interrupt").write_text("now")
         time.sleep(30)
     elif kind == "outside":
         pathlib.Path(arg).write_text("written by the fixer\\n")
 print(f"round {n + 1}: applied my edit")
 """
+
+
+def _ctrl_c_when(flag: Path) -> None:
+    """Send this process (the loop, run in-process) SIGINT once the fixer says so: the fixer runs in its own PID
+    namespace and cannot signal the eval itself, as a user's Ctrl-C at the terminal would."""
+
+    def watch() -> None:
+        for _ in range(6000):
+            if flag.exists():
+                flag.unlink()
+                os.kill(os.getpid(), signal.SIGINT)
+                return
+            time.sleep(0.05)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def git(repo: Path, *args: str) -> str:
@@ -99,6 +118,8 @@ class Climb:
     def fixer(self, plan: list[list[str]]) -> str:
         self.plan.write_text(json.dumps(plan))
         self.script.write_text(FIXER)
+        if any(a.startswith("interrupt:") for step in plan for a in step):
+            _ctrl_c_when(self.plan.with_suffix(".interrupt"))
         return f"command:{sys.executable} {self.script} {self.plan} {self.state}"
 
     def git(self, *args: str) -> str:
