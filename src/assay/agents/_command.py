@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.agents._cliproc import OwnGateway, gateway_usage, run_streaming, summarize
+from assay.agents._cliproc import OwnGateway, contain, gateway_usage, held, run_streaming, summarize
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
 from assay.agents._pidns import own_pids
@@ -145,14 +145,6 @@ def _from_gateway(result: AgentResult, counted: Any, *, failed: bool) -> None:
     if failed and counted.infra_errors:
         result.infra_error = counted.last_infra_error or "the model gateway's upstream failed"
         result.error = None
-
-
-def _install_root(program: str) -> Path:
-    """What to bind for a program under the fence: its venv, or its own folder (``/usr`` is bound anyway)."""
-    folder = Path(program).parent
-    if folder.name == ".bin" and folder.parent.name == "node_modules":
-        return folder.parent  # an npm bin links into its package, which may start another package's binary
-    return folder.parent if (folder.parent / "pyvenv.cfg").is_file() else folder
 
 
 class CommandHarness(Harness):
@@ -267,13 +259,14 @@ class CommandHarness(Harness):
                 )
             argv = self.argv(prompt, spec, output_dir, program, config)
             if spec.fence:
+                from assay.agents._shims import resolve_program
                 from assay.agents.fence import fence_argv
 
-                argv = fence_argv(
-                    spec, argv, env=env, binds_ro=[_install_root(program)], binds_rw=[output_dir], home=home
-                )
+                # a version manager's shim is run as the real program it stands for (see _shims)
+                argv[0], installs = resolve_program(program, path=env.get("PATH"), cwd=spec.workdir)
+                argv = fence_argv(spec, argv, env=env, binds_ro=installs, binds_rw=[output_dir], home=home)
             else:  # unfenced, the eval's processes (and their environ) stay out of sight
-                argv = own_pids(argv)
+                argv = own_pids(held(argv, spec.limits, spec.workdir))
             via_stdin = "{prompt}" not in self.template
             before = await gateway_usage(spec.route)
             since = before.calls if before is not None else 0
@@ -295,6 +288,7 @@ class CommandHarness(Harness):
                 wall_clock_s=spec.limits.wall_clock_s,
                 stdin=prompt.encode() if via_stdin else None,
                 watch=over_cap if cap is not None else None,
+                limits=spec.limits,
             )
             counted = await gateway_usage(spec.route, since) if before is not None else None
             result = AgentResult(harness=self.name, exit_code=proc.exit_code, elapsed_s=proc.elapsed_s)
@@ -335,7 +329,7 @@ class CommandHarness(Harness):
             result.error = f"{Path(program).name} exited {proc.exit_code}" + (
                 f": {summarize(tail, 300)}" if tail else ""
             )
-        return result
+        return contain(result, proc, spec.limits, fenced=spec.fence)
 
     async def close(self) -> None:
         if self._own_gateway is not None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.agents._cliproc import OwnGateway, relative_path, run_streaming, summarize
+from assay.agents._cliproc import OwnGateway, contain, held, relative_path, run_streaming, summarize
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
 from assay.agents._pidns import own_pids
@@ -411,7 +411,7 @@ class ClaudeCodeHarness(Harness):
 
             argv = fence_argv(spec, argv, env=env, binds_ro=[Path(binary).parent], home=self._home.name)
         else:  # unfenced, the eval's processes (and their environ) stay out of sight
-            argv = own_pids(argv)
+            argv = own_pids(held(argv, spec.limits, spec.workdir))
         started = time.monotonic()
         times: list[float] = []
         tokens = [0]
@@ -429,7 +429,12 @@ class ClaudeCodeHarness(Harness):
             return tokens[0] > max_tokens
 
         proc = await run_streaming(
-            argv, cwd=spec.workdir, env=env, wall_clock_s=spec.limits.wall_clock_s, on_line=on_line
+            argv,
+            cwd=spec.workdir,
+            env=env,
+            wall_clock_s=spec.limits.wall_clock_s,
+            on_line=on_line,
+            limits=spec.limits,
         )
         parsed = parse_stream(proc.stdout_lines, spec.workdir, times)
         result = self._result(
@@ -437,7 +442,7 @@ class ClaudeCodeHarness(Harness):
         )
         if config is not None and result.error is None and result.infra_error is None:
             result.error = world_not_connected(parsed)
-        return result
+        return contain(result, proc, spec.limits, fenced=spec.fence)
 
     def _result(
         self,
