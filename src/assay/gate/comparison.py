@@ -248,6 +248,18 @@ def _changed_settings(base: dict[str, object], cur: dict[str, object]) -> list[s
     return [f"{k}: {base.get(k)!r} -> {cur.get(k)!r}" for k in keys if base.get(k) != cur.get(k)]
 
 
+def config_changes(base: SubjectConfig, cur: SubjectConfig) -> list[str]:
+    """Every difference of two subject configurations: the subject, its model, judge model and embedder,
+    and its settings (``extra``, what a comparison warns about as "subject settings differ")."""
+    fields = ("subject", "model", "judge_model", "embedder")
+    own = [
+        f"{f}: {getattr(base, f)!r} -> {getattr(cur, f)!r}"
+        for f in fields
+        if getattr(base, f) != getattr(cur, f)
+    ]
+    return own + _changed_settings(base.extra, cur.extra)
+
+
 def noise_mismatch(
     noise: NoiseReport, benchmark: str, suite: str, suite_version: str, config: SubjectConfig
 ) -> list[str]:
