@@ -97,6 +97,11 @@ SHARED_OPTIONS: list[click.Option] = [
         help="Baseline run dir / scorecard to compare with; exit 2 on a regression, 3 if not comparable.",
     ),
     click.Option(["--noise"], type=_P, default=None, help="noise.json giving the noise floor for --compare."),
+    click.Option(
+        ["--allow-subject-change"],
+        is_flag=True,
+        help="With --compare: hold a run of another subject model (or agent) case by case; the verdict says so.",
+    ),
     click.Option(["--save-baseline"], type=_P, default=None, help="Write this run as a baseline to DIR."),
     click.Option(["--force"], is_flag=True, help="With --save-baseline: accept a 1-iteration run."),
     click.Option(
@@ -173,6 +178,7 @@ def _gate_options(shared: dict[str, Any]) -> GateOptions:
     return GateOptions(
         compare=shared["compare"],
         noise=shared["noise"],
+        allow_subject_change=shared["allow_subject_change"],
         save_baseline=shared["save_baseline"],
         require_complete=shared["require_complete"],
         force=shared["force"],

@@ -30,8 +30,9 @@ __all__ = ["VERDICT", "Finding", "GateOptions", "Verdict", "decide", "load_verdi
 
 @dataclass(frozen=True)
 class GateOptions:
-    """What a run is held to: the eval command's --compare, --noise, --save-baseline, --force,
-    --require-complete, --expect and --enforce, and whether CI outputs (--junit/--summary) were asked for."""
+    """What a run is held to: the eval command's --compare (with --allow-subject-change), --noise,
+    --save-baseline, --force, --require-complete, --expect and --enforce, and whether CI outputs
+    (--junit/--summary) were asked for."""
 
     compare: Path | None = None
     noise: Path | None = None
@@ -42,6 +43,8 @@ class GateOptions:
     enforce: bool = False
     #: CI outputs were asked for: a case that measured nothing then fails the run whatever --enforce says
     fail_unspent: bool = False
+    #: --allow-subject-change: --compare holds a run of another subject model or subject case by case
+    allow_subject_change: bool = False
 
     @property
     def gated(self) -> bool:
