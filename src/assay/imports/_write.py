@@ -6,6 +6,7 @@ import importlib
 import re
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -95,7 +96,6 @@ def import_run(
             "status": imp.status,
             "notes": imp.notes,
             "no_items": imp.no_items,
-            "detect": detect,
         }
     )
     suite = bench.load_suite(imp.task)
@@ -138,6 +138,8 @@ def import_run(
     with Journal(run_dir / JOURNAL, scrubber) as journal:
         for attempt in imp.attempts:
             journal.append(attempt)
+    if detect is not None:  # as `assay eval --detect`: the report says the items the change needs
+        gate = replace(gate or GateOptions(), detect=detect)
     done = finish(run_dir, bench, suite, meta, scrubber, gate=gate)
     return RunResult(
         run_dir, done.scorecard, done.verdict, benchmark=bench, meta=meta, attempts=done.attempts
