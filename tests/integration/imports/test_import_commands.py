@@ -90,6 +90,12 @@ def test_trend_and_release_scorecard_read_imported_runs(runs: dict[str, Path], t
     }
 
 
+def test_runs_show_an_incomplete_import_says_it_cannot_be_resumed(runs: dict[str, Path]) -> None:
+    out = _ok("runs", "show", str(runs["tau"]))  # its infrastructure_error trial left it incomplete
+    assert "pass rate 54.5% of 11 measured" in out
+    assert "an import cannot be resumed: finish it in tau2, import again" in out and "--resume" not in out
+
+
 def test_view_pages_each_imported_run_and_case(runs: dict[str, Path], tmp_path: Path) -> None:
     site = tmp_path / "site"
     _ok("view", "--dir", str(tmp_path / "runs"), "--bundle", str(site))
