@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from assay.errors import ConfigError
 from assay.evals._suite_id import suite_version
 from assay.evals.memory._ci import CI_JOBS
+from assay.evals.memory._locomo import load_locomo
+from assay.evals.memory._locomo_bench import LocomoMixin, locomo_path
 from assay.evals.memory._longmemeval import LMEQuestion, answer_question, cases, load_longmemeval
 from assay.evals.memory._options import FULL_EMBEDDER, FULL_MODEL, MemoryOptions
 from assay.evals.memory._report import failure_reason, scenario_plot
@@ -49,7 +51,7 @@ def describe_scenarios(directory: Path) -> str:
     return "\n".join(lines)
 
 
-class MemoryBenchmark(Benchmark):
+class MemoryBenchmark(LocomoMixin, Benchmark):
     """Long-term memory: months of chats on a simulated clock, probed for what the agent is shown and holds."""
 
     short_help = "Long-term memory over months of simulated chats."
@@ -71,6 +73,18 @@ class MemoryBenchmark(Benchmark):
             name="answer_accuracy", kind="proportion", direction="higher", tolerance=0.05, gated=False
         ),
         MetricSpec(name="lme_accuracy", kind="proportion", direction="higher", tolerance=0.05, gated=False),
+        # imported data (LoCoMo, LongMemEval): reported beside published figures, never gated
+        *(
+            MetricSpec(name=n, kind="proportion", direction="higher", tolerance=0.05, gated=False)
+            for n in (
+                "evidence_recall@5",
+                "evidence_recall@10",
+                "judge_accuracy",
+                "lme_recall@5",
+                "lme_recall@10",
+            )
+        ),
+        MetricSpec(name="locomo_f1", kind="continuous", direction="higher", tolerance=0.05, gated=False),
     )
 
     Options = MemoryOptions
@@ -86,11 +100,17 @@ class MemoryBenchmark(Benchmark):
         self._model: Any = None
         self._embedder: Any = None
         self._run_dir = Path(".")
+        self._locomo_init()
 
     @classmethod
     def describe(cls, given: MemoryOptions | Mapping[str, Any]) -> str:
         """What ``--list`` prints: every scenario and its checks."""
         options = validate_options(MemoryOptions, given)
+        if options.dataset and options.dataset.partition(":")[0] == "locomo":
+            convs = load_locomo(locomo_path(options.dataset, offline=options.offline))
+            return "\n".join(
+                f"{q.id:<18} {q.category_name:<12} {q.question}" for c in convs for q in c.questions
+            )
         if options.dataset:
             qs = load_longmemeval(_dataset_path(options.dataset))
             return "\n".join(f"{q.question_id:<24} {q.question_type:<28} {q.question}" for q in qs)
@@ -102,6 +122,10 @@ class MemoryBenchmark(Benchmark):
 
     def load_suite(self, suite: str) -> Suite:
         dataset = self.options.dataset
+        if dataset and dataset.partition(":")[0] == "locomo":
+            self._suite = "locomo"
+            self.metric_specs = tuple(s.model_copy(update={"gated": False}) for s in type(self).metric_specs)
+            return self._locomo_suite(dataset)
         if dataset:
             self._suite = "longmemeval"
             self._questions = load_longmemeval(_dataset_path(str(dataset)))
@@ -138,14 +162,16 @@ class MemoryBenchmark(Benchmark):
         return Suite(name=suite, version=suite_version(suite, case_list, extra=content), cases=case_list)
 
     def subject_config(self) -> SubjectConfig:
-        scripted = self._suite == "pr" or (self._suite == "longmemeval" and not self.options.model)
+        scripted = self._suite == "pr" or (
+            self._suite in ("longmemeval", "locomo") and not self.options.model
+        )
         return SubjectConfig(
             subject="assay.memory",
             model="scripted:scenario-answers"
             if self._suite == "pr"
             else self.options.model or (None if scripted else FULL_MODEL),
             embedder=self._embedder_spec(),
-            extra={"dataset": self.options.dataset},
+            extra={"dataset": self.options.dataset, "judge_model": self.options.judge_model},
         )
 
     def _embedder_spec(self) -> str:
@@ -167,13 +193,20 @@ class MemoryBenchmark(Benchmark):
             check = getattr(self._model, "preflight", None)
             if check is not None:
                 await check()
+        if self._suite == "locomo":
+            await self._locomo_preflight()
 
     async def setup(self, run_dir: str) -> None:
         self._run_dir = Path(run_dir)
         if self._embedder is None:  # a caller that skipped preflight
             await self.preflight()
 
+    async def teardown(self) -> None:
+        await self._locomo_teardown()
+
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
+        if self._suite == "locomo":
+            return await self._locomo_case(case, ctx)
         if self._suite == "longmemeval":
             return await self._run_question(case, ctx)
         scenario = self._scenarios[case.input["scenario"]]
@@ -257,6 +290,8 @@ class MemoryBenchmark(Benchmark):
     # ------------------------------------------------------------------ results
     def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
         """Per question type accuracy for imported data (reported, never gated)."""
+        if self._suite == "locomo":
+            return self._locomo_metrics(attempts)
         if self._suite != "longmemeval":
             return {}
         by_type: dict[str, list[float]] = {}
@@ -277,10 +312,12 @@ class MemoryBenchmark(Benchmark):
         return failure_reason(attempt) or super().failure_reason(attempt)
 
     def report_plots(self, scorecard: Scorecard, attempts: list[Attempt], run_dir: Path) -> list[Plot]:
-        plot = scenario_plot(scorecard) if self._suite != "longmemeval" else None
+        plot = scenario_plot(scorecard) if self._suite in ("pr", "full") else None
         return [plot] if plot is not None else []
 
     def report_section(self, scorecard: Scorecard) -> str:
+        if self._suite == "locomo":
+            return self._locomo_section(scorecard)
         lines = ["## Memory", ""]
         if self._suite == "longmemeval":
             lines += ["| question type | accuracy | n |", "|---|---|---|"]
