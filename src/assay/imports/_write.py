@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import math
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -42,6 +43,8 @@ def read_foreign(tool: str, paths: Sequence[Path | str], *, pass_threshold: floa
     (a ConfigError for the others, whose results say pass or fail themselves)."""
     if tool not in READERS:
         raise ConfigError(f"unknown tool {tool!r}; expected one of {', '.join(TOOLS)}", path="TOOL")
+    if pass_threshold is not None and not math.isfinite(pass_threshold):
+        raise ConfigError(f"{pass_threshold}: not a number a score can reach", path="--pass-threshold")
     if pass_threshold is not None and tool not in NUMERIC_PASS:
         raise ConfigError(
             f"{tool} records its own pass or fail, with no score to hold to a threshold; it applies to "

@@ -102,6 +102,36 @@ def test_tau_bench_results_read_the_model_from_the_file_name_and_a_provider_erro
     assert broken["2", 0].status.value == "ERROR" and broken["2", 0].error.type == "SolveError"
 
 
+def test_the_dir_format_reads_each_simulation_file_its_index_names(tmp_path: Path) -> None:
+    """tau2's dir format (``Results.save(path, format="dir")``): results.json without the simulations, an index
+    of them, and one simulations/<id>.json each."""
+    data = json.loads(TAU2.read_text())
+    sims = data.pop("simulations")
+    data["simulation_index"] = [
+        {
+            "id": s["id"],
+            "task_id": s["task_id"],
+            "trial": s["trial"],
+            "reward": (s["reward_info"] or {}).get("reward"),
+        }
+        for s in sims
+    ]
+    (tmp_path / "simulations").mkdir()
+    for s in sims:
+        (tmp_path / "simulations" / f"{s['id']}.json").write_text(json.dumps(s))
+    (tmp_path / "results.json").write_text(json.dumps(data))
+    run = _import(tmp_path / "results.json", tmp_path / "run")
+    whole = _import(TAU2, tmp_path / "whole")
+    assert [(a.key, a.status) for a in read_journal(run / "results.jsonl")] == [
+        (a.key, a.status) for a in read_journal(whole / "results.jsonl")
+    ]
+    (tmp_path / "simulations" / f"{sims[4]['id']}.json").unlink()
+    res = CliRunner().invoke(
+        cli, ["import", "tau2", str(tmp_path / "results.json"), "--out", str(tmp_path / "x")]
+    )
+    assert res.exit_code == 1 and "which is missing" in str(res.exception) and not (tmp_path / "x").exists()
+
+
 def _no_simulations(p: Path) -> None:
     data = json.loads(TAU2.read_text())
     data["simulations"] = []
@@ -141,6 +171,11 @@ def test_a_pass_threshold_is_refused_where_the_tool_records_its_own_pass(
     summary = TAU.parent / "swebench" / "acme__agent-1.demo.json"
     with pytest.raises(SystemExit) as exc:
         main(["import", "swebench", str(summary), "--pass-threshold", "0.5", "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err.strip()
+    assert exc.value.code == 1 and err.count("\n") == 0 and "--pass-threshold" in err, err
+    assert not (tmp_path / "r").exists()
+    with pytest.raises(SystemExit) as exc:  # nor a line no score can reach
+        main(["import", "tau2", str(TAU2), "--pass-threshold", "nan", "--out", str(tmp_path / "r")])
     err = capsys.readouterr().err.strip()
     assert exc.value.code == 1 and err.count("\n") == 0 and "--pass-threshold" in err, err
     assert not (tmp_path / "r").exists()
