@@ -23,6 +23,7 @@ def no_ray_running(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     temp = tempfile.mkdtemp(prefix="ar")  # short: Ray's socket paths live under it
     monkeypatch.setenv("RAY_TMPDIR", temp)
+
     def none_found() -> list[str]:
         return []
 
