@@ -26,6 +26,7 @@ Presets (``agent="mini-swe-agent"``) carry a template, a parser and the project-
 from __future__ import annotations
 
 import dataclasses
+import json
 import shlex
 import shutil
 import string
@@ -42,6 +43,7 @@ from assay.agents._pidns import own_pids
 from assay.agents.record import AgentResult
 from assay.agents.transcripts import TranscriptInput, get_parser
 from assay.agents.world import WORLD_LOG
+from assay.agents.world.kinds import WORLD_SERVER
 from assay.errors import ConfigError
 
 PLACEHOLDERS = (
@@ -248,15 +250,19 @@ class CommandHarness(Harness):
             env = run_env(spec, home=home, extra=self.preset.env if self.preset else None)
             program = self.program(env)
             config = None
+            mcp_urls: list[str] = []
             if spec.world is not None and self.takes_world:
-                if spec.fence:
-                    raise ConfigError(
-                        "--fence: the scenario's tools over MCP are not served inside the fence"
-                    )
                 stdio = bool(self.preset and self.preset.codex_mcp)  # Codex is given a command to start
+                if spec.fence and stdio:
+                    raise ConfigError(
+                        "--fence: the scenario's tools are served inside the fence only over HTTP, not to Codex's"
+                        " stdio server (--no-fence)"
+                    )
                 config = spec.world.mcp_config(
                     output_dir / "mcp.json", prompt=prompt, log=output_dir / WORLD_LOG, stdio=stdio
                 )
+                server = json.loads(config.read_text(encoding="utf-8"))["mcpServers"][WORLD_SERVER]
+                mcp_urls = [server["url"]] if server.get("type") == "http" else []
             argv = self.argv(prompt, spec, output_dir, program, config)
             if spec.fence:
                 from assay.agents._shims import resolve_program
@@ -264,7 +270,9 @@ class CommandHarness(Harness):
 
                 # a version manager's shim is run as the real program it stands for (see _shims)
                 argv[0], installs = resolve_program(program, path=env.get("PATH"), cwd=spec.workdir)
-                argv = fence_argv(spec, argv, env=env, binds_ro=installs, binds_rw=[output_dir], home=home)
+                argv = fence_argv(
+                    spec, argv, env=env, binds_ro=installs, binds_rw=[output_dir], home=home, urls=mcp_urls
+                )
             else:  # unfenced, the eval's processes (and their environ) stay out of sight
                 argv = own_pids(held(argv, spec.limits, spec.workdir))
             via_stdin = "{prompt}" not in self.template

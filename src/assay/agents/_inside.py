@@ -321,7 +321,10 @@ def run(o: Options, command: list[str]) -> int:
     # SIGCHLD waits for sigtimedwait in this thread: blocked before any listener thread starts (they inherit it)
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
     for port, sock in o.listens:
-        listen(port, sock)
+        try:
+            listen(port, sock)
+        except OSError as exc:  # a port the sandbox may not bind (under 1024): nothing answers there
+            print(f"fence: cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}", file=sys.stderr)
     _limit(o)
     try:
         child = os.posix_spawnp(

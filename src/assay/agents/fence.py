@@ -337,6 +337,16 @@ def route_ports(route: Route | None) -> list[int]:
     return ports
 
 
+def _url_ports(urls: Iterable[str]) -> list[int]:
+    ports = []
+    for url in urls:
+        parts = urlsplit(url)
+        if parts.hostname not in ("127.0.0.1", "localhost") or parts.port is None:
+            raise ConfigError(f"--fence: {url} is not a loopback server (127.0.0.1:PORT)")
+        ports.append(parts.port)
+    return list(dict.fromkeys(ports))
+
+
 def _venv_root(path: Path) -> Path:
     """A venv's ``bin`` folder needs its venv bound (``pyvenv.cfg`` and ``lib`` are beside it)."""
     return path.parent if (path.parent / "pyvenv.cfg").is_file() else path
@@ -354,13 +364,15 @@ def fence_argv(
     binds_rw: Iterable[Path | str] = (),
     home: Path | str | None = None,
     report: bool = True,
+    urls: Iterable[str] = (),
 ) -> list[str]:
     """For harnesses that run a subprocess: ``argv`` unchanged when ``spec.fence`` is off, else fenced.
 
     The route's gateway port(s) are the only network; ``toolchain`` folders are bound read-only and, when
     ``env`` is not given, put first on PATH; ``binds_ro``/``binds_rw`` bind more (the agent's own install, the
     ``gh`` stand-in's fixtures and log); ``home`` keeps HOME between turns (Claude Code's sessions live there:
-    without it HOME is fresh on every call). Inside, ``spec.limits`` hold the agent's tree (``report``: on the
+    without it HOME is fresh on every call). ``urls``: more loopback servers the agent may reach (the
+    scenario's world over MCP), their ports relayed like the gateway's. Inside, ``spec.limits`` hold the agent's tree (``report``: on the
     pipe :func:`assay.agents._cliproc.run_streaming` opens). Refuses with ConfigError (one line) where bubblewrap
     cannot run."""
     if not spec.fence:
@@ -377,11 +389,11 @@ def fence_argv(
     return fenced_command(
         argv,
         spec.workdir,
-        allow_port=route_ports(route),
+        allow_port=[*route_ports(route), *(p for p in _url_ports(urls) if p not in route_ports(route))],
         hide=hide,
         # the shim folders on the agent's PATH work only with their manager's root visible (read-only)
         binds_ro=[*(_venv_root(Path(t)) for t in toolchain), *shim_roots(env.get("PATH")), *binds_ro],
-        binds_rw=binds_rw,
+        binds_rw=[*spec.writable, *binds_rw],
         env=env,
         home=home,
         keeper=keeper_options(spec.limits, spec.workdir, report=report),
