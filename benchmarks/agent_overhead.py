@@ -272,7 +272,7 @@ def main() -> int:
                 for label, plain, fenced in rows:
                     print(f"  {label:<30} {_ms(plain)} {_ms(fenced)}  (+{fenced - plain:.1f} ms)")
             print("\nlimits + default fence, one agent call (wall time of a run making one model call):")
-            held = asyncio.run(held_rows(gw, max(args.runs, 3), tmp))
+            held = asyncio.run(held_rows(gw, max(args.runs, 1), tmp))
             if isinstance(held, str):
                 print(f"  {held}")
             else:

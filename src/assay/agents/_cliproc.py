@@ -107,7 +107,10 @@ def keeper_options(limits: Limits | None, workdir: Path | str | None, *, report:
 def held(
     argv: Sequence[str], limits: Limits | None, workdir: Path | str | None, *, report: bool = True
 ) -> list[str]:
-    """``argv`` run by the limits' keeper (:mod:`assay.agents._inside`), outside any fence."""
+    """``argv`` run by the limits' keeper (:mod:`assay.agents._inside`), outside any fence (on Linux: elsewhere
+    only the wall clock and the output kept hold, and the process group is ended)."""
+    if not sys.platform.startswith("linux"):
+        return list(argv)
     exe, _ = interpreter()
     return [exe, "-I", "-S", INSIDE_SCRIPT, *keeper_options(limits, workdir, report=report), "--", *argv]
 

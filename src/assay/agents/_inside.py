@@ -43,7 +43,11 @@ def processes() -> dict[int, tuple[int, str, int, str]]:
     """pid -> (ppid, name, resident bytes, state) for every process this /proc shows."""
     page = os.sysconf("SC_PAGE_SIZE")
     found: dict[int, tuple[int, str, int, str]] = {}
-    for entry in os.listdir("/proc"):
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
         if not entry.isdigit():
             continue
         try:
