@@ -146,8 +146,9 @@ def print_summary(result: RunResult, console: Console) -> None:
     if len(shown) > _MAX_METRICS_SHOWN:  # long breakdowns (per tag, per level) stay in the report
         shown = [(n, m) for n, m in shown if m.gated][:_MAX_METRICS_SHOWN]
     for name, m in shown:
-        console.print(
-            f"  {name}: {m.value:.4g}{(' ' + m.unit) if m.unit else ''}{'' if m.gated else ' (not gated)'}"
+        console.print(  # a name may hold brackets (``recall@5[multi-hop]``): not rich markup
+            f"  {name}: {m.value:.4g}{(' ' + m.unit) if m.unit else ''}{'' if m.gated else ' (not gated)'}",
+            markup=False,
         )
     if len(shown) < len(s.metrics):
         console.print(f"  ... {len(s.metrics) - len(shown)} more metrics in {result.run_dir / 'report.md'}")

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 _STYLE = {
     "regressed": "bold red",
     "score_regressed": "red",
-    "time_regressed": "yellow",
+    "time_regressed": "bold red",
+    "slower": "yellow",
     "improved": "green",
     "flaky": "magenta",
     "flipped": "magenta",

@@ -127,18 +127,20 @@ async def test_a_killed_replay_resumes_from_the_next_turn(tmp_path: Path) -> Non
     assert memory.usage.calls == 5  # only session 2's turns were extracted again; nothing consolidated twice
 
 
-def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Exit code, stderr and stdout of `assay ARGV`."""
     with pytest.raises(SystemExit) as exc:
         main(argv)
     code = exc.value.code
-    return (code if isinstance(code, int) else 1), capsys.readouterr().err
+    captured = capsys.readouterr()
+    return (code if isinstance(code, int) else 1), captured.err, captured.out
 
 
 def test_retrieval_only_says_what_a_full_run_needs_before_it_starts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ASSAY_NO_LOCK", "1")
-    code, err = _cli(
+    code, err, out = _cli(
         [
             "eval",
             "memory",
@@ -157,6 +159,7 @@ def test_retrieval_only_says_what_a_full_run_needs_before_it_starts(
     assert first.startswith("LoCoMo --retrieval-only: no model calls now. A full answer run")
     assert "2 conversation(s), 5 sessions, 28 turns, 20 questions: 70 model calls (28 extraction, " in first
     assert "5 consolidation (at most), 20 answers, 17 judge), about 3 min at 2.5 s a call" in first
+    assert "evidence_recall@10[single-hop]: 1 (not gated)" in out  # the category is not eaten as markup
 
 
 @pytest.mark.parametrize(
@@ -169,7 +172,9 @@ def test_retrieval_only_says_what_a_full_run_needs_before_it_starts(
 def test_contradicting_flags_are_one_line(
     extra: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, err = _cli(["eval", "memory", "--dataset", DATASET, *extra, "--out", str(tmp_path / "r")], capsys)
+    code, err, _out = _cli(
+        ["eval", "memory", "--dataset", DATASET, *extra, "--out", str(tmp_path / "r")], capsys
+    )
     assert code == 1
     assert next(ln for ln in err.splitlines() if ln.startswith("error: ")).startswith(message)
 
@@ -177,7 +182,7 @@ def test_contradicting_flags_are_one_line(
 def test_the_pinned_file_offline_or_unreachable_is_one_clear_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, err = _cli(
+    code, err, _out = _cli(
         ["eval", "memory", "--dataset", "locomo", "--offline", "--out", str(tmp_path / "r")], capsys
     )
     assert code == 1

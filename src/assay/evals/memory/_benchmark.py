@@ -13,12 +13,14 @@ from assay.evals._suite_id import suite_version
 from assay.evals.memory._ci import CI_JOBS
 from assay.evals.memory._locomo import load_locomo
 from assay.evals.memory._locomo_bench import LocomoMixin, locomo_path
+from assay.evals.memory._locomo_run import KS
 from assay.evals.memory._longmemeval import LMEQuestion, answer_question, cases, load_longmemeval
 from assay.evals.memory._options import FULL_EMBEDDER, FULL_MODEL, MemoryOptions
 from assay.evals.memory._report import failure_reason, scenario_plot
 from assay.evals.memory._scenario import Scenario, load_scenarios
 from assay.evals.memory._simulate import ScenarioRun, simulate
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, validate_options
+from assay.intervals import bootstrap_interval, wilson_interval
 from assay.runs import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
@@ -127,6 +129,11 @@ class MemoryBenchmark(LocomoMixin, Benchmark):
             self.metric_specs = tuple(s.model_copy(update={"gated": False}) for s in type(self).metric_specs)
             return self._locomo_suite(dataset)
         if dataset:
+            if self.options.model and not self.options.judge_model:
+                raise ConfigError(
+                    "--dataset longmemeval grades a model's answers with a judge, as its authors do: "
+                    "give --judge-model (or drop --model to check what the agent is shown)"
+                )
             self._suite = "longmemeval"
             self._questions = load_longmemeval(_dataset_path(str(dataset)))
             lme_cases = cases(self._questions)
@@ -193,6 +200,12 @@ class MemoryBenchmark(LocomoMixin, Benchmark):
             check = getattr(self._model, "preflight", None)
             if check is not None:
                 await check()
+        if self.options.judge_model:
+            from assay.judge import Judge, holds_to_schema
+            from assay.models import get_model
+
+            spec = self.options.judge_model
+            self._judge = Judge(get_model(spec), constrained=holds_to_schema(spec))
         if self._suite == "locomo":
             await self._locomo_preflight()
 
@@ -270,21 +283,27 @@ class MemoryBenchmark(LocomoMixin, Benchmark):
             return Outcome.skipped("an abstention question can only be graded on a model's answer (--model)")
         db = self._run_dir / "memory" / f"lme-{_safe(q.question_id)}-i{ctx.iteration}.db"
         db.parent.mkdir(parents=True, exist_ok=True)
-        res = await answer_question(q, db, embedder=self._embedder, model=self._model)
+        res = await answer_question(q, db, embedder=self._embedder, model=self._model, judge=self._judge)
+        details = {
+            "question": q.question[:500],
+            "question_type": q.question_type,
+            "graded_on": res["graded_on"],
+            "gold": q.answer,
+            "answer": res["answer"],
+            "shown": str(res["shown"])[:4000],
+        }
+        if res["judge_reason"]:
+            details["judge_reason"] = res["judge_reason"]
+        usage = res["usage"] if res["usage"].calls else None
+        if res["correct"] is None:  # the judge gave no usable verdict: unjudged, never a fail
+            return Outcome(status=Status.ERROR, metrics=res["recall"], details=details, usage=usage)
         ok = bool(res["correct"])
         return Outcome(
             status=Status.PASS if ok else Status.FAIL,
             score=1.0 if ok else 0.0,
-            metrics={"lme_accuracy": 1.0 if ok else 0.0},
-            details={
-                "question": q.question[:500],
-                "question_type": q.question_type,
-                "graded_on": res["graded_on"],
-                "gold": q.answer,
-                "answer": res["answer"],
-                "shown": str(res["shown"])[:4000],
-            },
-            usage=res["usage"] if res["usage"].calls else None,
+            metrics={"lme_accuracy": 1.0 if ok else 0.0, **res["recall"]},
+            details=details,
+            usage=usage,
         )
 
     # ------------------------------------------------------------------ results
@@ -296,17 +315,35 @@ class MemoryBenchmark(LocomoMixin, Benchmark):
             return {}
         by_type: dict[str, list[float]] = {}
         questions: dict[str, set[str]] = {}
+        recall: dict[str, list[float]] = {}
         for a in attempts:
             if a.status in (Status.PASS, Status.FAIL):
                 by_type.setdefault(a.category, []).append(1.0 if a.status == Status.PASS else 0.0)
                 questions.setdefault(a.category, set()).add(a.case_id)
+            for k in KS:
+                if f"lme_recall@{k}" in a.metrics:
+                    recall.setdefault(f"lme_recall@{k}[{a.category}]", []).append(
+                        a.metrics[f"lme_recall@{k}"]
+                    )
         # n: the questions (the independent items), not their repeated attempts
-        return {
+        out = {
             f"lme_accuracy[{t}]": MetricValue(
-                value=sum(v) / len(v), n=len(questions[t]), kind="proportion", gated=False, tolerance=0.05
+                value=sum(v) / len(v),
+                low=wilson_interval(round(sum(v)), len(v))[0],
+                high=wilson_interval(round(sum(v)), len(v))[1],
+                n=len(questions[t]),
+                kind="proportion",
+                gated=False,
+                tolerance=0.05,
             )
             for t, v in sorted(by_type.items())
         }
+        for name, v in sorted(recall.items()):
+            low, high = bootstrap_interval(v)
+            out[name] = MetricValue(
+                value=sum(v) / len(v), low=low, high=high, n=len(v), kind="proportion", gated=False
+            )
+        return out
 
     def failure_reason(self, attempt: Attempt) -> str:
         return failure_reason(attempt) or super().failure_reason(attempt)
@@ -320,10 +357,21 @@ class MemoryBenchmark(LocomoMixin, Benchmark):
             return self._locomo_section(scorecard)
         lines = ["## Memory", ""]
         if self._suite == "longmemeval":
-            lines += ["| question type | accuracy | n |", "|---|---|---|"]
-            for name, m in scorecard.summary.metrics.items():
+            ms = scorecard.summary.metrics
+            lines += [
+                "| question type | accuracy | n | evidence-session recall@5 | recall@10 |",
+                "|---|---|---|---|---|",
+            ]
+            for name, m in ms.items():
                 if name.startswith("lme_accuracy[") and m.value is not None:
-                    lines.append(f"| {name[13:-1]} | {100 * m.value:.1f}% | {m.n} |")
+                    t = name[13:-1]
+                    cells = [_pct(ms.get(f"lme_recall@{k}[{t}]")) for k in KS]
+                    lines.append(f"| {t} | {100 * m.value:.1f}% | {m.n} | {' | '.join(cells)} |")
+            lines += [
+                "",
+                "Answers are graded by the judge with each question type's rule, as LongMemEval's evaluation "
+                "does; without --model a question passes when its answer is in what the agent is shown.",
+            ]
             return "\n".join(lines)
         lines += ["| scenario | checks | passed | failed checks |", "|---|---|---|---|"]
         per: dict[str, list[tuple[str, bool]]] = {}
@@ -348,6 +396,10 @@ def _dataset_path(spec: str) -> Path:
     if not sep or kind != "longmemeval" or not path:
         raise ConfigError(f"--dataset {spec!r}: expected longmemeval:FILE")
     return Path(path)
+
+
+def _pct(m: MetricValue | None) -> str:
+    return "-" if m is None or m.value is None else f"{100 * m.value:.1f}%"
 
 
 def _safe(text: str) -> str:

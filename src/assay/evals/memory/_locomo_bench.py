@@ -115,12 +115,6 @@ class LocomoMixin:
         return plan
 
     async def _locomo_preflight(self) -> None:
-        if self.options.judge_model:
-            from assay.judge import Judge, holds_to_schema
-            from assay.models import get_model
-
-            spec = self.options.judge_model
-            self._judge = Judge(get_model(spec), constrained=holds_to_schema(spec))
         self._plan = self._locomo_plan()
         secs = self.options.call_seconds
         if self.options.retrieval_only:
