@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from assay.embed import embed_queries
 from assay.memory._clock import from_ts
 from assay.memory._store import MemoryStore
 from assay.memory._types import Recalled
@@ -41,7 +42,7 @@ def recall(
 ) -> list[Recalled]:
     """The ``k`` best current items (and/or past turns) for ``query``, best first."""
     now = store.now()
-    qvec = store.embedder.embed([query])[0]
+    qvec = embed_queries(store.embedder, [query])[0]
     out: list[Recalled] = []
     for kind in kinds:
         vec = store.vector_top(kind, qvec, weights.pool)
