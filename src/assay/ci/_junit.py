@@ -32,11 +32,13 @@ class CaseVerdict:
     time_s: float
 
 
-def _unmeasured(case: CaseSummary) -> tuple[Outcome, str]:
+def _unmeasured(case: CaseSummary, imported_from: str | None = None) -> tuple[Outcome, str]:
     if case.counts.get(Status.INFRA_ERROR.value):
         return "error", "INFRA_ERROR: the backend or judge was unreachable; not counted against the subject"
     if case.stability == "skipped":
         return "skipped", f"SKIPPED: {case.skip_reason or 'no reason recorded'}"
+    if imported_from:  # `assay import`: the tool's result has no outcome for it (not submitted, unfinished)
+        return "skipped", f"NOT_RUN: the {imported_from} result holds no outcome for it"
     return "skipped", "NOT_RUN: never attempted (the run stopped or was cut short)"
 
 
@@ -46,7 +48,7 @@ def case_verdicts(card: Scorecard, regressions: dict[str, str] | None = None) ->
     for case in card.cases:
         time_s = (case.mean_elapsed_s or 0.0) * max(case.measured, 1)
         if case.measured == 0:
-            outcome, message = _unmeasured(case)
+            outcome, message = _unmeasured(case, card.config.extra.get("imported_from"))
         elif regressions is not None:
             why = regressions.get(case.case_id)
             outcome, message = ("failure", why or "regressed") if why is not None else ("passed", "")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from assay.embed import embed_queries
 from assay.memory._clock import from_ts
 from assay.memory._store import MemoryStore
 from assay.memory._types import Recalled
@@ -52,7 +53,7 @@ def recall(
 ) -> list[Recalled]:
     """The ``k`` best current items (and/or past turns) for ``query``, best first."""
     now = store.now()
-    qvec = store.embedder.embed([query])[0]
+    qvec = embed_queries(store.embedder, [query])[0]
     out: list[Recalled] = []
     for kind in kinds:
         ids, sims = store.vector_scores(kind, qvec)
