@@ -44,6 +44,18 @@ SECRET_SHAPES: tuple[str, ...] = (
 )
 #: one alternation: a single pass over the text instead of one per shape
 _ANY_SHAPE = re.compile("|".join(f"(?:{shape})" for shape in SECRET_SHAPES))
+#: lowercased text every match of a shape above begins with; a text holding none of them needs no regex pass
+#: (the alternation costs ~50 us on a 300-byte journal line, these ``in`` checks ~4 us)
+SHAPE_HINTS: tuple[str, ...] = (
+    "-----begin", "sk-", "akia", "asia", "aws_secret_access_key", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+    "github_pat_", "glpat-", "xox", "aiza", "hf_", "bearer",
+)  # fmt: skip
+
+
+def may_hold_shape(text: str) -> bool:
+    """Whether ``text`` could hold a secret-shaped string (False: it surely holds none)."""
+    low = text.lower()
+    return any(hint in low for hint in SHAPE_HINTS)
 
 
 def looks_like_secret_name(name: str) -> bool:
@@ -73,7 +85,7 @@ class Scrubber:
         for value in self.values:
             if value in text:
                 text = text.replace(value, MARKER)
-        return _ANY_SHAPE.sub(MARKER, text)
+        return _ANY_SHAPE.sub(MARKER, text) if may_hold_shape(text) else text
 
     def scrub(self, obj: Any) -> Any:
         """Scrub every string inside nested dicts/lists (keys included)."""

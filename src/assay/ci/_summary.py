@@ -83,7 +83,9 @@ def job_summary(
 
     ``rerun`` is the command that re-runs the cases that measured nothing (:func:`rerun_command`).
     """
-    title = f"### assay eval {card.benchmark} · {card.suite}" + (" · targeted run" if targeted else "")
+    tool = card.config.extra.get("imported_from")  # `assay import`: no eval ran it
+    head = f"assay import {tool}" if tool else f"assay eval {card.benchmark}"
+    title = f"### {head} · {card.suite}" + (" · targeted run" if targeted else "")
     lines = [_cut(title, width), "", _cut(_verdict_line(card, verdict), width), ""]
     if verdict.unspent:
         lines.append(_cut("Measured nothing: " + ", ".join(verdict.unspent), width))

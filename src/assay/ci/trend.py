@@ -75,7 +75,12 @@ def load_previous(path: Path, metric: str) -> Trend:
     return trend
 
 
-def _suggestions(points: list[TrendPoint], target: float, window: int) -> list[str]:
+def _suggestions(
+    points: list[TrendPoint], target: float, window: int, imported_from: str | None = None
+) -> list[str]:
+    """Items that met the target in each of the last ``window`` runs; an imported run's items live in the
+    other tool's task (``imported_from``), not in assay's tiers file."""
+    where = f"{imported_from}'s task" if imported_from else "eval/ci_tiers.json"
     recent = points[-window:]
     if len(recent) < window:
         return []
@@ -86,7 +91,7 @@ def _suggestions(points: list[TrendPoint], target: float, window: int) -> list[s
             shown = ", ".join(f"{r:.0%}" for r in rates if r is not None)
             out.append(
                 f"{case}: met the target {target:.0%} in each of the last {window} runs ({shown}); "
-                "move it out of the backlog (edit eval/ci_tiers.json)"
+                f"move it out of the backlog (edit {where})"
             )
     return out
 
@@ -108,13 +113,14 @@ def build_trend(
     for card in cards:
         points[card.run_id] = _point(card, metric)
     ordered = sorted(points.values(), key=lambda p: p.at)
+    imported = next((str(t) for c in cards if (t := c.config.extra.get("imported_from"))), None)
     return Trend(
         series=next(iter(series), ""),
         metric=metric,
         target=target,
         window=window,
         points=ordered,
-        suggestions=_suggestions(ordered, target, window),
+        suggestions=_suggestions(ordered, target, window, imported),
     )
 
 

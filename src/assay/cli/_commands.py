@@ -55,7 +55,7 @@ SHORT_HELP: dict[str, str] = {
     "scorecard": "Fold one run per benchmark into a weighted release scorecard; --compare fails on a drop.",
     "cost": "Sum tokens and cost per benchmark and role across runs, with each cost's source.",
     "export": "Write an assay run as another tool's result (inspect: an Inspect AI log for inspect view).",
-    "import": "Read another eval tool's result (Inspect AI, SWE-bench, promptfoo, lm-eval) into an assay run directory.",
+    "import": "Read another eval tool's result (Inspect AI, SWE-bench, promptfoo, lm-eval, tau2-bench) into a run directory.",
 }
 
 #: one-line help of the extra commands for `assay eval --help`

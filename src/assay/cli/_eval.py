@@ -97,6 +97,11 @@ SHARED_OPTIONS: list[click.Option] = [
         help="Baseline run dir / scorecard to compare with; exit 2 on a regression, 3 if not comparable.",
     ),
     click.Option(["--noise"], type=_P, default=None, help="noise.json giving the noise floor for --compare."),
+    click.Option(
+        ["--allow-subject-change"],
+        is_flag=True,
+        help="With --compare: hold a run of another subject model (or agent) case by case; the verdict says so.",
+    ),
     click.Option(["--save-baseline"], type=_P, default=None, help="Write this run as a baseline to DIR."),
     click.Option(["--force"], is_flag=True, help="With --save-baseline: accept a 1-iteration run."),
     click.Option(
@@ -105,6 +110,12 @@ SHARED_OPTIONS: list[click.Option] = [
         help="Exit 2 if any case is unmeasured (or, with --compare, missing from the baseline).",
     ),
     click.Option(["--expect"], type=_P, default=None, help="Expectations file to check the run against."),
+    click.Option(
+        ["--detect"],
+        type=click.FloatRange(min=0.0, min_open=True, max=1.0),
+        default=None,
+        help="A change of a proportion you want to see (0.03): the report says how many cases it needs.",
+    ),
     click.Option(["--enforce"], is_flag=True, help="With expectations: exit 2 on a miss."),
     JUNIT_OPTION,
     SUMMARY_OPTION,
@@ -135,8 +146,9 @@ def print_summary(result: RunResult, console: Console) -> None:
     if len(shown) > _MAX_METRICS_SHOWN:  # long breakdowns (per tag, per level) stay in the report
         shown = [(n, m) for n, m in shown if m.gated][:_MAX_METRICS_SHOWN]
     for name, m in shown:
-        console.print(
-            f"  {name}: {m.value:.4g}{(' ' + m.unit) if m.unit else ''}{'' if m.gated else ' (not gated)'}"
+        console.print(  # a name may hold brackets (``recall@5[multi-hop]``): not rich markup
+            f"  {name}: {m.value:.4g}{(' ' + m.unit) if m.unit else ''}{'' if m.gated else ' (not gated)'}",
+            markup=False,
         )
     if len(shown) < len(s.metrics):
         console.print(f"  ... {len(s.metrics) - len(shown)} more metrics in {result.run_dir / 'report.md'}")
@@ -168,11 +180,13 @@ def _print_failures(result: RunResult, console: Console) -> None:
 
 
 def _gate_options(shared: dict[str, Any]) -> GateOptions:
-    """What the run is held to: the shared --compare/--noise/--save-baseline/--force/--require-complete/
-    --expect/--enforce, and whether CI outputs (--junit/--summary) were asked for."""
+    """What the run is held to: the shared --compare/--allow-subject-change/--noise/--save-baseline/--force/
+    --require-complete/--expect/--enforce, whether CI outputs (--junit/--summary) were asked for, and --detect."""
     return GateOptions(
         compare=shared["compare"],
         noise=shared["noise"],
+        allow_subject_change=shared["allow_subject_change"],
+        detect=shared["detect"],
         save_baseline=shared["save_baseline"],
         require_complete=shared["require_complete"],
         force=shared["force"],

@@ -31,13 +31,26 @@ import click
     default=None,
     help="A change of a proportion you want to see (0.03): the report says how many items it needs.",
 )
+@click.option(
+    "--pass-threshold",
+    type=float,
+    default=None,
+    help="The score at or above which an attempt passes (tau2, inspect, lm-eval; default: full credit, 1). "
+    "Recorded in meta.json; runs with other thresholds do not compare.",
+)
 def import_command(
-    tool: str, paths: tuple[Path, ...], out: Path | None, results_dir: Path, detect: float | None
+    tool: str,
+    paths: tuple[Path, ...],
+    out: Path | None,
+    results_dir: Path,
+    detect: float | None,
+    pass_threshold: float | None,
 ) -> None:
     """Read one result of TOOL into an assay run directory.
 
     TOOL: inspect (an Inspect AI .eval/.json log), swebench (the harness's run summary, then report.json
-    files), promptfoo (eval -o results.json), lm-eval (results_*.json, then its samples_*.jsonl).
+    files), promptfoo (eval -o results.json), lm-eval (results_*.json, then its samples_*.jsonl), tau2
+    (a tau2-bench results .json, or a tau-bench results .json).
 
     The run then works with compare, propose, gate, noise, health, trend, scorecard and view. The same
     file imported twice gives the same run id.
@@ -45,7 +58,13 @@ def import_command(
     from assay.imports import import_run
 
     result = import_run(
-        tool, list(paths), out, results_dir=results_dir, detect=detect, command_line=list(sys.argv)
+        tool,
+        list(paths),
+        out,
+        results_dir=results_dir,
+        detect=detect,
+        pass_threshold=pass_threshold,
+        command_line=list(sys.argv),
     )
     s = result.scorecard.summary
     counts = " ".join(f"{k}={v}" for k, v in s.counts.items() if v)

@@ -116,5 +116,9 @@ def show_run(run_dir: Path) -> None:
         click.echo(f"finished {finished}, ran {_duration(meta.elapsed_s)}")
     if card.mixed_commits:
         click.echo(f"warning: results come from several commits: {', '.join(c[:12] for c in card.commits)}")
-    if not card.complete:
+    if not card.complete and (tool := card.config.extra.get("imported_from")):
+        click.echo(
+            f"warning: the run is incomplete; an import cannot be resumed: finish it in {tool}, import again"
+        )
+    elif not card.complete:
         click.echo("warning: the run is incomplete; `--resume` it to measure the rest")

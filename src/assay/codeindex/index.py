@@ -31,7 +31,7 @@ from assay.codeindex.store import (
     writer_lock,
 )
 from assay.codeindex.vector_cache import CacheCounts, VectorCache, resolve_cache_dir
-from assay.embed import Embedder
+from assay.embed import Embedder, embed_queries
 from assay.errors import ConfigError, IndexCorruptError
 
 __all__ = ["CodeIndex", "SearchHit", "UpdateStats", "assay_home", "default_index_dir"]
@@ -394,7 +394,7 @@ class CodeIndex:
         self._ensure_search()
         if not self.chunks:
             return []
-        qv = np.asarray(self.embedder.embed([query]), dtype=np.float32).reshape(1, -1)
+        qv = np.asarray(embed_queries(self.embedder, [query]), dtype=np.float32).reshape(1, -1)
         _, ids = self._dense.search(qv, min(depth, len(self.chunks)))  # type: ignore[union-attr]
         return [int(i) for i in ids[0] if i >= 0]
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from assay.embed._protocol import Embedder, check_texts
+from assay.embed._protocol import Embedder, check_texts, embed_queries
 from assay.embed.vector_store import CacheCounts, VectorCache, atomic_write, identity_of
 from assay.errors import ConfigError
 
@@ -202,6 +202,11 @@ class CachedEmbedder:
             self._lru.clear()
 
     # -- embedding ------------------------------------------------------------------------------------
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Query vectors straight from the inner embedder (one query a search: not cached)."""
+        check_texts(texts)
+        return embed_queries(self.inner, texts)
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         check_texts(texts)
         keys = [text_key(t) for t in texts]

@@ -41,7 +41,7 @@ from assay._util import check_cancelled
 from assay.embed._protocol import check_texts
 from assay.errors import ConfigError, DataIntegrityError, MissingDependencyError
 
-__all__ = ["LocalEmbedder", "default_model_path", "tokenizer_path"]
+__all__ = ["LocalEmbedder", "default_model_path", "default_threads", "token_batches", "tokenizer_path"]
 
 _DATA = Path(__file__).parent / "data"
 _TOKENIZER_FILE = "all-MiniLM-L6-v2.tokenizer.json"
@@ -80,7 +80,8 @@ def file_sha256(path: Path) -> str:
     return _sha256(str(path), st.st_size, st.st_mtime_ns)
 
 
-def _default_threads() -> int:
+def default_threads() -> int:
+    """``ASSAY_EMBED_THREADS``, else the physical cores (at most 8)."""
     env = os.environ.get("ASSAY_EMBED_THREADS")
     if env:
         try:
@@ -97,6 +98,23 @@ def _default_threads() -> int:
     except ImportError:  # psutil is a core dependency; be tolerant anyway
         physical = os.cpu_count() or 1
     return max(1, min(int(physical), 8))
+
+
+def token_batches(
+    order: list[int], lengths: list[int], batch_size: int, max_batch_tokens: int
+) -> list[list[int]]:
+    """Cut length-sorted ``order`` into batches within ``batch_size`` rows and ``max_batch_tokens``."""
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for i in order:
+        # sorted ascending, so the newest member is the widest: rows x width after adding it
+        if current and (len(current) >= batch_size or (len(current) + 1) * lengths[i] > max_batch_tokens):
+            batches.append(current)
+            current = []
+        current.append(i)
+    if current:
+        batches.append(current)
+    return batches
 
 
 class LocalEmbedder:
@@ -144,7 +162,7 @@ class LocalEmbedder:
         self.max_tokens = max_tokens
         self.batch_size = batch_size
         self.max_batch_tokens = max_batch_tokens
-        self.threads = threads if threads is not None else _default_threads()
+        self.threads = threads if threads is not None else default_threads()
         self._model_sha = file_sha256(self.model_path)
         if model_path is None:
             self._check_pinned_sha()
@@ -254,20 +272,7 @@ class LocalEmbedder:
         return out
 
     def _batches(self, order: list[int], lengths: list[int]) -> list[list[int]]:
-        """Cut length-sorted ``order`` into batches within ``batch_size`` rows and ``max_batch_tokens``."""
-        batches: list[list[int]] = []
-        current: list[int] = []
-        for i in order:
-            # sorted ascending, so the newest member is the widest: rows x width after adding it
-            if current and (
-                len(current) >= self.batch_size or (len(current) + 1) * lengths[i] > self.max_batch_tokens
-            ):
-                batches.append(current)
-                current = []
-            current.append(i)
-        if current:
-            batches.append(current)
-        return batches
+        return token_batches(order, lengths, self.batch_size, self.max_batch_tokens)
 
     def count_tokens(self, text: str) -> int:
         """Tokens the model sees for ``text`` (with [CLS]/[SEP], after truncation to ``max_tokens``)."""

@@ -36,6 +36,13 @@ def check_texts(texts: Sequence[str]) -> None:
             raise TypeError(f"embed(): text {i} is {type(text).__name__}, not str")
 
 
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """Vectors of search queries: ``embedder.embed_queries`` where the model embeds a query differently from a
+    text to be found (E5's ``"query: "`` prefix), else ``embedder.embed``."""
+    fn = getattr(embedder, "embed_queries", None)
+    return fn(texts) if fn is not None else embedder.embed(texts)
+
+
 async def embed_async(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
     """``embedder.embed(texts)`` in a worker thread, so an event loop keeps serving while the CPU works."""
     return await asyncio.to_thread(embedder.embed, texts)

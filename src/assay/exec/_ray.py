@@ -1,4 +1,7 @@
-"""Run attempts as Ray tasks on an existing cluster; the caller keeps the journal on the driver.
+"""Run attempts as Ray tasks on a cluster; the caller keeps the journal on the driver.
+
+With ``--ray-address auto`` (the default) and no Ray instance running, the run starts a local one on loopback
+(what ``ray.init()`` does, bound to 127.0.0.1), says so, and stops it when the run ends.
 
 :class:`RayExecutor` turns one attempt spec into one Ray task and awaits its reply. It knows nothing of
 benchmarks: the task's function and its job (plain data) come from the caller. What it adds over a local
@@ -20,6 +23,7 @@ import contextlib
 import os
 import re
 import socket
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,6 +51,9 @@ PROBE_TIMEOUT_S = 5.0
 CONNECT_TIMEOUT_S = 5.0
 #: environment variables that stay on the driver (they choose the executor, not how an attempt runs)
 _DRIVER_ONLY = frozenset({"ASSAY_EXECUTOR", "ASSAY_RAY_ADDRESS", "ASSAY_NO_LOCK"})
+#: Ray's own switch for a single-machine instance: with it off, the node's address is the loopback one and
+#: every server of the instance listens on 127.0.0.1 only
+_LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 _ADDRESS = re.compile(r"^(auto|local|(ray://)?[A-Za-z0-9_.\-\[\]:]+:\d+)$")
 
 
@@ -82,12 +89,17 @@ class RayCluster:
     address: str
     owned: bool
     client: bool
+    #: this run started the instance on loopback because none was running (it said so, and stops it)
+    started_here: bool = False
 
     def close(self) -> None:
         if self.owned:
             ray = _ray()
             if ray.is_initialized():
                 ray.shutdown()
+            if self.started_here:
+                _loopback(ray, False)
+                print("--executor ray: stopped the local Ray instance this run started", file=sys.stderr)
 
 
 def connect(address: str) -> RayCluster:
@@ -99,11 +111,10 @@ def connect(address: str) -> RayCluster:
     ray = _ray()
     if ray.is_initialized():
         return RayCluster(address, owned=False, client=_client_mode(ray))
+    if address == "local" or (address == "auto" and _none_running(ray)):
+        return _start_local(ray, said=address == "auto")
     kwargs: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
-    if address == "local":
-        kwargs["include_dashboard"] = False
-    else:
-        _check_reachable(ray, address)
+    _check_reachable(ray, address)
     try:
         ray.init(address=address, **kwargs)
     except ImportError as exc:  # ray:// needs the Ray client (grpcio)
@@ -116,6 +127,52 @@ def connect(address: str) -> RayCluster:
         )
         raise InfraError(f"cannot reach the Ray head at {address}: {_one_line(exc)}{hint}") from None
     return RayCluster(address, owned=True, client=address.startswith("ray://"))
+
+
+def _none_running(ray: Any) -> bool:
+    """No Ray instance to join: no RAY_ADDRESS, no ``ray start`` recorded, no GCS process on this machine."""
+    if os.environ.get("RAY_ADDRESS"):
+        return False
+    try:
+        ray._private.services.canonicalize_bootstrap_address_or_die("auto")
+    except ConnectionError as exc:  # several running instances is another error: joining one is refused
+        return "could not find any running ray instance" in str(exc).lower()
+    except AttributeError:  # another Ray version: let ray.init say what it finds
+        return False
+    return False
+
+
+def _loopback(ray: Any, on: bool) -> None:
+    """Make this process (and the instance it starts) take 127.0.0.1 as the node's address, or undo it."""
+    constants = getattr(getattr(ray, "_private", None), "ray_constants", None)
+    if on:
+        os.environ[_LOOPBACK_ENV] = "0"
+    else:
+        os.environ.pop(_LOOPBACK_ENV, None)
+    if constants is not None and hasattr(constants, "ENABLE_RAY_CLUSTER"):
+        constants.ENABLE_RAY_CLUSTER = not on
+
+
+def _start_local(ray: Any, *, said: bool) -> RayCluster:
+    """A Ray instance of this machine's CPUs on loopback, owned by the run (shut down by ``close``)."""
+    _loopback(ray, True)
+    try:
+        ray.init(address="local", include_dashboard=False, log_to_driver=False, configure_logging=False)
+    except (ConnectionError, TimeoutError, RuntimeError) as exc:
+        _loopback(ray, False)
+        raise InfraError(f"could not start a local Ray instance: {_one_line(exc)}") from None
+    except BaseException:
+        _loopback(ray, False)
+        raise
+    if said:
+        cpus = ray.cluster_resources().get("CPU", 0)
+        print(
+            f"--executor ray: no Ray instance is running, so this run started a local one on 127.0.0.1 "
+            f"({cpus:g} CPUs) and stops it when the run ends (`ray start --head` keeps one; --ray-address "
+            "names a cluster)",
+            file=sys.stderr,
+        )
+    return RayCluster("local", owned=True, client=False, started_here=said)
 
 
 def _check_reachable(ray: Any, address: str) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from assay.gate._baseline import save_baseline
 from assay.gate._complete import unmeasured_cases, unspent_cases
-from assay.gate._detect import detect_line, detectable_change, items_to_detect
+from assay.gate._detect import detect_line, detect_lines, detectable_change, items_to_detect
 from assay.gate._expect import (
     Check,
     Expectations,
@@ -45,7 +45,8 @@ __all__ = [
     "BUCKETS", "Bucket", "CaseComparison", "CaseHealth", "CategoryHealth", "Check", "Comparison",
     "Expectations", "Finding", "GateOptions", "GateResult", "HealthReport", "LoadedRun", "MetricComparison",
     "MetricHealth", "MoveAdvice", "MoveAdvisor", "MoveSuggestion",
-    "Verdict", "check_options", "compare", "comparison_markdown", "decide", "detect_line", "detectable_change",
+    "Verdict", "check_options", "compare", "comparison_markdown", "decide", "detect_line", "detect_lines",
+    "detectable_change",
     "find_expectations", "gate", "health", "health_markdown", "hold", "items_to_detect", "load_comparison",
     "load_expectations", "load_run", "load_verdict", "measure", "noise", "not_comparable_reasons",
     "print_comparison", "print_gate", "print_verdict", "propose", "run_noise_command", "save_baseline",

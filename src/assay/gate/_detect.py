@@ -8,6 +8,7 @@ bound: a comparison paired by item is tighter where items flip together.
 from __future__ import annotations
 
 from assay.gate._metrics import metric_alpha
+from assay.runs import Scorecard
 from assay.stats.tolerance import binomial_tolerance
 
 #: the most items :func:`items_to_detect` looks for
@@ -55,3 +56,16 @@ def detect_line(name: str, rate: float | None, items: int, change: float | None 
             else f"; a change of {change:g} cannot be seen"
         )
     return line
+
+
+def detect_lines(card: Scorecard, change: float | None = None) -> list[str]:
+    """What a run can show, one line per proportion the gate holds: the pass rate over the measured cases (the
+    items: repeats of one case are not independent), then each gated proportion metric over its ``n`` items;
+    with ``change`` (``--detect``) each says how many items that change needs. Empty when nothing is measured."""
+    s = card.summary
+    cases = sum(1 for c in card.cases if c.measured)
+    found = [detect_line("pass rate", s.pass_rate, cases, change)]
+    for name, mv in sorted(s.metrics.items()):
+        if mv.kind == "proportion" and mv.gated:
+            found.append(detect_line(name, mv.value, mv.n, change))
+    return [line for line in found if line]

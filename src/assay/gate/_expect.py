@@ -38,6 +38,7 @@ from assay.stats.tolerance import binomial_tolerance
 
 from ._complete import unmeasured_cases
 from ._load import LoadedRun, load_run
+from ._metrics import TIME_UNITS
 
 #: where `assay gate` looks for a matching expectations file when none is named
 DEFAULT_DIR = Path("eval") / "expectations"
@@ -52,7 +53,6 @@ TOKENS_FACTOR = 1.35
 TIME_FACTOR = 1.5
 #: one-sided level of the binomial headroom of a proportion metric
 PROPOSE_ALPHA = 0.05
-_TIME_UNITS = {"s", "ms", "sec", "seconds", "milliseconds"}
 
 
 class Measured(BaseModel):
@@ -295,7 +295,7 @@ def _headroom(quantity: str, vals: Sequence[float], sc: Scorecard) -> float:
         return min(max(worst + sign * max(mv.tolerance, spread, noise), 0.0), 1.0)
     if mv.kind == "count":
         return worst + sign * max(mv.tolerance, spread)
-    factor = (TIME_FACTOR if mv.unit in _TIME_UNITS else TOKENS_FACTOR) - 1
+    factor = (TIME_FACTOR if mv.unit in TIME_UNITS else TOKENS_FACTOR) - 1
     rel = max(mv.tolerance, factor, spread / abs(worst) if worst else 0.0)
     return worst * (1 + rel) if direction == "lower" else worst / (1 + rel)
 

@@ -31,7 +31,7 @@ GATE_JSON = "gate.json"
 
 def check_options(options: GateOptions, iterations: int | None = None) -> None:
     """Refuse what would fail only after the run was measured: a missing or unreadable --compare, --noise or
-    --expect, --noise without --compare and, given the run's ``iterations``, a 1-iteration --save-baseline
+    --expect, --noise or --allow-subject-change without --compare and, given the run's ``iterations``, a 1-iteration --save-baseline
     without --force."""
     for path, flag in (
         (options.compare, "--compare"),
@@ -42,6 +42,8 @@ def check_options(options: GateOptions, iterations: int | None = None) -> None:
             raise ConfigError(f"{flag} {path}: no such file or folder")
     if options.noise is not None and options.compare is None:
         raise ConfigError("--noise sets the noise floor of --compare; pass --compare BASELINE too")
+    if options.allow_subject_change and options.compare is None:
+        raise ConfigError("--allow-subject-change applies to --compare; pass --compare BASELINE too")
     if options.compare is not None:
         load_run(options.compare)
     if options.noise is not None:
@@ -84,7 +86,11 @@ def hold(
     if stopped is None:
         if options.compare is not None:
             comp = compare(
-                options.compare, run, noise=options.noise, require_complete=options.require_complete
+                options.compare,
+                run,
+                noise=options.noise,
+                require_complete=options.require_complete,
+                allow_subject_change=options.allow_subject_change,
             )
         if options.expect is not None or options.enforce or (options.gated and find_expectations(scorecard)):
             expectations = gate(run, expect=options.expect, enforce=options.enforce)

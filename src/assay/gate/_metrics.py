@@ -43,6 +43,8 @@ TolSource = Literal[
 ]
 #: relative tolerance of a continuous metric nothing else gives a tolerance to
 DEFAULT_RELATIVE = 0.10
+#: units that make a metric a time (an ungated one that grew reads ``slower``)
+TIME_UNITS = frozenset({"s", "ms", "sec", "seconds", "milliseconds"})
 _EPS = 1e-9
 
 
@@ -64,6 +66,18 @@ class MetricComparison(BaseModel):
     noise_widened: bool = False
     n: int = 0
     verdict: MetricVerdict
+
+    @property
+    def label(self) -> str:
+        """The verdict as shown: a metric that is not gated never reads as a regression or improvement
+        (``not gated`` within its tolerance, else ``slower``/``faster`` for a time, ``changed`` otherwise)."""
+        if self.gated or self.verdict not in ("ok", "regressed", "improved"):
+            return self.verdict
+        if self.verdict == "ok":
+            return "not gated"
+        if self.unit in TIME_UNITS:
+            return "slower" if (self.delta or 0.0) > 0 else "faster"
+        return "changed"
 
 
 def metric_alpha(n_gated: int) -> float:

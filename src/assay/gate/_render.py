@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ._expect import GateResult
-from .comparison import BUCKETS, Comparison, MetricComparison, Side
+from .comparison import BUCKETS, CaseComparison, Comparison, MetricComparison, Side
 
 if TYPE_CHECKING:
     from ._verdict import Verdict
@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 _STYLE = {
     "regressed": "bold red",
     "score_regressed": "red",
-    "time_regressed": "yellow",
+    "time_regressed": "bold red",
+    "slower": "yellow",
     "improved": "green",
     "flaky": "magenta",
     "flipped": "magenta",
@@ -73,7 +74,7 @@ def _metric_row(m: MetricComparison) -> list[str]:
         "-" if m.delta is None else f"{m.delta:+.4g}",
         _tolerance(m),
         _source(m),
-        m.verdict,
+        m.label,
     ]
 
 
@@ -86,12 +87,85 @@ def noise_line(comp: Comparison) -> str | None:
     return "noise file changed no metric tolerance (every metric's own rule was as wide or wider)"
 
 
+def _fits(table: Table, console: Console) -> bool:
+    """Whether the table fits the console with every unwrapped cell (metric and case names) whole."""
+    return table.__rich_measure__(console, console.options).minimum <= console.width
+
+
+def _case_table(changed: list[CaseComparison], console: Console) -> None:
+    """The cases that changed: a table where it fits with every case id whole, else one case per line."""
+    title = "cases that changed"
+    table = Table(title=title, title_justify="left")
+    table.add_column("bucket", no_wrap=True)
+    table.add_column("case", no_wrap=True)
+    for col in ("baseline", "current", "Δ pass"):
+        table.add_column(col, no_wrap=True, justify="right")
+    table.add_column("why", overflow="fold", min_width=16)
+    for c in changed:
+        cells = [
+            c.bucket,
+            c.case_id,
+            _frac(c.baseline),
+            _frac(c.current),
+            _delta(c.pass_rate_delta),
+            c.reason,
+        ]
+        table.add_row(f"[{_STYLE[c.bucket]}]{c.bucket}[/]", *(escape(x) for x in cells[1:]))
+    if _fits(table, console):
+        console.print(table)
+        return
+    console.print(title + ":", highlight=False, soft_wrap=True)
+    for c in changed:
+        console.print(
+            f"  [{_STYLE[c.bucket]}]{c.bucket}[/] {escape(c.case_id)}: {_frac(c.baseline)} -> "
+            f"{_frac(c.current)} (Δ pass {_delta(c.pass_rate_delta)}): {escape(c.reason)}",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+def _verdict_cell(m: MetricComparison) -> str:
+    text = escape(m.label)
+    if m.verdict == "regressed" and m.gated:
+        return f"[bold red]{text}[/]"
+    return f"[yellow]{text}[/]" if m.label in ("slower", "changed") else text
+
+
+def _metric_table(shown: list[MetricComparison], title: str, console: Console) -> None:
+    """The metrics: a table where it fits with every name whole, else one metric per line."""
+    mt = Table(title=title, title_justify="left")
+    mt.add_column("metric", no_wrap=True)
+    for col in ("kind", "better", "baseline", "current", "Δ", "tolerance"):
+        mt.add_column(col, no_wrap=True)
+    mt.add_column("tolerance from", overflow="fold", min_width=12)
+    mt.add_column("verdict", no_wrap=True)
+    for m in shown:
+        mt.add_row(*(escape(x) for x in _metric_row(m)[:-1]), _verdict_cell(m))
+    if _fits(mt, console):
+        console.print(mt)
+        return
+    console.print(title + ":", highlight=False, soft_wrap=True)
+    for m in shown:
+        name, kind, better, base, cur, delta, tol, source, _ = _metric_row(m)
+        console.print(
+            f"  {escape(name)}: {escape(base)} -> {escape(cur)} (Δ {escape(delta)}; {escape(kind)}, "
+            f"{escape(better)} is better; tolerance {escape(tol)}, {escape(source)}): {_verdict_cell(m)}",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
 def print_comparison(comp: Comparison, console: Console) -> None:
-    """Print the comparison: header, changed cases, metrics, warnings and the verdict line."""
+    """Print the comparison: header, changed cases, metrics, warnings and the verdict line.
+
+    Names are never cut: a table that cannot hold every case id and metric name whole at the console's
+    width (a CI log or a pipe is 80 columns) is printed one row per line instead.
+    """
     console.print(
         f"[bold]compare[/bold] {escape(comp.baseline.run_id)} ({escape(comp.baseline.path)}) -> "
         f"{escape(comp.current.run_id)} ({escape(comp.current.path)})",
         highlight=False,
+        soft_wrap=True,
     )
     if not comp.comparable:
         for reason in comp.not_comparable:
@@ -101,42 +175,19 @@ def print_comparison(comp: Comparison, console: Console) -> None:
         return
     counts = ", ".join(f"{b} {comp.counts[b]}" for b in BUCKETS if comp.counts.get(b))
     console.print(f"cases: {counts or 'none'}", highlight=False, soft_wrap=True)
-    changed = [c for c in comp.cases if c.bucket != "unchanged"]
+    order = {b: i for i, b in enumerate(BUCKETS)}
+    changed = sorted(
+        (c for c in comp.cases if c.bucket != "unchanged"),
+        key=lambda c: (order[c.bucket], c.pass_rate_delta or 0.0, c.case_id),
+    )
     if changed:
-        table = Table(title="cases that changed", title_justify="left")
-        table.add_column("bucket", no_wrap=True)
-        table.add_column("case", overflow="fold", min_width=8)
-        for col in ("baseline", "current", "Δ pass"):
-            table.add_column(col, no_wrap=True, justify="right")
-        table.add_column("why", overflow="fold", min_width=16)
-        order = {b: i for i, b in enumerate(BUCKETS)}
-        for c in sorted(changed, key=lambda c: (order[c.bucket], c.pass_rate_delta or 0.0, c.case_id)):
-            table.add_row(
-                f"[{_STYLE[c.bucket]}]{c.bucket}[/]",
-                escape(c.case_id),
-                _frac(c.baseline),
-                _frac(c.current),
-                _delta(c.pass_rate_delta),
-                escape(c.reason),
-            )
-        console.print(table)
+        _case_table(changed, console)
     # the terminal shows gated metrics and any that moved past tolerance; comparison.md has them all
     shown = [m for m in comp.metrics if m.gated or m.verdict in ("regressed", "improved")]
     if shown:
         hidden = len(comp.metrics) - len(shown)
         title = "metrics" + (f" (gated or changed; {hidden} more in comparison.md)" if hidden else "")
-        mt = Table(title=title, title_justify="left")
-        mt.add_column("metric", overflow="fold", min_width=12)
-        for col in ("kind", "better", "baseline", "current", "Δ", "tolerance"):
-            mt.add_column(col, no_wrap=True)
-        mt.add_column("tolerance from", overflow="fold", min_width=12)
-        mt.add_column("verdict", no_wrap=True)
-        for m in shown:
-            row = [escape(x) for x in _metric_row(m)]
-            if m.verdict == "regressed":
-                row[-1] = f"[bold red]{row[-1]}[/]" if m.gated else f"[red]{row[-1]}[/]"
-            mt.add_row(*row)
-        console.print(mt)
+        _metric_table(shown, title, console)
     if (line := noise_line(comp)) is not None:
         console.print(escape(line), highlight=False, soft_wrap=True)
     for w in comp.warnings:

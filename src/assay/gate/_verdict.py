@@ -30,8 +30,9 @@ __all__ = ["VERDICT", "Finding", "GateOptions", "Verdict", "decide", "load_verdi
 
 @dataclass(frozen=True)
 class GateOptions:
-    """What a run is held to: the eval command's --compare, --noise, --save-baseline, --force,
-    --require-complete, --expect and --enforce, and whether CI outputs (--junit/--summary) were asked for."""
+    """What a run is held to: the eval command's --compare (with --allow-subject-change), --noise,
+    --save-baseline, --force, --require-complete, --expect and --enforce, whether CI outputs
+    (--junit/--summary) were asked for, and the change --detect asks the report about."""
 
     compare: Path | None = None
     noise: Path | None = None
@@ -42,6 +43,10 @@ class GateOptions:
     enforce: bool = False
     #: CI outputs were asked for: a case that measured nothing then fails the run whatever --enforce says
     fail_unspent: bool = False
+    #: --allow-subject-change: --compare holds a run of another subject model or subject case by case
+    allow_subject_change: bool = False
+    #: --detect: a change of a proportion the user wants to see; the report says how many items it needs
+    detect: float | None = None
 
     @property
     def gated(self) -> bool:
@@ -90,6 +95,8 @@ class Verdict(BaseModel):
     baseline_saved: str | None = None
     #: why --save-baseline did not save this run
     baseline_not_saved: str | None = None
+    #: --detect: the change of a proportion the report says the items it needs for
+    detect: float | None = None
     created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
 
     @property
@@ -154,6 +161,7 @@ def verdict_of(
         unmeasured=unmeasured_cases(card),
         unspent=list(unspent),
         stopped=stopped,
+        detect=options.detect,
     )
 
 

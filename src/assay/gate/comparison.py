@@ -16,11 +16,14 @@ Per case exactly one bucket, decided in this order:
 7. ``flaky``: either side is flaky (and the change is within the noise floor, or there is no noise file).
 8. ``score_regressed``: same pass/fail picture, but the mean score dropped by more than
    ``max(0.1, noise score spread)``.
-9. ``time_regressed``: same picture, but the mean attempt time grew by more than 50% and at least 1 s.
+9. ``time_regressed`` / ``slower``: same picture, but the mean attempt time grew by more than 50% and at
+   least 1 s. A wall-clock time on a shared runner is noise until measured: the case is ``time_regressed``
+   only when the noise file (``assay eval noise`` on the same runner) measured the case's run-to-run time
+   spread and the rise is beyond it; otherwise it is ``slower``: shown beside the baseline, never a failure.
 10. ``unchanged``.
 
-Only ``regressed`` cases and gated metrics that got worse beyond their tolerance fail the comparison
-(exit 2); ``score_regressed`` and ``time_regressed`` are reported, not gated. Each metric is compared by
+``regressed`` and ``time_regressed`` cases and gated metrics that got worse beyond their tolerance fail the
+comparison (exit 2); ``score_regressed`` and ``slower`` are reported, not gated. Each metric is compared by
 its kind (:mod:`assay.gate._metrics`): binomial noise of its items for a proportion, a relative tolerance
 from measured spread for a continuous metric, the declared tolerance for a count; the noise file only
 widens a tolerance, and the comparison says where each came from.
@@ -49,6 +52,7 @@ Bucket = Literal[
     "regressed",
     "score_regressed",
     "time_regressed",
+    "slower",
     "improved",
     "flaky",
     "flipped",
@@ -244,6 +248,18 @@ def _changed_settings(base: dict[str, object], cur: dict[str, object]) -> list[s
     return [f"{k}: {base.get(k)!r} -> {cur.get(k)!r}" for k in keys if base.get(k) != cur.get(k)]
 
 
+def config_changes(base: SubjectConfig, cur: SubjectConfig) -> list[str]:
+    """Every difference of two subject configurations: the subject, its model, judge model and embedder,
+    and its settings (``extra``, what a comparison warns about as "subject settings differ")."""
+    fields = ("subject", "model", "judge_model", "embedder")
+    own = [
+        f"{f}: {getattr(base, f)!r} -> {getattr(cur, f)!r}"
+        for f in fields
+        if getattr(base, f) != getattr(cur, f)
+    ]
+    return own + _changed_settings(base.extra, cur.extra)
+
+
 def noise_mismatch(
     noise: NoiseReport, benchmark: str, suite: str, suite_version: str, config: SubjectConfig
 ) -> list[str]:
@@ -365,8 +381,18 @@ def _compare_case(
         and c.mean_elapsed_s > b.mean_elapsed_s * TIME_FACTOR
         and c.mean_elapsed_s - b.mean_elapsed_s >= TIME_MIN_S
     ):
-        out.bucket = "time_regressed"
-        out.reason = f"mean time {b.mean_elapsed_s:.1f}s -> {c.mean_elapsed_s:.1f}s"
+        times = f"mean time {b.mean_elapsed_s:.1f}s -> {c.mean_elapsed_s:.1f}s"
+        case_noise = noise.cases.get(cid) if noise is not None else None
+        floor_s = case_noise.elapsed_spread if case_noise is not None else None
+        if floor_s is not None and c.mean_elapsed_s - b.mean_elapsed_s > floor_s + _EPS:
+            out.bucket = "time_regressed"
+            out.reason = f"{times}, beyond this runner's measured time noise {floor_s:.2f}s"
+        else:
+            out.bucket = "slower"
+            why = (
+                "no time noise measured on this runner" if floor_s is None else f"within {floor_s:.2f}s noise"
+            )
+            out.reason = f"{times} (not gated: {why})"
         return out
     return out
 
@@ -447,7 +473,7 @@ def compare(
             side: {k: suite_pass_hat_k(sc.cases, k) for k in range(1, kmax + 1)}
             for side, sc in (("baseline", base), ("current", cur))
         }
-    comp.regressions = [c.case_id for c in comp.bucket("regressed")] + [
+    comp.regressions = [c.case_id for c in comp.cases if c.bucket in ("regressed", "time_regressed")] + [
         f"metric:{m.name}" for m in comp.metrics if m.gated and m.verdict == "regressed"
     ]
     incomplete = [f"{c.case_id} (missing)" for c in comp.bucket("only_in_baseline")]

@@ -8,7 +8,6 @@ from pydantic import Field
 
 from assay.errors import ConfigError
 from assay.exec import AttemptContext, Benchmark, BenchmarkOptions, Case, Outcome, Suite
-from assay.gate import detect_line
 from assay.runs import Attempt, MetricSpec, MetricValue, Scorecard, SubjectConfig
 
 
@@ -27,8 +26,6 @@ class ImportOptions(BenchmarkOptions):
     metrics: list[MetricSpec] = Field(default_factory=list)
     run_metrics: dict[str, MetricValue] = Field(default_factory=dict)
     status: str | None = None
-    #: ``--detect``: the change the user wants to see; the report says how many items it needs
-    detect: float | None = None
     #: why the result has no items (aggregates only), None when it has them
     no_items: str | None = None
     notes: list[str] = Field(default_factory=list)
@@ -64,19 +61,6 @@ class ImportedRun(Benchmark):
     def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
         return dict(self.options.run_metrics)
 
-    def _detect_lines(self, card: Scorecard) -> list[str]:
-        """Per proportion, the smallest change the gate can see with these items (and, with ``--detect``, the
-        items that change needs); items are cases, repeats of one case not being independent."""
-        s, change = card.summary, self.options.detect
-        # the shared summary already says it for the pass rate; here with the items --detect needs
-        cases = sum(1 for c in card.cases if c.measured)
-        lines = [detect_line("pass rate", s.pass_rate, cases, change)] if change is not None else []
-        for name, mv in sorted(s.metrics.items()):
-            if mv.kind == "proportion" and mv.value is not None:
-                lines.append(detect_line(name, mv.value, mv.n, change))
-        found = [line for line in lines if line]
-        return found or ["no proportion measured: nothing to say about the changes it can detect"]
-
     def scorecard_extra(self, attempts: list[Attempt]) -> dict[str, Any]:
         """An import of aggregates only says why it has no items (``compare`` repeats it)."""
         o = self.options
@@ -92,9 +76,6 @@ class ImportedRun(Benchmark):
             f"- from: {', '.join(o.source)}",
         ]
         lines += [f"- {n}" for n in o.notes]
-        lines += ["", "### What this result can show", ""] + [
-            f"- {line}" for line in self._detect_lines(scorecard)
-        ]
         if o.no_items:
             lines.append(f"- no items: {o.no_items}")
         return "\n".join(lines) + "\n"

@@ -56,7 +56,7 @@ def _error_type(message: str) -> str:
     return head if head.isidentifier() else "SampleError"
 
 
-def read_inspect(paths: list[Path]) -> Imported:
+def read_inspect(paths: list[Path], pass_threshold: float | None = None) -> Imported:
     try:
         from inspect_ai.log import read_eval_log
         from inspect_ai.scorer import value_to_float
@@ -117,10 +117,11 @@ def read_inspect(paths: list[Path]) -> Imported:
             )
             continue
         value = metrics[primary]
+        line = 1.0 if pass_threshold is None else pass_threshold
         attempts.append(
             Attempt(
                 **base,
-                status=Status.PASS if value >= 1.0 else Status.FAIL,
+                status=Status.PASS if value >= line - 1e-9 else Status.FAIL,
                 score=value if 0.0 <= value <= 1.0 else None,
                 metrics=metrics,
             )
@@ -144,7 +145,11 @@ def read_inspect(paths: list[Path]) -> Imported:
     stats = log.stats
     notes = [f"a {log.status} Inspect log: {log.error.message[:300]}"] if log.error is not None else []
     primary_name = scorers[0] if scorers else "the first score"
-    notes.append(f"an attempt passes when {primary_name} gives full credit (C, or 1.0)")
+    notes.append(
+        f"an attempt passes when {primary_name} gives full credit (C, or 1.0)"
+        if pass_threshold is None
+        else f"an attempt passes when {primary_name} is at least {pass_threshold:g} (--pass-threshold)"
+    )
     return Imported(
         tool="inspect",
         tool_version=str((spec.packages or {}).get("inspect_ai", "unknown")),

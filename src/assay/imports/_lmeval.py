@@ -73,6 +73,22 @@ def _samples(path: Path, tasks: list[str]) -> tuple[str, list[dict[str, Any]]]:
     return task, rows
 
 
+def _pass_metric(names: list[str], metrics: dict[str, float], threshold: float | None, where: str) -> str:
+    """The metric a document passes on: its first 0/1 metric (acc, exact_match) or, with ``--pass-threshold``,
+    its first numeric one. A document with no such metric is refused: no pass can be read from it."""
+    if threshold is not None:
+        found = next((m for m in names if m in metrics), None)
+    else:
+        found = next((m for m in names if metrics.get(m) in (0.0, 1.0)), None)
+    if found is None:
+        raise ForeignFileError(
+            where,
+            f"a document with a 0/1 metric to pass on (its metrics: {', '.join(names) or 'none'}); give "
+            "--pass-threshold to pass on the first numeric one",
+        )
+    return found
+
+
 def _model_of(config: dict[str, Any]) -> str | None:
     """The model lm-eval ran: ``pretrained=``/``model=`` of its model args, else the model type (``hf``...)."""
     args = config.get("model_args")
@@ -83,7 +99,7 @@ def _model_of(config: dict[str, Any]) -> str | None:
     return str(named or config.get("model") or "") or None
 
 
-def read_lmeval(paths: list[Path]) -> Imported:
+def read_lmeval(paths: list[Path], pass_threshold: float | None = None) -> Imported:
     results_path, sample_paths = paths[0], paths[1:]
     try:
         data = json.loads(results_path.read_text(encoding="utf-8"))
@@ -110,14 +126,16 @@ def read_lmeval(paths: list[Path]) -> Imported:
             metrics = {m: v for m in row["metrics"] if (v := _number(row.get(m))) is not None}
             for m, v in metrics.items():
                 names.setdefault(m, set()).add(v in (0.0, 1.0))
-            binary = next((m for m in row["metrics"] if metrics.get(m) in (0.0, 1.0)), None)
+            first = _pass_metric(row["metrics"], metrics, pass_threshold, f"{path} (doc_id {row['doc_id']})")
+            value = metrics[first]
+            line = 1.0 if pass_threshold is None else pass_threshold
             cases.append((case_id, task))
             attempts.append(
                 Attempt(
                     case_id=case_id,
                     category=task,
-                    status=Status.PASS if binary is None or metrics[binary] == 1.0 else Status.FAIL,
-                    score=None if binary is None else metrics[binary],
+                    status=Status.PASS if value >= line - 1e-9 else Status.FAIL,
+                    score=value if 0.0 <= value <= 1.0 else None,
                     metrics=metrics,
                     started_at=started,
                     details={"target": row.get("target"), "filter": row.get("filter")},

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import importlib
+import math
 import re
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -26,21 +28,42 @@ READERS: dict[str, str] = {
     "swebench": "assay.imports._swebench:read_swebench",
     "promptfoo": "assay.imports._promptfoo:read_promptfoo",
     "lm-eval": "assay.imports._lmeval:read_lmeval",
+    "tau2": "assay.imports._tau2:read_tau2",
 }
 TOOLS: tuple[str, ...] = tuple(READERS)
+#: the tools whose pass is a numeric score held to a line (``--pass-threshold`` moves it); the others record
+#: a pass of their own (SWE-bench's resolved, promptfoo's assertions)
+NUMERIC_PASS: tuple[str, ...] = ("inspect", "lm-eval", "tau2")
 
 
-def read_foreign(tool: str, paths: Sequence[Path | str]) -> Imported:
-    """Read one result of ``tool`` (nothing is written); a bad file is a ConfigError naming it (exit 1)."""
+def read_foreign(tool: str, paths: Sequence[Path | str], *, pass_threshold: float | None = None) -> Imported:
+    """Read one result of ``tool`` (nothing is written); a bad file is a ConfigError naming it (exit 1).
+
+    ``pass_threshold``: the score at or above which an attempt passes, for the tools in :data:`NUMERIC_PASS`
+    (a ConfigError for the others, whose results say pass or fail themselves)."""
     if tool not in READERS:
         raise ConfigError(f"unknown tool {tool!r}; expected one of {', '.join(TOOLS)}", path="TOOL")
+    if pass_threshold is not None and not math.isfinite(pass_threshold):
+        raise ConfigError(f"{pass_threshold}: not a number a score can reach", path="--pass-threshold")
+    if pass_threshold is not None and tool not in NUMERIC_PASS:
+        raise ConfigError(
+            f"{tool} records its own pass or fail, with no score to hold to a threshold; it applies to "
+            f"{', '.join(NUMERIC_PASS)}",
+            path="--pass-threshold",
+        )
     files = [Path(p) for p in paths]
     for f in files:
         if not f.is_file():
             raise ConfigError("no such file", path=str(f))
     module, _, attr = READERS[tool].partition(":")
-    reader: Callable[[list[Path]], Imported] = getattr(importlib.import_module(module), attr)
-    return reader(files)
+    reader: Callable[..., Imported] = getattr(importlib.import_module(module), attr)
+    if tool not in NUMERIC_PASS:
+        return reader(files)
+    imp = reader(files, pass_threshold=pass_threshold)
+    if pass_threshold is not None:  # another line of pass is another measure: it compares only with its own
+        imp.task_version += f"; pass at score >= {pass_threshold:g}"
+        imp.provenance["pass_threshold"] = pass_threshold
+    return imp
 
 
 def import_run(
@@ -51,14 +74,16 @@ def import_run(
     results_dir: Path = Path("results"),
     gate: GateOptions | None = None,
     detect: float | None = None,
+    pass_threshold: float | None = None,
     command_line: list[str] | None = None,
 ) -> RunResult:
     """Turn one result of another tool into a run directory (meta.json, results.jsonl, scorecard.json,
     reports) that every command reading runs takes unchanged. The file is read whole before anything is
     written; the run id is the tool, the task and a digest of the file, so an import of the same file is
-    the same run. ``detect``: a change the report says how many items would be needed to see."""
+    the same run. ``detect``: a change the report says how many items would be needed to see;
+    ``pass_threshold``: the score at or above which an attempt passes (recorded in meta.json)."""
     files = [Path(p) for p in paths]
-    imp = read_foreign(tool, files)
+    imp = read_foreign(tool, files, pass_threshold=pass_threshold)
     bench = ImportedRun(
         {
             "tool": imp.tool,
@@ -74,7 +99,6 @@ def import_run(
             "status": imp.status,
             "notes": imp.notes,
             "no_items": imp.no_items,
-            "detect": detect,
         }
     )
     suite = bench.load_suite(imp.task)
@@ -117,6 +141,8 @@ def import_run(
     with Journal(run_dir / JOURNAL, scrubber) as journal:
         for attempt in imp.attempts:
             journal.append(attempt)
+    if detect is not None:  # as `assay eval --detect`: the report says the items the change needs
+        gate = replace(gate or GateOptions(), detect=detect)
     done = finish(run_dir, bench, suite, meta, scrubber, gate=gate)
     return RunResult(
         run_dir, done.scorecard, done.verdict, benchmark=bench, meta=meta, attempts=done.attempts

@@ -180,6 +180,14 @@ def _m006_upkeep_indexes() -> str:
         """
 
 
+@_migration(7, "where each imported turn came from (its source turn id)")
+def _m007_turn_refs() -> str:
+    return """
+        ALTER TABLE turns ADD COLUMN ref TEXT;
+        CREATE INDEX turns_ref ON turns(ref) WHERE ref IS NOT NULL;
+        """
+
+
 def schema_version(db: sqlite3.Connection) -> int:
     """The number of the last migration applied (0 for an empty database)."""
     exists = db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='_migrations'").fetchone()

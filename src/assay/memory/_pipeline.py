@@ -97,16 +97,27 @@ class Memory(MemoryTools, UpkeepMixin):
         tool_calls: Sequence[ToolCallRecord] = (),
         documents: Sequence[tuple[str, str]] = (),
         memory_tools: Sequence[tuple[str, dict[str, Any]]] = (),
+        ref: str | None = None,
     ) -> TurnResult:
-        """One turn: show the agent its memory, record the turn, run its memory tools, extract and learn."""
+        """One turn: show the agent its memory, record the turn, run its memory tools, extract and learn.
+
+        ``ref`` names where an imported turn came from (a LoCoMo ``dia_id``); the turn and every item
+        learnt from it keep it, so what the agent is later shown can be traced back to the source.
+        """
         shown = self.context_for(user_text)
         record = [_tool_entry(c) for c in tool_calls]
         # what was forgotten stays forgotten even when the user or the agent says it again
         kept_user, _ = self._scrub(user_text)
         kept_assistant, _ = self._scrub(assistant_text)
-        turn_id = self.store.add_turn(chat.conversation_id, kept_user, kept_assistant, record)
+        turn_id = self.store.add_turn(chat.conversation_id, kept_user, kept_assistant, record, ref=ref)
         result = TurnResult(turn_id=turn_id, shown=shown)
-        prov = {"conversation": chat.ref, "conversation_id": chat.conversation_id, "turn_id": turn_id}
+        prov: dict[str, Any] = {
+            "conversation": chat.ref,
+            "conversation_id": chat.conversation_id,
+            "turn_id": turn_id,
+        }
+        if ref is not None:
+            prov["ref"] = ref
         evidence = Evidence(user_text, assistant_text, tool_calls, documents)
         for name, args in memory_tools:
             result.tool_results.append(self.call_tool(name, args, prov=prov, evidence=evidence, into=result))

@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
+from assay.embed import embed_queries
 from assay.memory._clock import from_ts
 from assay.memory._store import MemoryStore
 from assay.memory._types import Recalled
@@ -26,15 +25,6 @@ class RecallWeights:
     pool: int = 50
 
 
-def _top(ids: np.ndarray, sims: np.ndarray, n: int) -> dict[int, float]:
-    if not len(ids):
-        return {}
-    if len(ids) > n:
-        part = np.argpartition(-sims, n - 1)[:n]
-        ids, sims = ids[part], sims[part]
-    return {int(i): float(s) for i, s in zip(ids, sims, strict=True)}
-
-
 def _fts_norm(hits: list[tuple[int, float]]) -> dict[int, float]:
     if not hits:
         return {}
@@ -52,11 +42,10 @@ def recall(
 ) -> list[Recalled]:
     """The ``k`` best current items (and/or past turns) for ``query``, best first."""
     now = store.now()
-    qvec = store.embedder.embed([query])[0]
+    qvec = embed_queries(store.embedder, [query])[0]
     out: list[Recalled] = []
     for kind in kinds:
-        ids, sims = store.vector_scores(kind, qvec)
-        vec = _top(ids, sims, weights.pool)
+        vec = store.vector_top(kind, qvec, weights.pool)
         hits = (
             store.search_items_fts(query, weights.pool)
             if kind == "item"

@@ -41,6 +41,7 @@ def turn_row(r: sqlite3.Row) -> Turn:
         assistant_text=r["assistant_text"],
         tool_record=json.loads(r["tool_record"]),
         created_at=from_ts(r["created_at"]),
+        ref=r["ref"],
     )
 
 

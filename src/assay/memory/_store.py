@@ -139,6 +139,10 @@ class MemoryStore:
     def vector_scores(self, owner: str, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self._cache(owner).scores(query)
 
+    def vector_top(self, owner: str, query: np.ndarray, n: int) -> dict[int, float]:
+        """The ``n`` best live rows for ``query``: id -> cosine (all of them when there are no more)."""
+        return self._cache(owner).top(query, n)
+
     def vector_scores_many(self, owner: str, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self._cache(owner).scores_many(queries)
 
@@ -306,7 +310,12 @@ class MemoryStore:
         return None if row is None else row[0]
 
     def add_turn(
-        self, conversation_id: int, user_text: str, assistant_text: str, tool_record: list[dict[str, Any]]
+        self,
+        conversation_id: int,
+        user_text: str,
+        assistant_text: str,
+        tool_record: list[dict[str, Any]],
+        ref: str | None = None,
     ) -> int:
         user_text, _ = redact_secrets(user_text)
         assistant_text, _ = redact_secrets(assistant_text)
@@ -316,9 +325,9 @@ class MemoryStore:
         ).fetchone()[0]
         with self.transaction():
             cur = self.db.execute(
-                "INSERT INTO turns(conversation_id, idx, user_text, assistant_text, tool_record, created_at) "
-                "VALUES (?,?,?,?,?,?)",
-                (conversation_id, idx, user_text, assistant_text, record, self.now()),
+                "INSERT INTO turns(conversation_id, idx, user_text, assistant_text, tool_record, created_at, ref) "
+                "VALUES (?,?,?,?,?,?,?)",
+                (conversation_id, idx, user_text, assistant_text, record, self.now(), ref),
             )
             turn_id = int(cur.lastrowid or 0)
             self._put_vectors("turn", [turn_id], [user_text])
@@ -338,6 +347,14 @@ class MemoryStore:
             return []
         marks = ",".join("?" * len(ids))
         return [turn_row(r) for r in self.db.execute(f"SELECT * FROM turns WHERE id IN ({marks})", list(ids))]
+
+    def turn_refs(self, ids: Sequence[int]) -> dict[int, str | None]:
+        """The ``ref`` (where it came from) of each turn id that exists."""
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self.db.execute(f"SELECT id, ref FROM turns WHERE id IN ({marks})", list(ids))
+        return {int(r[0]): r[1] for r in rows}
 
     def rewrite_turn(self, turn_id: int, user_text: str, assistant_text: str) -> None:
         with self.transaction():

@@ -59,6 +59,8 @@ class Turn:
     assistant_text: str
     tool_record: list[dict[str, Any]]
     created_at: datetime
+    #: where the turn came from when it was imported (a LoCoMo ``dia_id``); None for a live turn
+    ref: str | None = None
 
 
 @dataclass

@@ -15,7 +15,7 @@ from typing import Any, Literal
 import numpy as np
 
 from assay._util import phase
-from assay.embed import Embedder
+from assay.embed import Embedder, embed_queries
 from assay.errors import ConfigError, DocumentError, IndexCorruptError, MissingDependencyError
 from assay.rag._chunk import Chunk, ChunkConfig, chunk_document
 from assay.rag._extract import SUFFIXES, ExtractedDocument, extract_bytes, kind_of
@@ -355,7 +355,7 @@ class DocumentIndex:
         self._dirty = False
 
     def _query_vector(self, query: str) -> np.ndarray:
-        return np.asarray(self.embedder.embed([query]), dtype=np.float32).reshape(1, -1)
+        return np.asarray(embed_queries(self.embedder, [query]), dtype=np.float32).reshape(1, -1)
 
     def dense_ranking(
         self, query: str, n: int, vector: np.ndarray | None = None

@@ -15,11 +15,19 @@ th{background:#f3f3f3}code{background:#f3f3f3;padding:1px 4px}pre{background:#f6
 img{max-width:100%;display:block;margin:.5em 0}summary{cursor:pointer;margin:1em 0}"""
 
 
+_CODE = re.compile(r"`([^`]+)`")
+_STRONG = re.compile(r"\*\*([^*]+)\*\*")
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+
+
 def _inline(text: str) -> str:
     text = html.escape(text, quote=False)
-    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
-    text = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", text)
-    return re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", r'<a href="\2">\1</a>', text)
+    # each pattern runs only where its marker is (a report of 10,000 cases has 60,000 cells, most plain)
+    if "`" in text:
+        text = _CODE.sub(r"<code>\1</code>", text)
+    if "**" in text:
+        text = _STRONG.sub(r"<strong>\1</strong>", text)
+    return _LINK.sub(r'<a href="\2">\1</a>', text) if "](" in text else text
 
 
 def _image(alt: str, src: str, base: Path) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from assay.gate import detect_line
+from assay.gate import detect_lines
 from assay.models.weak import WEAK_MODEL_NOTE, weak_roles
 from assay.report.failure_reasons import Failures, failures_markdown
 from assay.report.plotting import Plot
@@ -144,11 +144,6 @@ def render_markdown(
             f"(95% Wilson interval {pct(s.pass_rate_low)} – {pct(s.pass_rate_high)}). "
             "INFRA_ERROR, SKIPPED and NOT_RUN are not counted.",
         ]
-        cases = sum(1 for c in card.cases if c.measured)
-        if can_show := detect_line("pass rate", s.pass_rate, cases):
-            lines.append(
-                f"What it can show: {can_show} (cases are the items; repeats of one are not independent)."
-            )
     else:
         lines += ["", "Nothing was measured (no attempt passed, failed, errored or timed out)."]
     if s.judged_pass_rate is not None:
@@ -158,6 +153,14 @@ def render_markdown(
             f"pass^k (all k attempts of a case pass; C(passed, k) / C(measured, k), mean over cases): "
             f"{pass_hat_k_text(s.pass_hat_k)}."
         )
+    if can_show := detect_lines(card, verdict.detect if verdict is not None else None):
+        lines += [
+            "",
+            "What it can show, at the gate's false-alarm rate (cases are the items; repeats of one are not "
+            "independent):",
+            "",
+            *(f"- {line}" for line in can_show),
+        ]
     gated, other = metrics_markdown(s.metrics)
     lines += gated
     if failures is not None:

@@ -55,6 +55,10 @@ class CaseNoise(BaseModel):
     score_means: list[float] = Field(default_factory=list)
     score_stdev: float | None = None
     score_spread: float | None = None
+    #: mean attempt time of each run, and how much it moves between two runs on the machine that ran them
+    #: (``max(range, 2 * sqrt(2) * stdev)``): the floor a case's time must rise beyond to be a regression
+    elapsed_means: list[float] = Field(default_factory=list)
+    elapsed_spread: float | None = None
 
 
 class MetricNoise(BaseModel):
@@ -180,6 +184,7 @@ def noise_from_scorecards(scorecards: Sequence[Scorecard], names: Sequence[str] 
         iterations = round(statistics.median([c.measured for c in summaries])) if summaries else 0
         stdev = _stdev(rates)
         score_stdev = _stdev(scores) if scores else None
+        times = [c.mean_elapsed_s for c in summaries if c.mean_elapsed_s is not None]
         cases[cid] = CaseNoise(
             case_id=cid,
             category=next((c.category for sc in scorecards if (c := sc.case(cid)) is not None), "default"),
@@ -198,6 +203,10 @@ def noise_from_scorecards(scorecards: Sequence[Scorecard], names: Sequence[str] 
             score_stdev=score_stdev,
             score_spread=(
                 max(max(scores) - min(scores), 2 * math.sqrt(2) * (score_stdev or 0.0)) if scores else None
+            ),
+            elapsed_means=times,
+            elapsed_spread=(
+                max(max(times) - min(times), 2 * math.sqrt(2) * _stdev(times)) if len(times) > 1 else None
             ),
         )
     metrics: dict[str, MetricNoise] = {}

@@ -144,9 +144,16 @@ def retrieval_view(run: Run, att: Attempt) -> str:
 def memory_view(run: Run, att: Attempt) -> str:
     """The probe, what the agent was shown, and what failed."""
     d = att.details
-    out = [
-        f"<p>scenario <b>{e(d.get('scenario'))}</b> · probe {e(d.get('probe'))} ({e(d.get('kind'))}) at {e(d.get('at'))}</p>"
-    ]
+    if "scenario" in d:
+        out = [
+            f"<p>scenario <b>{e(d.get('scenario'))}</b> · probe {e(d.get('probe'))} ({e(d.get('kind'))}) at {e(d.get('at'))}</p>"
+        ]
+    else:  # an imported question (LoCoMo, LongMemEval)
+        kind = d.get("category") or d.get("question_type")
+        out = [f"<p><b>question</b> {e(d.get('question'))} ({e(kind)})</p>"]
+        out += [
+            f"<p><b>{k}</b> {e(d[k])}</p>" for k in ("gold", "answer", "judge_reason", "pass_rule") if k in d
+        ]
     if d.get("query"):
         out.append(f"<p><b>query</b> {e(d.get('query'))}</p>")
     if "shown" in d:

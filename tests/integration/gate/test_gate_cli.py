@@ -229,3 +229,25 @@ def test_eval_compare_and_save_baseline_end_to_end(toy_env: Path) -> None:
     assert verdict["exit_code"] == 2 and verdict["reason"].startswith("REGRESSION: 2 regressed")
     other = eval_toy("--out", "r3", "--model", "scripted/other", "--compare", "bl")
     assert other.returncode == 3 and "subject model differs" in other.stdout
+    # the same as `assay compare --allow-subject-change`: held case by case, and the verdict says so
+    allowed = eval_toy(
+        "--out",
+        "r4",
+        "--model",
+        "scripted/other",
+        "--compare",
+        "bl",
+        "--allow-subject-change",
+        "--detect",
+        "0.1",
+    )
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+    comp = json.loads((toy_env / "r4" / "comparison.json").read_text())
+    assert comp["comparable"] and len(comp["cases"]) == 6
+    assert any(w.startswith("the subjects differ") and "scripted/other" in w for w in comp["warnings"])
+    report = (toy_env / "r4" / "report.md").read_text()
+    assert "the subjects differ" in report
+    # --detect: the report says how many cases a change of 0.1 needs; asked nothing, it says nothing of it
+    assert "- pass rate: " in report and "; a change of 0.1 needs about " in report
+    assert "the smallest change the gate can detect" in (toy_env / "r2" / "report.md").read_text()
+    assert "a change of" not in (toy_env / "r2" / "report.md").read_text()

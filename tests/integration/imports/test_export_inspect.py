@@ -26,7 +26,12 @@ def _run(*argv: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("tool", "source"), [("promptfoo", "promptfoo/ratelimited.json"), ("inspect", "inspect/broken.eval")]
+    ("tool", "source"),
+    [
+        ("promptfoo", "promptfoo/ratelimited.json"),
+        ("inspect", "inspect/broken.eval"),
+        ("tau2", "tau2/airline.json"),
+    ],
 )
 def test_an_exported_run_reads_back_with_the_same_samples_and_scores(
     tmp_path: Path, tool: str, source: str

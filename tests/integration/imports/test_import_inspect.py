@@ -160,3 +160,23 @@ def test_unknown_tool_and_missing_file(tmp_path: Path, capsys: pytest.CaptureFix
     assert "unknown tool 'nosuchtool'" in _fails(capsys, ["import", "nosuchtool", str(LOGS / "good.eval")])
     line = _fails(capsys, ["import", "inspect", str(tmp_path / "gone.eval"), "--out", str(tmp_path / "r")])
     assert "gone.eval: no such file" in line and not (tmp_path / "r").exists()
+
+
+def test_a_pass_threshold_moves_the_line_of_a_numeric_score(tmp_path: Path) -> None:
+    """The broken solver's log: I (0) scores fail at full credit and pass at a threshold of 0; a sample that
+    raised stays an ERROR whatever the line."""
+    _, _, full = _import(tmp_path, "broken.eval")
+    run = tmp_path / "zero"
+    res = CliRunner().invoke(
+        cli, ["import", "inspect", str(LOGS / "broken.eval"), "--pass-threshold", "0", "--out", str(run)]
+    )
+    assert res.exit_code == 0, res.output
+    before = {a.key: a.status.value for a in read_journal(full / "results.jsonl")}
+    after = {a.key: a.status.value for a in read_journal(run / "results.jsonl")}
+    assert "FAIL" in before.values() and "FAIL" not in after.values()
+    assert {k for k, v in before.items() if v == "ERROR"} == {k for k, v in after.items() if v == "ERROR"}
+    meta = load_meta(run)
+    assert meta.options["import"]["pass_threshold"] == 0.0 and meta.suite_version.endswith(
+        "pass at score >= 0"
+    )
+    assert "is at least 0 (--pass-threshold)" in (run / "report.md").read_text()

@@ -88,3 +88,38 @@ def test_not_a_results_file_or_samples_of_another_task(
         err = capsys.readouterr().err.strip()
         assert exc.value.code == 1 and len(err.splitlines()) == 1 and expected in err, err
         assert not (tmp_path / "run").exists()
+
+
+def test_a_document_scored_on_a_continuous_metric_passes_only_at_a_named_threshold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """lm-eval's samples written with a graded metric in place of acc (as a bleu or f1 task writes them)."""
+    results, (samples,) = _files("run1")
+    rows = [json.loads(line) for line in samples.read_text().splitlines()]
+    for n, row in enumerate(rows):
+        row["metrics"], row["f1"] = ["f1"], [0.25, 0.75][n % 2]
+        del row["acc"]
+    graded = tmp_path / samples.name
+    graded.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    with pytest.raises(SystemExit) as exc:  # no 0/1 metric: no pass can be read without a line
+        main(["import", "lm-eval", str(results), str(graded), "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err.strip()
+    assert exc.value.code == 1 and len(err.splitlines()) == 1 and "--pass-threshold" in err, err
+    assert not (tmp_path / "run").exists()
+    res = CliRunner().invoke(
+        cli,
+        [
+            "import",
+            "lm-eval",
+            str(results),
+            str(graded),
+            "--pass-threshold",
+            "0.5",
+            "--out",
+            str(tmp_path / "t"),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    statuses = [a.status.value for a in read_journal(tmp_path / "t" / "results.jsonl")]
+    assert statuses == ["FAIL", "PASS"] * 4
+    assert load_scorecard(tmp_path / "t").suite_version.endswith("pass at score >= 0.5")

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
+from assay.errors import ConfigError
 from assay.evals.memory import MemoryBenchmark
 from assay.exec import RunOptions, run_benchmark
 
@@ -31,6 +33,7 @@ def _lme_file(tmp_path: Path) -> Path:
             "question_date": "2023/06/01 (Thu) 10:00",
             "haystack_dates": ["2023/05/01 (Mon) 09:00", "2023/05/20 (Sat) 02:21"],
             "haystack_session_ids": ["s1", "s2"],
+            "answer_session_ids": ["s2"],
             "haystack_sessions": [
                 filler,
                 _session(("I flew to Lisbon for the marathon last week.", "Nice!")),
@@ -92,10 +95,25 @@ def test_longmemeval_without_a_model_grades_what_is_shown(tmp_path: Path) -> Non
     assert metrics["lme_accuracy[multi-session]"].gated is False
     assert res.scorecard.suite == "longmemeval"
     assert "| knowledge-update | 100.0% | 1 |" in (res.run_dir / "report.md").read_text()
+    # the evidence session is behind what recall ranks first
+    assert rows["u1"]["metrics"]["lme_recall@5"] == 1.0
+    assert metrics["lme_recall@10[single-session-user]"].value == 1.0
 
 
-def test_longmemeval_with_a_model_grades_its_answers(tmp_path: Path) -> None:
+def test_longmemeval_answers_are_graded_by_a_judge(tmp_path: Path) -> None:
     data = _lme_file(tmp_path)
+    judge = tmp_path / "judge.yaml"
+    judge.write_text(
+        yaml.safe_dump(
+            {
+                "replies": [
+                    {"match": "Reply: You flew to Lisbon.", "text": "yes"},
+                    {"match": "Reply: I don't know, you never mentioned one.", "text": "yes"},
+                ],
+                "default": {"text": "no"},
+            }
+        )
+    )
     script = tmp_path / "answers.yaml"
     script.write_text(
         yaml.safe_dump(
@@ -111,12 +129,23 @@ def test_longmemeval_with_a_model_grades_its_answers(tmp_path: Path) -> None:
     )
     res = run_benchmark(
         MemoryBenchmark,
-        {"dataset": f"longmemeval:{data}", "model": f"scripted/{script}"},
+        {"dataset": f"longmemeval:{data}", "model": f"scripted/{script}", "judge_model": f"scripted/{judge}"},
         RunOptions(out=tmp_path / "run", command_line=["t"]),
     )
     status = {c.case_id: c.passed for c in res.scorecard.cases}
     assert status == {"u1": 1, "k1": 0, "m1": 0, "m1_abs": 1}
     assert res.scorecard.config.model == f"scripted/{script}"
+    rows = [json.loads(line) for line in (res.run_dir / "results.jsonl").read_text().splitlines()]
+    assert {r["details"]["graded_on"] for r in rows} == {"answer (judge)"}
+
+
+def test_longmemeval_answers_without_a_judge_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="give --judge-model"):
+        run_benchmark(
+            MemoryBenchmark,
+            {"dataset": f"longmemeval:{_lme_file(tmp_path)}", "model": "scripted/x.yaml"},
+            RunOptions(out=tmp_path / "run", command_line=["t"]),
+        )
 
 
 def test_full_suite_runs_answer_probes_with_the_named_model(tmp_path: Path) -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from assay.gate import detect_line, detectable_change, items_to_detect
+from assay.gate import detect_line, detect_lines, detectable_change, items_to_detect
+from assay.gate._simulate import scorecard_from_outcomes
+from assay.runs import MetricSpec
 from assay.stats.noise import FAMILY_ALPHA
 from assay.stats.tolerance import binomial_tolerance
 
@@ -24,3 +26,21 @@ def test_a_change_no_items_can_show_and_the_report_line() -> None:
     assert items_to_detect(0.5, 0.0) is None and detectable_change(0.5, 0) is None
     line = detect_line("pass rate", 0.5, 8, 0.03)
     assert line is not None and "±0.615" in line and "needs about 2201 items" in line
+
+
+def test_a_runs_lines_are_its_pass_rate_over_cases_and_each_gated_proportion() -> None:
+    outcomes = {f"c{i}": "PP" if i < 4 else "FF" for i in range(8)}
+    hit = {f"c{i}": [{"hit": float(i % 2), "speed": 3.0, "seen": 1.0}] * 2 for i in range(8)}
+    specs = [
+        MetricSpec(name="hit", kind="proportion"),
+        MetricSpec(name="seen", kind="proportion", gated=False),
+        MetricSpec(name="speed", kind="continuous"),
+    ]
+    card = scorecard_from_outcomes(outcomes, metrics=hit, metric_specs=specs)
+    lines = detect_lines(card)
+    # the 8 cases are the items (the 16 attempts repeat them); an ungated or continuous metric says nothing
+    assert [line.split(":")[0] for line in lines] == ["pass rate", "hit"]
+    assert lines[0] == detect_line("pass rate", 0.5, 8) and "needs" not in lines[0]
+    asked = detect_lines(card, 0.1)
+    assert all(f"a change of 0.1 needs about {items_to_detect(0.5, 0.1)} items" in line for line in asked)
+    assert detect_lines(scorecard_from_outcomes({"c0": "I"})) == []  # nothing measured: nothing said

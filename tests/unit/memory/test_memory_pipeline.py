@@ -293,3 +293,19 @@ async def test_explicit_remember_still_obeys_the_rules(memory: Memory, entity: s
     )
     assert res.tool_results[0]["ok"] is False
     assert "hypothetical" in res.rejected[0].reason
+
+
+async def test_an_imported_turn_and_what_is_learnt_from_it_keep_their_source(
+    db_path: Path, clock: ManualClock, make_model: Any
+) -> None:
+    model = make_model(
+        {("extract", "s1", 0): {"facts": [_fact("User has a cat named Milo", "cat named Milo")]}}
+    )
+    mem = _mem(db_path, clock, model)
+    chat, _ = await mem.start_chat("s1")
+    res = await mem.process_query(chat, "I adopted a cat named Milo.", ref="D1:3")
+    live = await mem.process_query(chat, "Nothing to learn here.")
+    assert mem.store.turn_refs([res.turn_id, live.turn_id]) == {res.turn_id: "D1:3", live.turn_id: None}
+    (item,) = mem.store.items_by_ids(res.stored)
+    assert item.provenance["ref"] == "D1:3"
+    assert [t.ref for t in mem.store.turns()] == ["D1:3", None]

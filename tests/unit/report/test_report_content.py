@@ -359,10 +359,8 @@ def test_the_summary_says_the_smallest_pass_rate_change_the_run_can_show(tmp_pat
         _att(f"c{i}", Status.PASS if i < 4 else Status.FAIL, it=it) for i in range(8) for it in range(2)
     ]
     md, _ = _render(MemoryBenchmark(), attempts, tmp_path / "run")
-    assert (
-        "What it can show: pass rate: 0.5 over 8 items; the smallest change the gate can detect is ±0.615"
-        in md
-    )
+    assert "What it can show, at the gate's false-alarm rate (cases are the items" in md
+    assert "- pass rate: 0.5 over 8 items; the smallest change the gate can detect is ±0.615\n" in md
     # nothing measured: nothing said
     md, _ = _render(MemoryBenchmark(), [_att("c0", Status.NOT_RUN)], tmp_path / "none")
     assert "What it can show" not in md

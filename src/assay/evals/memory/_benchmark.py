@@ -11,12 +11,16 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from assay.errors import ConfigError
 from assay.evals._suite_id import suite_version
 from assay.evals.memory._ci import CI_JOBS
+from assay.evals.memory._locomo import load_locomo
+from assay.evals.memory._locomo_bench import LocomoMixin, locomo_path
+from assay.evals.memory._locomo_run import KS
 from assay.evals.memory._longmemeval import LMEQuestion, answer_question, cases, load_longmemeval
 from assay.evals.memory._options import FULL_EMBEDDER, FULL_MODEL, MemoryOptions
 from assay.evals.memory._report import failure_reason, scenario_plot
 from assay.evals.memory._scenario import Scenario, load_scenarios
 from assay.evals.memory._simulate import ScenarioRun, simulate
 from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, validate_options
+from assay.intervals import bootstrap_interval, wilson_interval
 from assay.runs import Attempt, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig
 
 if TYPE_CHECKING:
@@ -49,7 +53,7 @@ def describe_scenarios(directory: Path) -> str:
     return "\n".join(lines)
 
 
-class MemoryBenchmark(Benchmark):
+class MemoryBenchmark(LocomoMixin, Benchmark):
     """Long-term memory: months of chats on a simulated clock, probed for what the agent is shown and holds."""
 
     short_help = "Long-term memory over months of simulated chats."
@@ -71,6 +75,18 @@ class MemoryBenchmark(Benchmark):
             name="answer_accuracy", kind="proportion", direction="higher", tolerance=0.05, gated=False
         ),
         MetricSpec(name="lme_accuracy", kind="proportion", direction="higher", tolerance=0.05, gated=False),
+        # imported data (LoCoMo, LongMemEval): reported beside published figures, never gated
+        *(
+            MetricSpec(name=n, kind="proportion", direction="higher", tolerance=0.05, gated=False)
+            for n in (
+                "evidence_recall@5",
+                "evidence_recall@10",
+                "judge_accuracy",
+                "lme_recall@5",
+                "lme_recall@10",
+            )
+        ),
+        MetricSpec(name="locomo_f1", kind="continuous", direction="higher", tolerance=0.05, gated=False),
     )
 
     Options = MemoryOptions
@@ -86,11 +102,17 @@ class MemoryBenchmark(Benchmark):
         self._model: Any = None
         self._embedder: Any = None
         self._run_dir = Path(".")
+        self._locomo_init()
 
     @classmethod
     def describe(cls, given: MemoryOptions | Mapping[str, Any]) -> str:
         """What ``--list`` prints: every scenario and its checks."""
         options = validate_options(MemoryOptions, given)
+        if options.dataset and options.dataset.partition(":")[0] == "locomo":
+            convs = load_locomo(locomo_path(options.dataset, offline=options.offline))
+            return "\n".join(
+                f"{q.id:<18} {q.category_name:<12} {q.question}" for c in convs for q in c.questions
+            )
         if options.dataset:
             qs = load_longmemeval(_dataset_path(options.dataset))
             return "\n".join(f"{q.question_id:<24} {q.question_type:<28} {q.question}" for q in qs)
@@ -102,7 +124,16 @@ class MemoryBenchmark(Benchmark):
 
     def load_suite(self, suite: str) -> Suite:
         dataset = self.options.dataset
+        if dataset and dataset.partition(":")[0] == "locomo":
+            self._suite = "locomo"
+            self.metric_specs = tuple(s.model_copy(update={"gated": False}) for s in type(self).metric_specs)
+            return self._locomo_suite(dataset)
         if dataset:
+            if self.options.model and not self.options.judge_model:
+                raise ConfigError(
+                    "--dataset longmemeval grades a model's answers with a judge, as its authors do: "
+                    "give --judge-model (or drop --model to check what the agent is shown)"
+                )
             self._suite = "longmemeval"
             self._questions = load_longmemeval(_dataset_path(str(dataset)))
             lme_cases = cases(self._questions)
@@ -138,12 +169,15 @@ class MemoryBenchmark(Benchmark):
         return Suite(name=suite, version=suite_version(suite, case_list, extra=content), cases=case_list)
 
     def subject_config(self) -> SubjectConfig:
-        scripted = self._suite == "pr" or (self._suite == "longmemeval" and not self.options.model)
+        scripted = self._suite == "pr" or (
+            self._suite in ("longmemeval", "locomo") and not self.options.model
+        )
         return SubjectConfig(
             subject="assay.memory",
             model="scripted:scenario-answers"
             if self._suite == "pr"
             else self.options.model or (None if scripted else FULL_MODEL),
+            judge_model=self.options.judge_model,
             embedder=self._embedder_spec(),
             extra={"dataset": self.options.dataset},
         )
@@ -167,13 +201,26 @@ class MemoryBenchmark(Benchmark):
             check = getattr(self._model, "preflight", None)
             if check is not None:
                 await check()
+        if self.options.judge_model:
+            from assay.judge import Judge, holds_to_schema
+            from assay.models import get_model
+
+            spec = self.options.judge_model
+            self._judge = Judge(get_model(spec), constrained=holds_to_schema(spec))
+        if self._suite == "locomo":
+            await self._locomo_preflight()
 
     async def setup(self, run_dir: str) -> None:
         self._run_dir = Path(run_dir)
         if self._embedder is None:  # a caller that skipped preflight
             await self.preflight()
 
+    async def teardown(self) -> None:
+        await self._locomo_teardown()
+
     async def run_case(self, case: Case, ctx: AttemptContext) -> Outcome:
+        if self._suite == "locomo":
+            return await self._locomo_case(case, ctx)
         if self._suite == "longmemeval":
             return await self._run_question(case, ctx)
         scenario = self._scenarios[case.input["scenario"]]
@@ -237,56 +284,95 @@ class MemoryBenchmark(Benchmark):
             return Outcome.skipped("an abstention question can only be graded on a model's answer (--model)")
         db = self._run_dir / "memory" / f"lme-{_safe(q.question_id)}-i{ctx.iteration}.db"
         db.parent.mkdir(parents=True, exist_ok=True)
-        res = await answer_question(q, db, embedder=self._embedder, model=self._model)
+        res = await answer_question(q, db, embedder=self._embedder, model=self._model, judge=self._judge)
+        details = {
+            "question": q.question[:500],
+            "question_type": q.question_type,
+            "graded_on": res["graded_on"],
+            "gold": q.answer,
+            "answer": res["answer"],
+            "shown": str(res["shown"])[:4000],
+        }
+        if res["judge_reason"]:
+            details["judge_reason"] = res["judge_reason"]
+        usage = res["usage"] if res["usage"].calls else None
+        if res["correct"] is None:  # the judge gave no usable verdict: unjudged, never a fail
+            return Outcome(status=Status.ERROR, metrics=res["recall"], details=details, usage=usage)
         ok = bool(res["correct"])
         return Outcome(
             status=Status.PASS if ok else Status.FAIL,
             score=1.0 if ok else 0.0,
-            metrics={"lme_accuracy": 1.0 if ok else 0.0},
-            details={
-                "question": q.question[:500],
-                "question_type": q.question_type,
-                "graded_on": res["graded_on"],
-                "gold": q.answer,
-                "answer": res["answer"],
-                "shown": str(res["shown"])[:4000],
-            },
-            usage=res["usage"] if res["usage"].calls else None,
+            metrics={"lme_accuracy": 1.0 if ok else 0.0, **res["recall"]},
+            details=details,
+            usage=usage,
         )
 
     # ------------------------------------------------------------------ results
     def run_metrics(self, attempts: list[Attempt]) -> dict[str, MetricValue]:
         """Per question type accuracy for imported data (reported, never gated)."""
+        if self._suite == "locomo":
+            return self._locomo_metrics(attempts)
         if self._suite != "longmemeval":
             return {}
         by_type: dict[str, list[float]] = {}
         questions: dict[str, set[str]] = {}
+        recall: dict[str, list[float]] = {}
         for a in attempts:
             if a.status in (Status.PASS, Status.FAIL):
                 by_type.setdefault(a.category, []).append(1.0 if a.status == Status.PASS else 0.0)
                 questions.setdefault(a.category, set()).add(a.case_id)
+            for k in KS:
+                if f"lme_recall@{k}" in a.metrics:
+                    recall.setdefault(f"lme_recall@{k}[{a.category}]", []).append(
+                        a.metrics[f"lme_recall@{k}"]
+                    )
         # n: the questions (the independent items), not their repeated attempts
-        return {
+        out = {
             f"lme_accuracy[{t}]": MetricValue(
-                value=sum(v) / len(v), n=len(questions[t]), kind="proportion", gated=False, tolerance=0.05
+                value=sum(v) / len(v),
+                low=wilson_interval(round(sum(v)), len(v))[0],
+                high=wilson_interval(round(sum(v)), len(v))[1],
+                n=len(questions[t]),
+                kind="proportion",
+                gated=False,
+                tolerance=0.05,
             )
             for t, v in sorted(by_type.items())
         }
+        for name, v in sorted(recall.items()):
+            low, high = bootstrap_interval(v)
+            out[name] = MetricValue(
+                value=sum(v) / len(v), low=low, high=high, n=len(v), kind="proportion", gated=False
+            )
+        return out
 
     def failure_reason(self, attempt: Attempt) -> str:
         return failure_reason(attempt) or super().failure_reason(attempt)
 
     def report_plots(self, scorecard: Scorecard, attempts: list[Attempt], run_dir: Path) -> list[Plot]:
-        plot = scenario_plot(scorecard) if self._suite != "longmemeval" else None
+        plot = scenario_plot(scorecard) if self._suite in ("pr", "full") else None
         return [plot] if plot is not None else []
 
     def report_section(self, scorecard: Scorecard) -> str:
+        if self._suite == "locomo":
+            return self._locomo_section(scorecard)
         lines = ["## Memory", ""]
         if self._suite == "longmemeval":
-            lines += ["| question type | accuracy | n |", "|---|---|---|"]
-            for name, m in scorecard.summary.metrics.items():
+            ms = scorecard.summary.metrics
+            lines += [
+                "| question type | accuracy | n | evidence-session recall@5 | recall@10 |",
+                "|---|---|---|---|---|",
+            ]
+            for name, m in ms.items():
                 if name.startswith("lme_accuracy[") and m.value is not None:
-                    lines.append(f"| {name[13:-1]} | {100 * m.value:.1f}% | {m.n} |")
+                    t = name[13:-1]
+                    cells = [_pct(ms.get(f"lme_recall@{k}[{t}]")) for k in KS]
+                    lines.append(f"| {t} | {100 * m.value:.1f}% | {m.n} | {' | '.join(cells)} |")
+            lines += [
+                "",
+                "Answers are graded by the judge with each question type's rule, as LongMemEval's evaluation "
+                "does; without --model a question passes when its answer is in what the agent is shown.",
+            ]
             return "\n".join(lines)
         lines += ["| scenario | checks | passed | failed checks |", "|---|---|---|---|"]
         per: dict[str, list[tuple[str, bool]]] = {}
@@ -311,6 +397,10 @@ def _dataset_path(spec: str) -> Path:
     if not sep or kind != "longmemeval" or not path:
         raise ConfigError(f"--dataset {spec!r}: expected longmemeval:FILE")
     return Path(path)
+
+
+def _pct(m: MetricValue | None) -> str:
+    return "-" if m is None or m.value is None else f"{100 * m.value:.1f}%"
 
 
 def _safe(text: str) -> str:

@@ -1,16 +1,19 @@
 """LongMemEval-format import: chat histories with timestamps, a question, its answer and question type.
 
 Each question is a case: its haystack sessions are played through the same memory pipeline on a fresh
-database at their own dates, then the question is asked at ``question_date``. With a model, the case passes
-when the model's answer contains the gold answer; without one, when the gold answer is in what the agent
-is shown (an upper bound on what any answerer could do with this memory).
+database at their own dates (every turn keeps its session id as its ref), then the question is asked at
+``question_date``. Beside the grade, **session recall@5/@10**: the share of the evidence sessions
+(``answer_session_ids``) behind the memories recall ranks first. With a model, the answer is graded as
+LongMemEval's authors grade it: a judge (``--judge-model``) given the question type's own rule
+(:func:`assay.evals.memory._grading.longmemeval_prompt`). Without one, the case passes when the gold
+answer is in what the agent is shown (an upper bound on what any answerer could do with this memory).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,34 +21,17 @@ from typing import Any
 from assay._util import ticking
 from assay.embed import Embedder
 from assay.errors import ConfigError
+from assay.evals.memory._grading import judge_longmemeval
+from assay.evals.memory._locomo_run import KS, evidence_ranking, recall_at
 from assay.exec import Case
+from assay.judge import Judge
 from assay.memory import ManualClock, MemoryConfig, init_memory
 from assay.models import ChatModel, Message
 from assay.runs import Usage
 
-__all__ = ["LMEQuestion", "abstains", "answer_question", "contains_answer", "load_longmemeval"]
+__all__ = ["LMEQuestion", "answer_question", "contains_answer", "load_longmemeval"]
 
 _REQUIRED = ("question_id", "question_type", "question", "answer", "haystack_sessions")
-#: a reply abstains when its first sentence says the answer is not known or not in memory
-_ABSTAIN = re.compile(
-    r"(?i)\b(?:don't|do not|didn't|did not)\s+(?:know|recall|remember|have (?:any |that |this |enough )?"
-    r"(?:information|record|details?|memory))"
-    r"|\b(?:can't|cannot|can not|couldn't|could not|unable to)\s+(?:recall|remember|find|determine|tell|say|answer)"
-    r"|\bno (?:information|record|mention|memory|details?)\b"
-    r"|\b(?:not|never|wasn't|was not|hasn't been|haven't been)\s+(?:been\s+)?(?:mentioned|discussed|shared)"
-)
-#: unsure, which abstains only when no answer follows ("I'm not sure, but it was 5" answers)
-_UNSURE = re.compile(r"(?i)\b(?:not sure|no idea|not certain)\b")
-_HEDGE = re.compile(r"(?i)\b(?:but|however|i think|i believe|probably|maybe|perhaps)\b")
-
-
-def abstains(reply: str) -> bool:
-    """True when ``reply`` declines to answer in its first sentence ("cannot" alone is not an abstention)."""
-    first = re.split(r"(?<=[.!?])\s+|\n", reply.strip(), maxsplit=1)[0]
-    if _ABSTAIN.search(first):
-        return True
-    unsure = _UNSURE.search(first)
-    return unsure is not None and not _HEDGE.search(reply[unsure.end() :])
 
 
 def contains_answer(text: str, answer: str) -> bool:
@@ -62,6 +48,8 @@ class LMEQuestion:
     answer: str
     question_date: datetime
     sessions: list[tuple[str, datetime, list[dict[str, str]]]]
+    #: the sessions that hold the answer (``answer_session_ids``); empty when the file names none
+    evidence_sessions: list[str] = field(default_factory=list)
 
     @property
     def abstention(self) -> bool:
@@ -126,6 +114,7 @@ def load_longmemeval(path: Path) -> list[LMEQuestion]:
                 answer=str(rec["answer"]),
                 question_date=qdate,
                 sessions=sessions,
+                evidence_sessions=[str(x) for x in rec.get("answer_session_ids") or []],
             )
         )
     return out
@@ -139,7 +128,7 @@ def cases(questions: list[LMEQuestion]) -> list[Case]:
 
 
 async def answer_question(
-    q: LMEQuestion, db_path: Path, *, embedder: Embedder, model: ChatModel | None
+    q: LMEQuestion, db_path: Path, *, embedder: Embedder, model: ChatModel | None, judge: Judge | None = None
 ) -> dict[str, Any]:
     """Play the question's history into a fresh memory and grade what it yields."""
     for suffix in ("", "-wal", "-shm"):
@@ -164,20 +153,27 @@ async def answer_question(
                 role, content = t.get("role"), str(t.get("content", ""))
                 if role == "user":
                     if pending_user is not None:
-                        await memory.process_query(chat, pending_user)
+                        await memory.process_query(chat, pending_user, ref=ref)
                     pending_user = content
                 elif role == "assistant" and pending_user is not None:
-                    await memory.process_query(chat, pending_user, assistant_text=content)
+                    await memory.process_query(chat, pending_user, assistant_text=content, ref=ref)
                     pending_user = None
             if pending_user is not None:
-                await memory.process_query(chat, pending_user)
+                await memory.process_query(chat, pending_user, ref=ref)
             memory.end_chat(chat)
         clock.set(max(q.question_date, clock.now()))
         shown = memory.context_for(q.question, touch=False).text
+        recall: dict[str, float] = {}
+        if q.evidence_sessions:
+            ranking = evidence_ranking(memory, q.question, max(KS))
+            recall = {f"lme_recall@{k}": recall_at(ranking, q.evidence_sessions, k) for k in KS}
     finally:
         memory.store.close()
     answer: str | None = None
+    reason: str | None = None
     if model is not None:
+        if judge is None:
+            raise ValueError("a LongMemEval answer is graded by a judge")
         out = await model.generate(
             [
                 Message(
@@ -189,15 +185,21 @@ async def answer_question(
         )
         usage = usage + out.usage
         answer = out.text
-        correct = abstains(answer) if q.abstention else contains_answer(answer, q.answer)
+        judged = await judge_longmemeval(
+            judge, q.question_type, q.question, q.answer, answer, abstention=q.abstention
+        )
+        usage = usage + judged.usage
+        correct, reason = judged.correct, judged.reason or judged.error
     else:
         correct = (not q.answer.strip()) if q.abstention else contains_answer(shown, q.answer)
     return {
         "correct": correct,
         "shown": shown,
         "answer": answer,
+        "judge_reason": reason,
+        "recall": recall,
         "usage": usage,
-        "graded_on": "answer" if model else "shown",
+        "graded_on": "answer (judge)" if model else "shown",
     }
 
 

@@ -35,6 +35,20 @@ def failure_reason(attempt: Attempt) -> str | None:
         if d.get("extraction_errors"):
             parts.append(f"extraction errors: {'; '.join(d['extraction_errors'][:2])}")
         return " · ".join(parts)
+    if "pass_rule" in d and "evidence" in d:  # a LoCoMo question
+        parts = [
+            f"question {_quote(d['question'], 200)} ({d.get('category', '?')})",
+            f"rule: {d['pass_rule']}",
+        ]
+        if d.get("judge_label"):
+            parts.append(f"judge: {d['judge_label']}, {_quote(d.get('judge_reason') or '', 200)}")
+        if "answer" in d:
+            parts.append(f"expected {_quote(str(d['gold']), 160)}, answered {_quote(str(d['answer']))}")
+        ranked = {e for r in d.get("ranked_evidence", [])[:10] for e in r}
+        missed = [e for e in d["evidence"] if e not in ranked]
+        if missed:
+            parts.append(f"evidence not recalled in the top 10: {', '.join(missed)}")
+        return " · ".join(parts)
     if "gold" in d:
         head = f"question {_quote(d['question'], 200)} " if d.get("question") else ""
         kind = f"({d['question_type']}) " if d.get("question_type") else ""
