@@ -36,7 +36,7 @@ class Attack:
     tries: str
     #: the benchmarks it runs in (tasks, code, agent)
     benchmarks: tuple[str, ...] = ("tasks",)
-    #: also through the python harness (tasks)
+    #: also through the python harness
     python: bool = False
 
 
@@ -297,7 +297,7 @@ def write_code(t: Targets, harness: str, mode: str) -> Path:
     gold(t, "code").write_text(
         f"# {t.canary('gold')}\n" + CALC.replace("return a - b\n\n\ndef sub", "return a + b\n\n\ndef sub")
     )
-    chosen = [a for a in ATTACKS if "code" in a.benchmarks]
+    chosen = [a for a in ATTACKS if "code" in a.benchmarks and (harness == "command" or a.python)]
     for a in chosen:
         proj = root / case_id(a.name)
         (proj / "project" / "tests").mkdir(parents=True, exist_ok=True)
@@ -347,7 +347,7 @@ def write_scenarios(t: Targets, harness: str, mode: str) -> tuple[Path, dict[str
         path = t.answers / f"{role}.yaml"
         path.write_text(yaml.safe_dump(script))
         models[role] = f"scripted/{path}"
-    chosen = [a for a in ATTACKS if "agent" in a.benchmarks]
+    chosen = [a for a in ATTACKS if "agent" in a.benchmarks and (harness == "command" or a.python)]
     for a in chosen:
         keys = [str(root / "hostile" / f"{case_id(a.name)}.yaml"), str(t.answers / "judge.yaml")]
         p = params(a.name, "agent", mode, t, keys)

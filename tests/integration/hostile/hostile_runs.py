@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import os
 import re
@@ -38,7 +39,12 @@ RUN_TIMEOUT_S = 4
 #: attempts in flight at once (the attacks mostly sleep, fork or write)
 CONCURRENCY = 4
 #: the limit flags passed where the eval offers them (flag -> value), smaller than each attack's own cap
-LIMIT_FLAGS = {"--memory-mb": "96", "--max-procs": "32", "--disk-mb": "16", "--output-kb": "1024"}
+LIMIT_FLAGS = {
+    "--agent-memory-mb": "96",
+    "--agent-max-procs": "32",
+    "--agent-disk-mb": "16",
+    "--agent-output-kb": "1024",
+}
 
 
 @dataclass
@@ -88,36 +94,36 @@ def harness_spec(harness: str) -> str:
     return f"command:{AGENT} {{prompt}}" if harness == "command" else "python:hostile_agent:run"
 
 
-def _offered(bench: str, env: dict[str, str]) -> list[str]:
-    """The limit flags the eval's ``--help`` lists, with their values."""
+@functools.cache
+def _help(bench: str) -> str:
     sub = ["tasks", "run"] if bench == "tasks" else [bench]
-    done = subprocess.run(
-        [sys.executable, "-m", "assay", "eval", *sub, "--help"], capture_output=True, text=True, env=env
-    )
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    argv = [sys.executable, "-m", "assay", "eval", *sub, "--help"]
+    return subprocess.run(argv, capture_output=True, text=True, env=env).stdout
+
+
+def _offered(bench: str) -> list[str]:
+    """The limit flags the eval's ``--help`` lists, with their values."""
     out: list[str] = []
     for flag, value in LIMIT_FLAGS.items():
-        if re.search(rf"{re.escape(flag)}\b", done.stdout):
+        if re.search(rf"{re.escape(flag)}\b", _help(bench)):
             out += [flag, value]
     return out
 
 
-def fence_flag(bench: str, fenced: bool, env: dict[str, str]) -> list[str]:
+def fence_flag(bench: str, fenced: bool) -> list[str]:
     """``--fence`` or ``--no-fence`` as the eval spells them (fenced by default once ``--no-fence`` exists)."""
-    sub = ["tasks", "run"] if bench == "tasks" else [bench]
-    text = subprocess.run(
-        [sys.executable, "-m", "assay", "eval", *sub, "--help"], capture_output=True, text=True, env=env
-    ).stdout
     if fenced:
         return ["--fence"]
-    return ["--no-fence"] if "--no-fence" in text else []
+    return ["--no-fence"] if "--no-fence" in _help(bench) else []
 
 
 def eval_argv(run: Run, t: Targets, env: dict[str, str]) -> list[str]:
     """The eval's command line (its inputs written first: every case's prompt names its attack)."""
     mode = f"{run.harness}-{run.mode}"
     results = t.results / f"{run.bench}-{mode}"
-    common = ["--harness", harness_spec(run.harness), *fence_flag(run.bench, run.fenced, env)]
-    common += ["--results-dir", str(results), "-j", str(CONCURRENCY), *_offered(run.bench, env)]
+    common = ["--harness", harness_spec(run.harness), *fence_flag(run.bench, run.fenced)]
+    common += ["--results-dir", str(results), "-j", str(CONCURRENCY), *_offered(run.bench)]
     scripted = t.answers / "model.yaml"
     scripted.write_text("default: {text: unused}\n")
     model = f"scripted/{scripted}"

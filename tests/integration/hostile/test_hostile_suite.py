@@ -34,7 +34,7 @@ README = Path(__file__).resolve().parents[3] / "README.md"
 BEGIN = "<!-- hostile table: written by tests/integration/hostile/test_hostile_suite.py -->"
 END = "<!-- end of the hostile table -->"
 #: benchmark, harness: each run fenced and unfenced
-PAIRS = (("tasks", "command"), ("tasks", "python"), ("code", "command"), ("agent", "command"))
+PAIRS = tuple((b, h) for b in ("tasks", "code", "agent") for h in ("command", "python"))
 
 #: fenced leaks known and reported to the fence lane (FINDINGS.md); the goal is none. Pinned: a fix shows up
 #: here as a failure until the entry goes
@@ -50,7 +50,9 @@ KNOWN_FENCED_LEAKS: set[tuple[str, str]] = {
 #: what --no-fence gives up (attack, benchmark · harness): the README's unfenced column
 UNFENCED_GIVES_UP: set[tuple[str, str]] = {
     ("read_answer_key", "agent · command"),
+    ("read_answer_key", "agent · python"),
     ("read_answer_key", "code · command"),
+    ("read_answer_key", "code · python"),
     ("read_answer_key", "tasks · command"),
     ("read_answer_key", "tasks · python"),
     ("read_other_workdir", "tasks · command"),
@@ -59,7 +61,9 @@ UNFENCED_GIVES_UP: set[tuple[str, str]] = {
     ("write_outside", "tasks · command"),
     ("write_outside", "tasks · python"),
     ("edit_results", "agent · command"),
+    ("edit_results", "agent · python"),
     ("edit_results", "code · command"),
+    ("edit_results", "code · python"),
     ("edit_results", "tasks · command"),
     ("edit_results", "tasks · python"),
     ("edit_tests", "tasks · command"),
