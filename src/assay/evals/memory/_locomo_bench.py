@@ -77,7 +77,6 @@ class LocomoMixin:
         self._memories: dict[tuple[str, int], Memory] = {}
         self._replay_locks: dict[tuple[str, int], asyncio.Lock] = {}
         self._replay_seconds: dict[str, float] = {}
-        self._replay_usage: dict[tuple[str, int], Usage] = {}
         self._judge: Judge | None = None
         self._plan: Plan | None = None
 
