@@ -191,8 +191,8 @@ class CommandHarness(Harness):
         if self.preset is not None:
             for root in (Path.cwd(), _REPO_ROOT):
                 candidate = root / self.preset.bin_dir / name
-                if candidate.is_file():
-                    return str(candidate)
+                if candidate.is_file():  # its folder as it really is (.cache/ links to the machine's shared
+                    return str(candidate.parent.resolve() / name)  # installs): the fence binds real paths
             found = shutil.which(name, path=env.get("PATH"))
             if found:
                 return found

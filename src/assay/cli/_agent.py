@@ -292,3 +292,20 @@ def serve_command(
         click.echo("  fence: on (the agent's commands run under bubblewrap)")
     sys.stdout.flush()
     serve(turn_app(agent, fence=fence), sock)
+
+
+@agent_group.group(name="profile")
+def profile_group() -> None:
+    """The reference agent's profile folder (system.md, tools/<name>.md, skills/)."""
+
+
+@profile_group.command(name="init")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+def profile_init_command(directory: Path) -> None:
+    """Copy the built-in profile into DIRECTORY (new or empty), to edit by hand or with `assay hillclimb
+    --profile DIRECTORY` (commit it first: hillclimb needs a clean tree)."""
+    from assay.agents.reference import init_profile
+
+    dest = init_profile(directory)
+    files = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file())
+    click.echo(f"copied the built-in profile to {dest} ({len(files)} files: {', '.join(files)})")

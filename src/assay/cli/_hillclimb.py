@@ -85,7 +85,10 @@ _P = click.Path(path_type=Path)
 )
 @click.option("--max-wall", type=click.FloatRange(min=0), default=None, help="Stop after this many seconds.")
 @click.option(
-    "--profile", type=_P, default=None, help="The profile folder to edit (default: the reference agent's)."
+    "--profile",
+    type=_P,
+    default=None,
+    help="The profile folder to edit, in the repository this runs from (`assay agent profile init DIR` copies the built-in one).",
 )
 @click.option(
     "--branch", default=None, help="Name of the scratch branch to create (default hillclimb/<time>)."

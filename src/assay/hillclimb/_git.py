@@ -53,6 +53,14 @@ def repo_root(path: Path) -> Path:
     return Path(proc.stdout.strip()).resolve()
 
 
+def current_repo(path: Path) -> Path | None:
+    """The git work tree holding the folder ``path``, or None outside any."""
+    proc = subprocess.run(
+        ["git", "-C", str(path), "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=False
+    )
+    return Path(proc.stdout.strip()).resolve() if proc.returncode == 0 else None
+
+
 def changed_paths(repo: Path) -> list[str]:
     """Every tracked file changed (staged or not) and every untracked, unignored file, repo-relative."""
     out = _git(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all")

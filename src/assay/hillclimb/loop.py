@@ -101,9 +101,35 @@ def resume_hillclimb(directory: Path, echo: Any = print, progress: bool = False)
     return run_interruptible(_resume(Path(directory).resolve(), echo, progress))
 
 
-async def _start(config: HillclimbConfig) -> FixHistory:
-    from assay.agents import DEFAULT_PROFILE
+def _own_profile(given: Path | None) -> Path:
+    """The profile to climb: a folder under the git repository of the current directory (the built-in one
+    lives in assay's own install and is never edited: a copy in the user's repository is)."""
+    from assay.agents.reference import INIT_COMMAND
 
+    if given is None:
+        raise ConfigError(
+            "--profile DIR is required: hillclimb edits a profile in your repository, not assay's built-in one; "
+            f"copy it with `{INIT_COMMAND}`, commit it, then pass --profile agent-profile"
+        )
+    profile = Path(given).resolve()
+    if not profile.is_dir():
+        raise ConfigError("--profile: not a folder", path=str(profile))
+    here = _git.current_repo(Path.cwd())
+    if here is None or not profile.is_relative_to(here):
+        where = f"the repository of the current directory ({here})" if here else "a git repository"
+        raise ConfigError(
+            f"--profile {given}: not under {where}; hillclimb climbs only a profile of the repository it runs "
+            f"from (run it there, or copy the profile in with `{INIT_COMMAND}`)"
+        )
+    if _git.is_ignored(here, profile):  # e.g. the built-in profile of a virtualenv kept in the repository
+        raise ConfigError(
+            f"--profile {given}: ignored by git, so its edits could not be committed; copy it with "
+            f"`{INIT_COMMAND}` and climb the copy"
+        )
+    return profile
+
+
+async def _start(config: HillclimbConfig) -> FixHistory:
     if config.iterations < MIN_ITERATIONS:
         raise ConfigError(
             f"--iterations {config.iterations}: hillclimb measures each split {MIN_ITERATIONS}+ times"
@@ -111,9 +137,7 @@ async def _start(config: HillclimbConfig) -> FixHistory:
     if config.rounds < 1:
         raise ConfigError("--rounds must be at least 1")
     target = get_target(config.benchmark, config.eval_options)
-    profile = Path(config.profile or DEFAULT_PROFILE).resolve()
-    if not profile.is_dir():
-        raise ConfigError("--profile: not a folder", path=str(profile))
+    profile = _own_profile(config.profile)
     err = profile_error(profile)
     if err is not None:
         raise ConfigError(f"--profile: the profile does not load: {err}", path=str(profile))

@@ -154,10 +154,11 @@ def _climb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, only: tuple[str, ...
     shutil.copytree(DEFAULT_PROFILE, c.profile)
     (c.profile / "tools" / "query_documents.md").unlink()  # the planted defect
     make_scenarios(c.scenarios, only)
-    (c.repo / ".gitignore").write_text("results/\n")
+    (c.repo / ".gitignore").write_text("results/\nnoise.json\n")  # what `assay eval noise` writes stays out
     git(c.repo, "init", "-q", "-b", "main")
     git(c.repo, "config", "user.email", "t@example.invalid")
     git(c.repo, "config", "user.name", "t")
     git(c.repo, "add", "-A")
     git(c.repo, "commit", "-q", "-m", "start")
+    monkeypatch.chdir(c.repo)  # hillclimb climbs only a profile of the repository it runs from
     return c

@@ -25,14 +25,15 @@ def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
     return int(exc.value.code or 0), out.out, out.err
 
 
-def _noise_file(c: Climb) -> Path:
+def _noise_file(c: Climb, where: Path | None = None) -> Path:
+    where = where or c.root
     runs = []
     for i in (1, 2):
         options = {"scenarios_dir": str(c.scenarios), "profile": str(c.profile)}
         opts = RunOptions(suite="pr", iterations=3, out=c.root / "noise" / f"run-{i}")
         runs.append(run_benchmark(AgentBenchmark, options, opts).run_dir)
-    noise(runs, c.root / "noise.json")
-    return c.root / "noise.json"
+    noise(runs, where / "noise.json")
+    return where / "noise.json"
 
 
 def test_the_noise_file_is_used_and_recorded(small_climb: Climb, capsys: pytest.CaptureFixture[str]) -> None:
@@ -67,9 +68,10 @@ def test_without_noise_the_newest_fitting_file_is_picked(
     small_climb: Climb, capsys: pytest.CaptureFixture[str]
 ) -> None:
     c = small_climb
-    made = _noise_file(c)  # ./noise.json (the climb runs in c.root), where `assay eval noise` writes it
+    # ./noise.json (the climb runs in the repository, which ignores it), where `assay eval noise` writes it
+    made = _noise_file(c, c.repo)
     data = json.loads(made.read_text())
-    other = c.root / "results" / "noise-other" / "noise.json"  # newer, but of another judge: never picked
+    other = c.repo / "results" / "noise-other" / "noise.json"  # newer, but of another judge: never picked
     other.parent.mkdir(parents=True)
     other.write_text(json.dumps({**data, "config": {**data["config"], "judge_model": "another/judge"},
                                  "created_at": "2099-01-01T00:00:00Z"}))  # fmt: skip

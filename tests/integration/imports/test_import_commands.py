@@ -71,6 +71,12 @@ def test_compare_and_gate_write_junit_and_a_summary_that_names_the_import(
     _ok("import", "tau2", str(FOREIGN / "tau2" / "airline.json"), "--out", str(copy))
     _ok("compare", str(runs["tau"]), str(copy), "--junit", str(tau_junit))
     assert len(ET.parse(tau_junit).getroot().findall(".//testcase")) == 4
+    # an instance SWE-bench never got is skipped with what the import knows, not "the run stopped"
+    swe, swe_junit = tmp_path / "swe", tmp_path / "s.xml"
+    _ok("import", "swebench", str(FOREIGN / "swebench" / "acme__agent-1.demo.json"), "--out", str(swe))
+    _ok("compare", str(swe), str(swe), "--junit", str(swe_junit))
+    (skipped,) = ET.parse(swe_junit).getroot().findall(".//skipped")
+    assert skipped.get("message") == "NOT_RUN: the swebench result holds no outcome for it"
 
 
 def test_trend_and_release_scorecard_read_imported_runs(runs: dict[str, Path], tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from assay.evals.memory._locomo import load_locomo
 from assay.evals.memory._locomo_bench import LOCOMO_CONFIG
 from assay.evals.memory._locomo_run import replay
 from assay.exec import RunOptions, run_benchmark
+from assay.memory import ManualClock, init_memory
 from assay.models.scripted import ScriptedModel
 
 SLICE = Path(__file__).resolve().parents[2] / "fixtures" / "locomo" / "locomo_slice.json"
@@ -158,7 +159,7 @@ def test_retrieval_only_says_what_a_full_run_needs_before_it_starts(
     first = err.splitlines()[0]
     assert first.startswith("LoCoMo --retrieval-only: no model calls now. A full answer run")
     assert "2 conversation(s), 5 sessions, 28 turns, 20 questions: 70 model calls (28 extraction, " in first
-    assert "5 consolidation (at most), 20 answers, 17 judge), about 3 min at 2.5 s a call" in first
+    assert "5 consolidation (at most), 20 answers, 17 judge), about 12 min at an assumed 10 s a call" in first
     assert "evidence_recall@10[single-hop]: 1 (not gated)" in out  # the category is not eaten as markup
 
 
@@ -190,3 +191,32 @@ def test_the_pinned_file_offline_or_unreachable_is_one_clear_line(
     assert len(errors) == 1 and errors[0].startswith("error: --offline: the LoCoMo file is not cached at ")
     with pytest.raises(InfraError, match=r"downloading LoCoMo from http://127\.0\.0\.1:9/locomo10\.json: "):
         fetch_locomo(offline=False, url="http://127.0.0.1:9/locomo10.json", sha256="0" * 64)
+
+
+def test_a_run_stopped_mid_replay_resumes_where_it_stopped(tmp_path: Path) -> None:
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(json.loads(SLICE.read_text())[1:]))  # slice-2: 10 turns, 7 questions
+    # extraction takes the ordered replies: session 1's five, then the outage on D2:1; a resumed run starts
+    # the script again, and its five replies cover the five turns left
+    model = _script(
+        tmp_path / "model.yaml",
+        [{"match": "task: consolidate", "text": "{}"}, {"match": "Question:", "text": "Not mentioned"}]
+        + [{"text": "{}"}] * 5
+        + [{"error": "infra"}],
+        "{}",
+    )
+    first = run_benchmark(
+        MemoryBenchmark,
+        {"dataset": f"locomo:{one}", "model": model},
+        RunOptions(out=tmp_path / "run", command_line=["t"]),
+    )
+    counts = first.scorecard.summary.counts
+    assert first.exit_code == 3 and counts["INFRA_ERROR"] == 1 and counts["NOT_RUN"] > 0
+    resumed = run_benchmark(None, None, RunOptions(resume=first.run_dir, command_line=["t"]))
+    assert resumed.scorecard.summary.measured == 7
+    memory = init_memory(
+        first.run_dir / "memory" / "locomo-slice-2-i0.db", embedder=HashEmbedder(), clock=ManualClock()
+    )
+    refs = [t.ref for t in memory.store.turns()]
+    memory.store.close()
+    assert refs == ["D1:1", "D1:2", "D1:3", "D1:4", "D1:5", "D2:1", "D2:1", "D2:2", "D2:3", "D2:4", "D2:5"]

@@ -84,6 +84,7 @@ class Gateway:
         self._server: Any = None
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
+        self._stopping = False
 
     # -- lifecycle ------------------------------------------------------------------------------------
     def start(self, timeout_s: float = 15.0) -> Gateway:
@@ -106,7 +107,10 @@ class Gateway:
             raise ConfigError(f"--port {self._requested_port}: cannot listen on {self.host}: {exc}") from exc
         sock.listen(128)
         self._port = int(sock.getsockname()[1])
-        app = build_app(self.upstream, self.log, rewrite_system=self.rewrite_system)
+        app = _ended_quietly(
+            build_app(self.upstream, self.log, rewrite_system=self.rewrite_system), lambda: self._stopping
+        )
+        self._stopping = False
         config = uvicorn.Config(
             app, log_level="warning", access_log=False, lifespan="off", timeout_keep_alive=30
         )
@@ -133,9 +137,15 @@ class Gateway:
         return self
 
     def stop(self, timeout_s: float = 10.0) -> None:
-        """Stop serving (requests in flight get ``timeout_s`` to finish)."""
+        """Stop serving (requests in flight get ``timeout_s`` to finish; none when the run is being stopped,
+        Ctrl-C or SIGTERM: the agents that asked are stopped already)."""
+        from assay._util import cancel_requested
+
+        self._stopping = True
         if self._server is not None:
             self._server.should_exit = True
+            if cancel_requested():
+                self._server.force_exit = True
         if self._thread is not None:
             self._thread.join(timeout_s)
             if self._thread.is_alive() and self._server is not None:
@@ -315,3 +325,34 @@ def serve_gateway(
         gateway.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _ended_quietly(app: Any, stopping: Callable[[], bool]) -> Any:
+    """``app``, whose requests still in flight when the gateway stops end with a 503 instead of a
+    cancellation traceback in the server's log (their callers were stopped with the run)."""
+
+    async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        started = False
+
+        async def tracked(message: dict[str, Any]) -> None:
+            nonlocal started
+            started = started or message.get("type") == "http.response.start"
+            await send(message)
+
+        try:
+            await app(scope, receive, tracked)
+        except asyncio.CancelledError:
+            if not stopping() or scope.get("type") != "http":
+                raise
+            if not started:
+                body = b'{"error": {"type": "gateway_stopped", "message": "the run stopped"}}'
+                headers = [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ]
+                await send({"type": "http.response.start", "status": 503, "headers": headers})
+                await send({"type": "http.response.body", "body": body})
+            else:  # a stream already under way: end it where it is
+                await send({"type": "http.response.body", "body": b""})
+
+    return wrapped

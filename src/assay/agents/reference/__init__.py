@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from assay.agents.reference._profile import DEFAULT_PROFILE, Profile, load_profile
+from assay.agents.reference._profile import DEFAULT_PROFILE, INIT_COMMAND, Profile, init_profile, load_profile
 from assay.agents.reference._tools import TOOLS, parse_pytest_summary
 from assay.agents.reference.harness import ReferenceHarness
 
-__all__ = ["DEFAULT_PROFILE", "TOOLS", "Profile", "ReferenceHarness", "load_profile", "parse_pytest_summary"]
+__all__ = [
+    "DEFAULT_PROFILE", "INIT_COMMAND", "TOOLS", "Profile", "ReferenceHarness", "init_profile", "load_profile",
+    "parse_pytest_summary",
+]  # fmt: skip

@@ -11,14 +11,28 @@ loads another. A missing system prompt, an unknown tool or an empty description 
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from assay.errors import ConfigError
 
-__all__ = ["DEFAULT_PROFILE", "Profile", "load_profile", "profile_option"]
+__all__ = ["DEFAULT_PROFILE", "INIT_COMMAND", "Profile", "init_profile", "load_profile", "profile_option"]
 
 DEFAULT_PROFILE = Path(__file__).parent / "profile"
+#: how a user gets a copy of the built-in profile to edit (hillclimb refuses to edit the built-in one)
+INIT_COMMAND = "assay agent profile init agent-profile"
+
+
+def init_profile(dest: Path) -> Path:
+    """Copy the built-in profile to ``dest`` (a new or empty folder); a ConfigError when it holds files."""
+    dest = Path(dest)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise ConfigError("the profile folder exists and is not empty: name a new folder", path=str(dest))
+    shutil.copytree(
+        DEFAULT_PROFILE, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".*", "__pycache__")
+    )
+    return dest
 
 
 def profile_option(profile: str | Path | None, harness: str) -> str | None:

@@ -177,8 +177,9 @@ class MemoryBenchmark(LocomoMixin, Benchmark):
             model="scripted:scenario-answers"
             if self._suite == "pr"
             else self.options.model or (None if scripted else FULL_MODEL),
+            judge_model=self.options.judge_model,
             embedder=self._embedder_spec(),
-            extra={"dataset": self.options.dataset, "judge_model": self.options.judge_model},
+            extra={"dataset": self.options.dataset},
         )
 
     def _embedder_spec(self) -> str:

@@ -77,7 +77,6 @@ class LocomoMixin:
         self._memories: dict[tuple[str, int], Memory] = {}
         self._replay_locks: dict[tuple[str, int], asyncio.Lock] = {}
         self._replay_seconds: dict[str, float] = {}
-        self._replay_usage: dict[tuple[str, int], Usage] = {}
         self._judge: Judge | None = None
         self._plan: Plan | None = None
 
@@ -182,6 +181,7 @@ class LocomoMixin:
                         usage=usage,
                     )
                 metrics["judge_accuracy"] = 1.0 if judged.correct else 0.0
+                details["judge_label"] = "CORRECT" if judged.correct else "WRONG"
                 details["judge_reason"] = judged.reason
                 verdict, rule = judged.correct, "the judge labels the answer CORRECT"
         elif known:
@@ -232,10 +232,19 @@ class LocomoMixin:
         lines = ["## Memory: LoCoMo", ""]
         if self._plan is not None:
             lines.append(self._plan.describe(self.options.call_seconds) + ".")
+        replayed = sum(self._replay_seconds.values())
         if self._replay_seconds:
-            total = sum(self._replay_seconds.values())
             lines.append(
-                f"Replay wall time (this run): {total:.1f} s over {len(self._replay_seconds)} conversation(s)."
+                f"Replay wall time (this run): {replayed:.1f} s over {len(self._replay_seconds)} conversation(s)."
+            )
+        if self.options.retrieval_only:
+            full = full_plan(list(self._conversations.values()), judging=True)
+            secs = self.options.call_seconds
+            lines.append(
+                f"A full answer run would need {full.total_calls:,} model calls "
+                f"({', '.join(f'{n:,} {w}' for w, n in full.calls.items())}): about "
+                f"{(full.total_calls * secs + replayed) / 60:.0f} min at an assumed {secs:g} s a call (--call-seconds), "
+                "this replay's time included."
             )
         lines += [
             "",

@@ -78,7 +78,9 @@ class Plan:
             + (f" ({parts})" if parts else "")
         )
         if call_seconds is not None and self.total_calls:
-            head += f", about {_hours(self.total_calls * call_seconds)} at {call_seconds:g} s a call"
+            head += (
+                f", about {_hours(self.total_calls * call_seconds)} at an assumed {call_seconds:g} s a call"
+            )
         return head
 
 

@@ -40,8 +40,8 @@ def failure_reason(attempt: Attempt) -> str | None:
             f"question {_quote(d['question'], 200)} ({d.get('category', '?')})",
             f"rule: {d['pass_rule']}",
         ]
-        if d.get("judge_reason"):
-            parts.append(f"judge: {_quote(d['judge_reason'], 200)}")
+        if d.get("judge_label"):
+            parts.append(f"judge: {d['judge_label']}, {_quote(d.get('judge_reason') or '', 200)}")
         if "answer" in d:
             parts.append(f"expected {_quote(str(d['gold']), 160)}, answered {_quote(str(d['answer']))}")
         ranked = {e for r in d.get("ranked_evidence", [])[:10] for e in r}
