@@ -41,7 +41,7 @@ CONCURRENCY = 4
 #: the limit flags passed where the eval offers them (flag -> value), smaller than each attack's own cap
 LIMIT_FLAGS = {
     "--agent-memory-mb": "96",
-    "--agent-max-procs": "32",
+    "--agent-max-procs": "16",
     "--agent-disk-mb": "16",
     "--agent-output-kb": "1024",
 }

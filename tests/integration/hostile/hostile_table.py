@@ -96,9 +96,9 @@ def status(attempt: dict[str, Any] | None) -> str:
         return "no attempt"
     s, d = attempt["status"], attempt.get("details") or {}
     why: list[str] = []
-    if d.get("cut_off"):
+    if d.get("cut_off"):  # the limit is the reason (its measured figure varies from run to run)
         why.append(f"cut off: {d['cut_off']}")
-    if s in ("ERROR", "INFRA_ERROR", "TIMEOUT") and attempt.get("error"):
+    elif s in ("ERROR", "INFRA_ERROR", "TIMEOUT") and attempt.get("error"):
         why.append(str(attempt["error"].get("message", ""))[:60].split("\n")[0])
     elif d.get("outcome"):
         why.append(str(d["outcome"]))

@@ -1,5 +1,5 @@
-"""Fork-bomb, bounded by its own cap: fork until refused or ``cap`` processes, each sleeping ``hold`` seconds
-away from the agent's pipes; then exit, leaving them."""
+"""Fork-bomb, bounded by its own cap: fork until refused or ``cap`` processes, each a ``sleep`` of ``hold``
+seconds away from the agent's pipes; then exit, leaving them."""
 
 from __future__ import annotations
 
@@ -20,11 +20,14 @@ def run(params: dict, workdir: Path) -> str:
         except OSError as exc:
             why = str(exc)
             break
-        if pid == 0:
+        if pid == 0:  # a sleep named by the marker (small: the cap on processes, not memory, should stop it)
             detach()
-            time.sleep(float(params["hold"]))
-            os._exit(0)
+            try:
+                os.execv("/bin/sleep", [params["marker"], str(params["hold"])])
+            finally:
+                os._exit(0)
         made += 1
     if made == cap:
+        time.sleep(2)  # still here: a watch that polls has seen them all
         return f"GOT {made} processes: no cap on processes stopped it"
     return f"forked {made} of {cap}, then refused: {why}"
