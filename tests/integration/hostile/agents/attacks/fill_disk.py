@@ -15,6 +15,7 @@ def run(params: dict, workdir: Path) -> str:
             (workdir / f"fill-{written >> 22}.bin").write_bytes(block)
             written += len(block)
     except OSError as exc:
+        time.sleep(2)  # keeps what it wrote
         return f"refused after {written >> 20} MiB: {exc}"
     time.sleep(2)  # holding it: a watch that polls has seen it
     return f"GOT {written >> 20} MiB written: no disk cap stopped it"

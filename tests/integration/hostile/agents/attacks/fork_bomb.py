@@ -19,6 +19,7 @@ def run(params: dict, workdir: Path) -> str:
             pid = os.fork()
         except OSError as exc:
             why = str(exc)
+            time.sleep(2)  # keeps what it forked
             break
         if pid == 0:  # a sleep named by the marker (small: the cap on processes, not memory, should stop it)
             detach()
