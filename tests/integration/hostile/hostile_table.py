@@ -76,7 +76,7 @@ def got(attack: str, run: Run, t: Targets, seen: dict[str, Any]) -> str:
     elif attack in CAPS and CAPS[attack][0] in text:
         # printed to its end is no leak where the harness kept only its cap of it (the attempt records the rest
         # as dropped)
-        dropped = ((a or {}).get("details") or {}).get("containment", {}).get("output_dropped_bytes")
+        dropped = (((a or {}).get("details") or {}).get("containment") or {}).get("output_dropped_bytes")
         if not (attack == "print_forever" and dropped):
             found.append(CAPS[attack][1])
     elif attack == "git_rewrite" and (
