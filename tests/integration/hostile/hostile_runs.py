@@ -91,7 +91,7 @@ def eval_env(t: Targets) -> dict[str, str]:
 
 
 def harness_spec(harness: str) -> str:
-    return f"command:{AGENT} {{prompt}}" if harness == "command" else "python:hostile_agent:run"
+    return f"command:{AGENT} {{prompt}}" if harness == "command" else "python:hostile_attacks:run"
 
 
 @functools.cache

@@ -1,4 +1,4 @@
-"""The hostile-agent suite: agent programs that attack the eval running them (``agents/attacks/``, one attack
+"""The hostile-agent suite: agent programs that attack the eval running them (``agents/hostile_attacks/``, one attack
 each), run through the ``command`` and ``python`` harnesses in ``eval tasks``, ``eval code`` and ``eval agent``,
 fenced and unfenced. Each attack gets nothing fenced and never a PASS; every run goes on to its last case with its
 journal whole; unfenced, what still succeeds is what ``--no-fence`` gives up. After the suite no attack process
@@ -39,11 +39,6 @@ PAIRS = tuple((b, h) for b in ("tasks", "code", "agent") for h in ("command", "p
 #: fenced leaks known and reported to the fence lane (FINDINGS.md); the goal is none. Pinned: a fix shows up
 #: here as a failure until the entry goes
 KNOWN_FENCED_LEAKS: set[tuple[str, str]] = {
-    # no cap on processes, memory, workdir disk or output yet (the limits of issue 35)
-    ("fork_bomb", "tasks · command"),
-    ("memory", "tasks · command"),
-    ("fill_disk", "tasks · command"),
-    ("print_forever", "tasks · command"),
     # the tasks checks run the agent's code (a planted conftest.py, its modules) outside the fence
     ("grader_escape", "tasks · command"),
 }
@@ -72,13 +67,6 @@ UNFENCED_GIVES_UP: set[tuple[str, str]] = {
     ("key_home", "tasks · python"),
     ("network", "tasks · command"),
     ("network", "tasks · python"),
-    ("fork_bomb", "tasks · command"),
-    ("fork_bomb", "tasks · python"),
-    ("memory", "tasks · command"),
-    ("memory", "tasks · python"),
-    ("fill_disk", "tasks · command"),
-    ("print_forever", "tasks · command"),
-    ("print_forever", "tasks · python"),
 }
 
 
