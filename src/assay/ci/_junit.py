@@ -30,6 +30,8 @@ class CaseVerdict:
     outcome: Outcome
     message: str
     time_s: float
+    #: shown, never a failure: a case's time beside the baseline's when it grew with no measured noise saying so
+    note: str = ""
 
 
 def _unmeasured(case: CaseSummary, imported_from: str | None = None) -> tuple[Outcome, str]:
@@ -42,8 +44,11 @@ def _unmeasured(case: CaseSummary, imported_from: str | None = None) -> tuple[Ou
     return "skipped", "NOT_RUN: never attempted (the run stopped or was cut short)"
 
 
-def case_verdicts(card: Scorecard, regressions: dict[str, str] | None = None) -> list[CaseVerdict]:
-    """Each case's JUnit outcome; ``regressions`` (case id -> why) comes from a comparison."""
+def case_verdicts(
+    card: Scorecard, regressions: dict[str, str] | None = None, notes: dict[str, str] | None = None
+) -> list[CaseVerdict]:
+    """Each case's JUnit outcome; ``regressions`` (case id -> why) and ``notes`` (shown in the case's output,
+    never a failure) come from a comparison."""
     out: list[CaseVerdict] = []
     for case in card.cases:
         time_s = (case.mean_elapsed_s or 0.0) * max(case.measured, 1)
@@ -57,7 +62,8 @@ def case_verdicts(card: Scorecard, regressions: dict[str, str] | None = None) ->
             outcome, message = "failure", f"{case.passed}/{case.measured} passed ({case.stability}; {counts})"
         else:
             outcome, message = "passed", ""
-        out.append(CaseVerdict(case.case_id, case.category, outcome, message, time_s))
+        note = (notes or {}).get(case.case_id, "")
+        out.append(CaseVerdict(case.case_id, case.category, outcome, message, time_s, note))
     return out
 
 
@@ -77,13 +83,17 @@ def _suite(name: str, cases: list[CaseVerdict]) -> ET.Element:
         tc.set("time", f"{c.time_s:.3f}")
         if c.outcome != "passed":
             ET.SubElement(tc, c.outcome, message=c.message).text = c.message
+        if c.note:
+            ET.SubElement(tc, "system-out").text = c.note
     return suite
 
 
-def run_junit(card: Scorecard, regressions: dict[str, str] | None = None) -> str:
-    """The JUnit XML of one run (``regressions`` from its comparison, when it was compared)."""
+def run_junit(
+    card: Scorecard, regressions: dict[str, str] | None = None, notes: dict[str, str] | None = None
+) -> str:
+    """The JUnit XML of one run (``regressions`` and ``notes`` from its comparison, when it was compared)."""
     root = ET.Element("testsuites", name=f"assay {card.benchmark}")
-    root.append(_suite(f"{card.benchmark}.{card.suite}", case_verdicts(card, regressions)))
+    root.append(_suite(f"{card.benchmark}.{card.suite}", case_verdicts(card, regressions, notes)))
     return _text(root)
 
 

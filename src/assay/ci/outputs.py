@@ -41,6 +41,13 @@ def regressions_of(comp: Comparison | None) -> dict[str, str] | None:
     return {c.case_id: c.reason or c.bucket for c in comp.cases if c.bucket in REGRESSED_BUCKETS}
 
 
+def notes_of(comp: Comparison | None) -> dict[str, str]:
+    """Each case whose time grew with no measured noise floor saying so, and its times (shown, not a failure)."""
+    if comp is None or not comp.comparable:
+        return {}
+    return {c.case_id: c.reason for c in comp.cases if c.bucket == "slower"}
+
+
 def eval_outputs(
     card: Scorecard,
     verdict: Verdict,
@@ -55,7 +62,8 @@ def eval_outputs(
         return
     rerun = rerun_command(meta, verdict.unspent, has_case_filter) if verdict.unspent and meta else None
     if junit is not None:
-        write_junit(junit, run_junit(card, regressions_of(verdict.comparison)))
+        comp = verdict.comparison
+        write_junit(junit, run_junit(card, regressions_of(comp), notes_of(comp)))
     targeted = bool((card.extra.get("selection") or {}).get("by"))
     if summary is not None:
         append_summary(summary, job_summary(card, verdict, rerun=rerun, targeted=targeted))
@@ -73,7 +81,8 @@ def comparison_outputs(
 ) -> None:
     """``assay compare``'s JUnit (a regression fails) and summary."""
     if junit is not None:
-        write_junit(junit, run_junit(current, regressions_of(verdict.comparison)))
+        comp = verdict.comparison
+        write_junit(junit, run_junit(current, regressions_of(comp), notes_of(comp)))
     if summary is not None:
         append_summary(summary, job_summary(current, verdict))
 

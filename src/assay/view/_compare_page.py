@@ -77,7 +77,7 @@ def compare_page(base: Run, cur: Run) -> str:
                 num(m.delta),
                 f"{num(m.tolerance)} ({e(m.tolerance_source)})",
                 "yes" if m.gated else "no",
-                f'<span class="mverdict {e(m.verdict)}">{e(m.label)}</span>',
+                f'<span class="mverdict {e(m.verdict if m.gated else "not-gated")}">{e(m.label)}</span>',
             ]
             for m in comp.metrics
         ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from junitparser import JUnitXml
 
 from assay.ci._junit import run_junit
-from assay.ci.outputs import regressions_of
+from assay.ci.outputs import notes_of, regressions_of
 from assay.gate import compare
 from assay.gate._simulate import scorecard_from_outcomes as card
 from assay.stats import noise_from_scorecards
@@ -30,6 +30,9 @@ def test_a_busy_runner_slowdown_is_shown_and_never_fails() -> None:
     assert comp.cases[0].reason == "mean time 0.3s -> 2.0s (not gated: no time noise measured on this runner)"
     assert comp.exit_code == 0 and comp.regressions == []
     assert _junit_failures(comp, cur) == {}
+    # the time is shown beside the baseline's in each case's output
+    suite = next(iter(JUnitXml.fromstring(run_junit(cur, regressions_of(comp), notes_of(comp)).encode())))
+    assert [tc.system_out for tc in suite] == [comp.cases[0].reason] * 3
 
 
 def test_a_slowdown_beyond_the_measured_noise_floor_fails() -> None:

@@ -1,0 +1,30 @@
+"""Fork-bomb, bounded by its own cap: fork until refused or ``cap`` processes, each sleeping ``hold`` seconds
+away from the agent's pipes; then exit, leaving them."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from attacks._common import detach, spawn
+
+
+def run(params: dict, workdir: Path) -> str:
+    if params.get("role") != "bomb":
+        return spawn(params, "bomb", timeout=60)
+    cap, made, why = int(params["cap"]), 0, ""
+    for _ in range(cap):
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            why = str(exc)
+            break
+        if pid == 0:
+            detach()
+            time.sleep(float(params["hold"]))
+            os._exit(0)
+        made += 1
+    if made == cap:
+        return f"GOT {made} processes: no cap on processes stopped it"
+    return f"forked {made} of {cap}, then refused: {why}"
