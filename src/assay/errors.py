@@ -23,6 +23,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 __all__ = [
+    "BUILD_ARGS",
     "AssayError",
     "ConfigError",
     "DataIntegrityError",
@@ -38,6 +39,7 @@ __all__ = [
     "StopEarly",
     "SubjectError",
     "UsageError",
+    "install_command",
 ]
 
 
@@ -81,13 +83,23 @@ class ConfigError(UsageError):
         super().__init__(where + message)
 
 
+#: the build settings of an extra that compiles on install (``local``: llama.cpp, portable and text-only)
+BUILD_ARGS = {"local": 'CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF"'}
+
+
+def install_command(extra: str) -> str:
+    """The command that installs ``extra``, with its build settings where it compiles (as the README says)."""
+    args = BUILD_ARGS.get(extra)
+    return f"{args + ' ' if args else ''}pip install 'assay[{extra}]'"
+
+
 class MissingDependencyError(UsageError):
     """An optional dependency is missing; the message says which extra to install."""
 
     def __init__(self, package: str, extra: str) -> None:
         self.package = package
         self.extra = extra
-        super().__init__(f"{package} is not installed: pip install 'assay[{extra}]'")
+        super().__init__(f"{package} is not installed: {install_command(extra)}")
 
 
 class ResumeError(UsageError):

@@ -17,7 +17,7 @@ from assay.agents.record import (
 #: toolchain helpers are not needed to read a record
 _LAZY = {
     **dict.fromkeys(("CallRecord", "Gateway", "GatewayUsage", "fetch_usage"), "assay.agents.gateway"),
-    **dict.fromkeys(("agent_env", "bare_venv"), "assay.agents._env"),
+    **dict.fromkeys(("agent_env", "bare_venv", "is_secret_env_name"), "assay.agents._env"),
     "install_gh": "assay.agents._gh",
     "ReferenceHarness": "assay.agents.reference",
     **dict.fromkeys(("DEFAULT_PROFILE", "load_profile", "profile_option"), "assay.agents.reference._profile"),
@@ -29,8 +29,8 @@ __all__ = [
     "AGENT_SCHEMA_VERSION", "DEFAULT_PROFILE", "AgentResult", "CallRecord", "Gateway", "GatewayUsage", "Harness",
     "Limits", "ReferenceHarness", "Route", "RunSpec", "ToolCallRecord", "TranscriptEntry", "agent_env",
     "bare_venv", "fetch_usage", "final_chain", "get_harness", "harness_names", "install_gh",
-    "is_claude_session_file", "load_profile", "parse_pytest_summary", "profile_option", "register_harness",
-    "run_step_capped", "step_cap_applies",
+    "is_claude_session_file", "is_secret_env_name", "load_profile", "parse_pytest_summary", "profile_option",
+    "register_harness", "run_step_capped", "step_cap_applies",
 ]  # fmt: skip
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "COPY_IGNORE",
     "DIFF_KEEP",
     "PATCH_EXCLUDES",
+    "TEST_CONFIG",
     "TOOLCHAIN_DISTRIBUTIONS",
     "AgentVenv",
     "agent_diff",
@@ -46,11 +47,14 @@ __all__ = [
     "check_env",
     "expand_paths",
     "git",
+    "grader_copy",
     "junit_passed",
     "keep_diff",
+    "lay_back",
     "locked",
     "run_git",
     "run_process",
+    "snapshot",
     "toolchain_venv",
 ]
 
@@ -184,6 +188,12 @@ def agent_diff(checkout: Path, base: str, *, exclude: tuple[str, ...] = ()) -> t
     """The journal's view of the change :func:`agent_patch` takes (the same files against the same base): its
     stat and patch without ``exclude`` (a big log the setup planted), a note when the agent moved HEAD, cut by
     :func:`keep_diff`; and whether the agent changed anything."""
+    if run_git(checkout, "cat-file", "-e", f"{base}^{{commit}}").returncode != 0:
+        # the agent rewrote history and pruned the commit: its doing, recorded as such (never an outage)
+        return (
+            f"(the agent removed commit {base[:12]}, the one its change is diffed against: history rewritten)",
+            True,
+        )
     moved = run_git(checkout, "rev-parse", "HEAD").stdout.strip() != base
     _staged(checkout)
     view = ["diff", "--cached", "--stat", "--patch", "--no-color", "--no-ext-diff", "--no-renames", base]
@@ -212,14 +222,64 @@ def run_process(argv: list[str], cwd: Path, timeout_s: float, env: dict[str, str
 
 def check_env(project: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of a check's process: the copy importable and its home; its temporary files next to
-    the copy (removed with it)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TOYBOX_"))}
+    the copy (removed with it). No secret and no provider setting (the agent's rule): a check runs the agent's
+    code (its module, a conftest.py it planted), which must find no key there either."""
+    from assay.agents import is_secret_env_name
+
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PYTEST_", "TOYBOX_")) and not is_secret_env_name(k)
+    }
     tmp = project.parent / "tmp"
     tmp.mkdir(exist_ok=True)
     env.update(
         {"PYTHONPATH": str(project), "PYTHONDONTWRITEBYTECODE": "1", "HOME": str(project), "TMPDIR": str(tmp)}
     )
     return {**env, **(extra or {})}
+
+
+#: what configures how pytest (or Python) runs a project: a grader of a benchmark whose projects need none of
+#: the agent's lays them back to their start (a planted conftest.py can turn every failure into a pass)
+TEST_CONFIG = (
+    "conftest.py", "**/conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml",
+    "sitecustomize.py", "usercustomize.py",
+)  # fmt: skip
+
+
+def snapshot(root: Path, patterns: tuple[str, ...] | list[str]) -> dict[str, bytes]:
+    """The files ``patterns`` name under ``root``, relative path -> bytes (taken before the agent starts)."""
+    return {p: (root / p).read_bytes() for p in expand_paths(root, list(patterns))}
+
+
+def lay_back(copy: Path, before: Mapping[str, bytes], patterns: tuple[str, ...] | list[str]) -> list[str]:
+    """In a grader's copy, the files ``patterns`` name put back as ``before`` holds them (one the agent added
+    removed); the paths laid back."""
+    now = expand_paths(copy, list(patterns))
+    changed = [p for p in now if p not in before or (copy / p).read_bytes() != before[p]]
+    changed += [p for p in before if p not in now]
+    for rel in changed:
+        target = copy / rel
+        if target.is_symlink() or target.exists():
+            target.unlink()
+        if rel in before:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(before[rel])
+    return sorted(set(changed))
+
+
+def grader_copy(workdir: Path, dest: Path) -> list[str]:
+    """Copy the finished ``workdir`` to ``dest`` for a check (symlinks kept as links), then remove every link
+    that leads out of the copy: a grader never follows the agent out of its workdir (a link to the gold
+    solution, to a file the agent could not read). The links removed, relative."""
+    shutil.copytree(workdir, dest, ignore=COPY_IGNORE, symlinks=True)
+    root = dest.resolve()
+    dropped = []
+    for path in sorted(dest.rglob("*")):
+        if path.is_symlink() and not Path(os.path.realpath(path)).is_relative_to(root):
+            path.unlink()
+            dropped.append(path.relative_to(dest).as_posix())
+    return dropped
 
 
 def junit_passed(xml_path: Path) -> dict[str, bool]:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from assay.embed import embed_queries
 from assay.memory._clock import from_ts
 from assay.memory._store import MemoryStore
@@ -25,15 +23,6 @@ class RecallWeights:
     #: a candidate is shown only if its text matches: cosine at least this, or any FTS hit
     min_vector: float = 0.25
     pool: int = 50
-
-
-def _top(ids: np.ndarray, sims: np.ndarray, n: int) -> dict[int, float]:
-    if not len(ids):
-        return {}
-    if len(ids) > n:
-        part = np.argpartition(-sims, n - 1)[:n]
-        ids, sims = ids[part], sims[part]
-    return {int(i): float(s) for i, s in zip(ids, sims, strict=True)}
 
 
 def _fts_norm(hits: list[tuple[int, float]]) -> dict[int, float]:
@@ -56,8 +45,7 @@ def recall(
     qvec = embed_queries(store.embedder, [query])[0]
     out: list[Recalled] = []
     for kind in kinds:
-        ids, sims = store.vector_scores(kind, qvec)
-        vec = _top(ids, sims, weights.pool)
+        vec = store.vector_top(kind, qvec, weights.pool)
         hits = (
             store.search_items_fts(query, weights.pool)
             if kind == "item"

@@ -139,6 +139,10 @@ class MemoryStore:
     def vector_scores(self, owner: str, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self._cache(owner).scores(query)
 
+    def vector_top(self, owner: str, query: np.ndarray, n: int) -> dict[int, float]:
+        """The ``n`` best live rows for ``query``: id -> cosine (all of them when there are no more)."""
+        return self._cache(owner).top(query, n)
+
     def vector_scores_many(self, owner: str, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self._cache(owner).scores_many(queries)
 

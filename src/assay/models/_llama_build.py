@@ -3,8 +3,9 @@
 llama-cpp-python compiles llama.cpp on install. Built with ``-march=native`` on a CPU that has AMX, its CPU
 backend routes quantised matrix products through ``ggml_backend_amx_mul_mat``, which crashes
 (SIGSEGV) under ``llama_decode``. assay's install builds it portable instead (``GGML_NATIVE=OFF``: AVX2,
-FMA and F16C, no AVX-512, no AMX); :func:`check_llama_build` refuses a build that still carries the AMX
-kernels on a CPU that would run them, naming the reinstall command, instead of letting it crash.
+FMA and F16C, no AVX-512, no AMX; ``LLAVA_BUILD=OFF`` leaves out the multimodal library a text model never
+loads); :func:`check_llama_build` refuses a build that still carries the AMX kernels on a CPU that would run
+them, naming the reinstall command, instead of letting it crash.
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
-from assay.errors import ConfigError, MissingDependencyError
+from assay.errors import BUILD_ARGS, ConfigError, MissingDependencyError
 
 __all__ = ["REINSTALL_COMMAND", "LlamaBuild", "check_llama_build", "cpu_flags", "llama_build"]
 
-#: the command that rebuilds llama-cpp-python portable (the README's install sets the same CMAKE_ARGS)
+#: the command that rebuilds llama-cpp-python portable and text-only (as the README installs it)
 REINSTALL_COMMAND = (
-    'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --no-cache-dir --force-reinstall --no-deps llama-cpp-python'
+    f"{BUILD_ARGS['local']} pip install --no-cache-dir --force-reinstall --no-deps llama-cpp-python"
 )
 #: symbols only a build with the AMX kernels contains
 AMX_SYMBOLS = (b"ggml_backend_amx_mul_mat", b"ggml_backend_amx_buffer_type")

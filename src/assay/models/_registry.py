@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
-from assay.errors import ConfigError
+from assay.errors import ConfigError, install_command
 from assay.models._types import ChatModel
 
 __all__ = ["PROVIDERS", "ProviderInfo", "get_model", "preflight", "register_provider", "split_model_string"]
@@ -40,7 +40,7 @@ class ProviderInfo:
         if self.name == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY"):
             return False, "set ANTHROPIC_API_KEY"
         if self.name == "local" and importlib.util.find_spec("llama_cpp") is None:
-            return False, "pip install 'assay[local]'"
+            return False, install_command("local")
         return True, "ready"
 
 

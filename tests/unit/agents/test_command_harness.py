@@ -157,3 +157,26 @@ def test_a_preset_is_named_through_the_harness_target() -> None:
     assert isinstance(by_target, CommandHarness) and isinstance(by_option, CommandHarness)
     assert by_target.preset is PRESETS["mini-swe-agent"]
     assert by_target.template == by_option.template and by_target.parser is by_option.parser
+
+
+async def test_a_preset_linked_into_the_checkout_runs_fenced_at_its_real_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """tests/install-agent-programs.sh links .cache/venvs/NAME to the machine's shared install: the fence binds
+    the venv where it really is, so the program must be run from there (not through the checkout's link)."""
+    checkout, shared, workdir = (tmp_path_factory.mktemp(n) for n in ("checkout", "shared", "work"))
+    venv = shared / "mini-swe-agent-2.4.6"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (venv / "bin" / "mini").write_text("#!/bin/sh\necho ran > ran.txt\n")
+    (venv / "bin" / "mini").chmod(0o755)
+    (checkout / ".cache" / "venvs").mkdir(parents=True)
+    (checkout / ".cache" / "venvs" / "mini-swe-agent").symlink_to(venv)
+    monkeypatch.setattr("assay.agents._command._REPO_ROOT", checkout)
+    monkeypatch.chdir(checkout)
+    h = CommandHarness(agent="mini-swe-agent")
+    assert h.program({"PATH": ""}) == str(venv.resolve() / "bin" / "mini")
+    route = Route(model="m", openai_base_url="http://127.0.0.1:59999/v1")  # inside, no port under 1024 binds
+    r = await h.run("write a.py", RunSpec(workdir=workdir, route=route, fence=True))
+    assert r.exit_code == 0, r.error  # 127 where the fence sees no such program
+    assert (workdir / "ran.txt").read_text() == "ran\n"

@@ -330,17 +330,22 @@ class _Gateway:
                 )
 
         try:
-            yield sse.start()
+            # the opening events go out with the first piece (already in hand): one write, one wake-up fewer
+            opening = sse.start()
             chunk = first
             while chunk is not None:
                 if ttft is None:
                     ttft = (time.perf_counter() - t0) * 1000.0
+                piece = ""
                 if chunk.tool_call is not None:
                     calls.append(chunk.tool_call)
-                    yield sse.tool_call(chunk.tool_call)
+                    piece = sse.tool_call(chunk.tool_call)
                 elif chunk.text:
                     texts.append(chunk.text)
-                    yield sse.text(chunk.text)
+                    piece = sse.text(chunk.text)
+                if opening or piece:
+                    yield opening + piece
+                    opening = ""
                 t_up = time.perf_counter()
                 try:
                     chunk = await anext(pieces)
@@ -363,7 +368,7 @@ class _Gateway:
             fields = {"status": "ok", "model_ran": self._ran(out), **self._outcome(out)}
             # logged before the last event: a client that has read the whole stream finds its call in the log
             record()
-            yield sse.finish(out)
+            yield opening + sse.finish(out)
         finally:
             record()
 

@@ -22,7 +22,18 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from assay.errors import ConfigError
-from assay.evals._workspace import COPY_IGNORE, check_env, expand_paths, git, junit_passed, run_process
+from assay.evals._workspace import (
+    COPY_IGNORE,
+    TEST_CONFIG,
+    check_env,
+    expand_paths,
+    git,
+    grader_copy,
+    junit_passed,
+    lay_back,
+    run_process,
+    snapshot,
+)
 from assay.evals._yaml_lines import line_at, load_with_lines, strip_lines, validation_error
 
 __all__ = [
@@ -73,6 +84,9 @@ class CodeProject:
     hidden: dict[str, bytes]
     #: the reference agent's scripted replies
     reference: list[dict[str, object]]
+    #: the project's own test configuration (conftest.py, pytest.ini, ...: :data:`TEST_CONFIG`), read at load:
+    #: the hidden tests run with it, whatever the agent added or changed
+    test_config: dict[str, bytes] = field(default_factory=dict)
 
     @property
     def invariant_patterns(self) -> list[str]:
@@ -150,7 +164,10 @@ def load_project(root: Path) -> CodeProject:
         raise ConfigError(
             "must hold a non-empty list of replies (replies: [...])", path=str(ref_file), line=1
         )
-    return CodeProject(id=root.name, root=root, spec=spec, hidden=hidden, reference=replies)
+    config = snapshot(root / PROJECT_DIR, TEST_CONFIG)
+    return CodeProject(
+        id=root.name, root=root, spec=spec, hidden=hidden, reference=replies, test_config=config
+    )
 
 
 def load_projects(directory: Path) -> list[CodeProject]:
@@ -177,11 +194,13 @@ def prepare_project(project: CodeProject, work_root: Path) -> PreparedProject:
 
 
 def run_hidden_tests(project: CodeProject, tree: Path, python: str | None = None) -> TestRun:
-    """pytest on a copy of ``tree`` with the hidden files laid over it (an agent's file of the same name is
-    replaced); the agent's copy itself is never touched."""
+    """pytest on a copy of ``tree`` with the hidden files and the project's own test configuration laid over
+    it (an agent's file of the same name is replaced, a conftest.py it added removed) and no link out of the
+    copy (:func:`~assay.evals._workspace.grader_copy`); the agent's copy itself is never touched."""
     with tempfile.TemporaryDirectory(prefix="assay-code-tests-") as tmp:
         copy = Path(tmp) / "project"
-        shutil.copytree(tree, copy, ignore=COPY_IGNORE, symlinks=True)
+        grader_copy(tree, copy)
+        lay_back(copy, project.test_config, TEST_CONFIG)
         for rel, data in project.hidden.items():
             target = copy / rel
             target.parent.mkdir(parents=True, exist_ok=True)

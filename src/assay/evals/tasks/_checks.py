@@ -37,7 +37,14 @@ from pydantic import BaseModel, Field
 
 from assay.agents import ToolCallRecord, parse_pytest_summary
 from assay.evals._honesty import CheckResult, command_words, is_pytest_call, selected_tests, verified
-from assay.evals._workspace import COPY_IGNORE, changed_files, check_env, git, junit_passed, run_process
+from assay.evals._workspace import (
+    changed_files,
+    check_env,
+    git,
+    grader_copy,
+    junit_passed,
+    run_process,
+)
 from assay.evals.tasks._project import PreparedTask, in_scope
 from assay.evals.tasks._task import TestsPass
 
@@ -84,7 +91,7 @@ def _cap(text: str) -> str:
 
 def _copy(workdir: Path, into: Path) -> Path:
     dest = into / "project"
-    shutil.copytree(workdir, dest, ignore=COPY_IGNORE, symlinks=True)
+    grader_copy(workdir, dest)  # no link out of the copy is followed
     return dest
 
 
