@@ -35,7 +35,7 @@ from hostile_fixtures import (
 
 SRC = Path(__file__).resolve().parents[3] / "src"
 #: the agent's wall clock in every run (the attacks that outlive it are killed after it)
-RUN_TIMEOUT_S = 4
+RUN_TIMEOUT_S = 6
 #: attempts in flight at once (the attacks mostly sleep, fork or write)
 CONCURRENCY = 4
 #: the limit flags passed where the eval offers them (flag -> value), smaller than each attack's own cap
