@@ -13,6 +13,9 @@ a fixed N ms reply behind it instead, which is quick and gives the same overhead
   shown on its own too.
 - fence: starting a command under bubblewrap, and one gateway call from inside the fence (through the relay)
   against the same call from outside (on a gateway with an instant scripted upstream).
+- limits + default fence: one agent call (a small Python agent making one model call through the gateway) run
+  as an unfenced agent without limits, held to the limits, and held to them under the fence (the default where
+  bubblewrap works); what the limits and the fence add to the call, as a share of the model call.
 
 Shares are of the median upstream model call.
 
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -34,7 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.agents import Limits, RunSpec, get_harness
-from assay.agents.fence import GatewayRelay, fence_available, fenced_command
+from assay.agents._cliproc import held, run_streaming
+from assay.agents._env import run_env
+from assay.agents._pidns import own_pids
+from assay.agents.fence import GatewayRelay, fence_argv, fence_available, fenced_command
 from assay.agents.gateway import Gateway, measure_overhead
 from assay.errors import ConfigError
 from assay.models.scripted import ScriptedModel
@@ -165,6 +172,54 @@ def fence_rows(calls: int, tmp: Path) -> list[tuple[str, float, float]] | str:
     ]
 
 
+_AGENT = """
+import json, sys, urllib.request
+body = json.dumps({"model": sys.argv[2], "messages": [{"role": "user", "content": "Say one word."}],
+                   "max_tokens": 8}).encode()
+req = urllib.request.Request(sys.argv[1] + "/chat/completions", body, {"content-type": "application/json"})
+print(json.loads(urllib.request.urlopen(req, timeout=300).read())["choices"][0]["message"]["content"])
+"""
+
+
+async def held_rows(gw: Gateway, runs: int, tmp: Path) -> dict[str, Any] | str:
+    """One agent call, three ways: (wall time per run, median) and the model call's median upstream time."""
+    work = tmp / "held"
+    work.mkdir()
+    (work / "agent.py").write_text(_AGENT)
+    python = os.path.realpath(sys.executable)  # the real program: no version manager's shim to resolve
+    fenced = fence_available() is None
+    ways: dict[str, list[float]] = {"unfenced, no limits": [], "limits": []}
+    if fenced:
+        ways["limits + fence (default)"] = []
+    upstream: list[float] = []
+    for i in range(runs + 1):  # the first round warms the model and the page cache
+        for way, times in ways.items():
+            run_id = Gateway.new_run_id()
+            route = gw.route(run=run_id)
+            spec = RunSpec(workdir=work, route=route, limits=Limits(wall_clock_s=300), fence="fence" in way)
+            env = run_env(spec)
+            argv = [python, "agent.py", str(route.openai_base_url), route.model]
+            if way == "unfenced, no limits":
+                argv, limits = own_pids(argv), None
+            elif way == "limits":
+                argv, limits = own_pids(held(argv, spec.limits, work)), spec.limits
+            else:
+                argv, limits = fence_argv(spec, argv, env=env), spec.limits
+            started = time.perf_counter()
+            proc = await run_streaming(argv, cwd=work, env=env, wall_clock_s=300, limits=limits)
+            wall = (time.perf_counter() - started) * 1000
+            calls = [c for c in gw.calls(run=run_id) if c.status == "ok"]
+            if proc.exit_code != 0 or len(calls) != 1:
+                return f"run failed ({way}): exit {proc.exit_code}: {proc.stderr.strip()[-300:]}"
+            if i:
+                times.append(wall)
+                upstream.append(calls[0].upstream_ms)
+    return {
+        "ways": {w: statistics.median(t) for w, t in ways.items()},
+        "upstream_ms": statistics.median(upstream),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=2, help="agent runs per harness (default 2)")
@@ -216,6 +271,18 @@ def main() -> int:
             else:
                 for label, plain, fenced in rows:
                     print(f"  {label:<30} {_ms(plain)} {_ms(fenced)}  (+{fenced - plain:.1f} ms)")
+            print("\nlimits + default fence, one agent call (wall time of a run making one model call):")
+            held = asyncio.run(held_rows(gw, max(args.runs, 1), tmp))
+            if isinstance(held, str):
+                print(f"  {held}")
+            else:
+                base = held["ways"]["unfenced, no limits"]
+                for way, wall in held["ways"].items():
+                    extra = wall - base
+                    print(
+                        f"  {way:<28} {_ms(wall)}  (+{extra:.1f} ms = {_share(extra, held['upstream_ms']).strip()}"
+                        f" of a {_ms(held['upstream_ms']).strip()} model call)"
+                    )
     return 0
 
 

@@ -58,7 +58,7 @@ VOLATILE: dict[str, tuple[str, ...]] = {
     ),
 }
 TIMED_TEXT: dict[str, tuple[str, ...]] = {
-    "agent": ("details.turns[*].messages[*].tool_calls[*].result_summary",),
+    "agent": ("details.turns[*].messages[*].tool_calls[*].result_summary", "details.checks[*].detail"),
     "code": ("details.reason", "details.tests_after", "details.verified"),
 }
 PYTEST_DURATION = re.compile(r"\bin \d+(\.\d+)?s\b")

@@ -26,6 +26,7 @@ Presets (``agent="mini-swe-agent"``) carry a template, a parser and the project-
 from __future__ import annotations
 
 import dataclasses
+import json
 import shlex
 import shutil
 import string
@@ -35,13 +36,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.agents._cliproc import OwnGateway, gateway_usage, run_streaming, summarize
+from assay.agents._cliproc import OwnGateway, contain, gateway_usage, held, run_streaming, summarize
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
 from assay.agents._pidns import own_pids
 from assay.agents.record import AgentResult
 from assay.agents.transcripts import TranscriptInput, get_parser
 from assay.agents.world import WORLD_LOG
+from assay.agents.world.kinds import WORLD_SERVER
 from assay.errors import ConfigError
 
 PLACEHOLDERS = (
@@ -147,14 +149,6 @@ def _from_gateway(result: AgentResult, counted: Any, *, failed: bool) -> None:
         result.error = None
 
 
-def _install_root(program: str) -> Path:
-    """What to bind for a program under the fence: its venv, or its own folder (``/usr`` is bound anyway)."""
-    folder = Path(program).parent
-    if folder.name == ".bin" and folder.parent.name == "node_modules":
-        return folder.parent  # an npm bin links into its package, which may start another package's binary
-    return folder.parent if (folder.parent / "pyvenv.cfg").is_file() else folder
-
-
 class CommandHarness(Harness):
     """Options: ``template`` (or ``target``, as in ``command:TEMPLATE``), ``agent`` (a preset), ``parser``,
     ``model`` (an ``assay.models`` spec: a run without a route gets a gateway of the harness's own)."""
@@ -256,24 +250,31 @@ class CommandHarness(Harness):
             env = run_env(spec, home=home, extra=self.preset.env if self.preset else None)
             program = self.program(env)
             config = None
+            mcp_urls: list[str] = []
             if spec.world is not None and self.takes_world:
-                if spec.fence:
-                    raise ConfigError(
-                        "--fence: the scenario's tools over MCP are not served inside the fence"
-                    )
                 stdio = bool(self.preset and self.preset.codex_mcp)  # Codex is given a command to start
+                if spec.fence and stdio:
+                    raise ConfigError(
+                        "--fence: the scenario's tools are served inside the fence only over HTTP, not to Codex's"
+                        " stdio server (--no-fence)"
+                    )
                 config = spec.world.mcp_config(
                     output_dir / "mcp.json", prompt=prompt, log=output_dir / WORLD_LOG, stdio=stdio
                 )
+                server = json.loads(config.read_text(encoding="utf-8"))["mcpServers"][WORLD_SERVER]
+                mcp_urls = [server["url"]] if server.get("type") == "http" else []
             argv = self.argv(prompt, spec, output_dir, program, config)
             if spec.fence:
+                from assay.agents._shims import resolve_program
                 from assay.agents.fence import fence_argv
 
+                # a version manager's shim is run as the real program it stands for (see _shims)
+                argv[0], installs = resolve_program(program, path=env.get("PATH"), cwd=spec.workdir)
                 argv = fence_argv(
-                    spec, argv, env=env, binds_ro=[_install_root(program)], binds_rw=[output_dir], home=home
+                    spec, argv, env=env, binds_ro=installs, binds_rw=[output_dir], home=home, urls=mcp_urls
                 )
             else:  # unfenced, the eval's processes (and their environ) stay out of sight
-                argv = own_pids(argv)
+                argv = own_pids(held(argv, spec.limits, spec.workdir))
             via_stdin = "{prompt}" not in self.template
             before = await gateway_usage(spec.route)
             since = before.calls if before is not None else 0
@@ -295,6 +296,7 @@ class CommandHarness(Harness):
                 wall_clock_s=spec.limits.wall_clock_s,
                 stdin=prompt.encode() if via_stdin else None,
                 watch=over_cap if cap is not None else None,
+                limits=spec.limits,
             )
             counted = await gateway_usage(spec.route, since) if before is not None else None
             result = AgentResult(harness=self.name, exit_code=proc.exit_code, elapsed_s=proc.elapsed_s)
@@ -335,7 +337,7 @@ class CommandHarness(Harness):
             result.error = f"{Path(program).name} exited {proc.exit_code}" + (
                 f": {summarize(tail, 300)}" if tail else ""
             )
-        return result
+        return contain(result, proc, spec.limits, fenced=spec.fence)
 
     async def close(self) -> None:
         if self._own_gateway is not None:

@@ -1,13 +1,9 @@
-"""The fence's network relay, on both sides of the sandbox wall. Standard library only: the same file runs
-inside the sandbox, where assay and its dependencies are absent.
+"""The fence's network relay, outside the sandbox wall (:class:`UnixToTcpRelay`, in a thread of the harness): a
+Unix socket in a private folder; every connection to it is piped to ``127.0.0.1:PORT`` (the gateway).
 
-Outside (:class:`UnixToTcpRelay`, in a thread of the harness): a Unix socket in a private folder; every
-connection to it is piped to ``127.0.0.1:PORT`` (the gateway).
-
-Inside (``python3 -I -S relay.py --listen PORT=SOCKET ... -- COMMAND...``, started by bubblewrap in a network
-namespace with nothing but loopback): listen on ``127.0.0.1:PORT`` (and ``[::1]:PORT``), pipe every connection to the Unix socket bound
-into the sandbox, run COMMAND, and exit with its status. The agent sees the gateway at its usual URL and no
-other port answers.
+Inside, :mod:`assay.agents._inside` (``--listen PORT=SOCKET``, in a network namespace with nothing but loopback)
+listens on ``127.0.0.1:PORT`` and pipes every connection to the Unix socket bound in: the agent sees the gateway
+at its usual URL and no other port answers.
 """
 
 from __future__ import annotations
@@ -15,8 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
-import sys
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -106,49 +100,3 @@ class UnixToTcpRelay:
         self._loop = self._thread = None
         with contextlib.suppress(FileNotFoundError):
             self.socket_path.unlink()
-
-
-async def _inside(listens: list[tuple[int, str]], command: list[str]) -> int:
-    for port, sock in listens:
-
-        async def connect(sock: str = sock) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-            return await asyncio.open_unix_connection(sock)
-
-        await asyncio.start_server(lambda r, w, c=connect: _splice(r, w, c), "127.0.0.1", port)
-        with contextlib.suppress(OSError):  # "localhost" may resolve to ::1 first (Node does)
-            await asyncio.start_server(lambda r, w, c=connect: _splice(r, w, c), "::1", port)
-    try:
-        proc = await asyncio.create_subprocess_exec(*command)
-    except OSError as exc:
-        print(f"fence: cannot run {command[0]}: {exc.strerror or exc}", file=sys.stderr)
-        return 127
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        loop.add_signal_handler(sig, lambda s=sig: proc.returncode is None and proc.send_signal(s))
-    rc = await proc.wait()
-    return rc if rc >= 0 else 128 - rc
-
-
-def main(argv: list[str]) -> int:
-    """``--listen PORT=SOCKET`` (repeatable) ``-- COMMAND...``."""
-    if "--" not in argv:
-        print("usage: relay.py --listen PORT=SOCKET ... -- COMMAND...", file=sys.stderr)
-        return 2
-    split = argv.index("--")
-    opts, command = argv[:split], argv[split + 1 :]
-    listens: list[tuple[int, str]] = []
-    while opts:
-        flag, value, *opts = opts if len(opts) >= 2 else [*opts, ""]
-        port, _, sock = value.partition("=")
-        if flag != "--listen" or not port.isdigit() or not sock:
-            print(f"relay.py: bad option {flag} {value!r} (want --listen PORT=SOCKET)", file=sys.stderr)
-            return 2
-        listens.append((int(port), sock))
-    if not command:
-        print("relay.py: no command after --", file=sys.stderr)
-        return 2
-    return asyncio.run(_inside(listens, command))
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

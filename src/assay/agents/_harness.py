@@ -59,6 +59,8 @@ class RunSpec:
     #: the scenario's world (an ``assay.agents.world.World``: documents, memory, files, shell) to serve the agent
     #: over MCP, for harnesses that take it (:attr:`Harness.takes_world`); None: none
     world: Any = None
+    #: folders besides the workdir the agent's process may write under the fence (a test double's own state)
+    writable: list[Path] = field(default_factory=list)
 
 
 class Harness(ABC):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import inspect
 import json
 import os
@@ -38,7 +39,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from assay.agents._cliproc import refuse_fence, run_streaming, summarize
+from assay.agents._cliproc import contain, held, refuse_fence, run_streaming, summarize
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
 from assay.agents._pidns import own_pids
@@ -150,41 +151,81 @@ def _import_path() -> list[str]:
     return [os.getcwd() if p == "" else os.path.abspath(p) for p in sys.path]
 
 
+def _import_binds(target: str, workdir: Path) -> list[Path]:
+    """What a fenced child needs bound to import assay and ``target``: this venv, assay's package, and the
+    folder the target's top-level module or package was found in (its sibling modules come with it). Where that
+    folder is the one the eval runs from or holds the workdir (a project's checkout: its answer keys, its
+    results), only its Python modules and packages (folders holding ``.py`` files) are bound, not its data."""
+    import assay
+
+    binds = [Path(sys.prefix), Path(assay.__file__).parent]
+    top = target.partition(":")[0].split(".")[0]
+    found = importlib.util.find_spec(top)
+    origin = Path(found.origin) if found is not None and found.origin else None
+    if found is not None and found.submodule_search_locations:
+        folders = {Path(p).resolve().parent for p in found.submodule_search_locations}
+    elif origin is not None and origin.is_file():
+        folders = {origin.resolve().parent}
+    else:
+        folders = set()
+    here, work = Path.cwd().resolve(), workdir.resolve()
+    for folder in folders:
+        if folder in (here, Path("/")) or work.is_relative_to(folder) or here.is_relative_to(folder):
+            binds += [
+                p
+                for p in folder.iterdir()
+                if (p.suffix == ".py" and p.is_file()) or (p.is_dir() and any(p.glob("*.py")))
+            ]
+        else:
+            binds.append(folder)
+    return [b for b in dict.fromkeys(b.resolve() for b in binds) if b.exists()]
+
+
 async def _run_child(target: str, kwargs: dict[str, Any], spec: RunSpec, env: dict[str, str]) -> AgentResult:
     """Run ``target(**kwargs)`` in a child process with ``env``; its record, or a cut-off or error record."""
     with tempfile.TemporaryDirectory(prefix="assay-python-agent-") as tmp:
         request, result = Path(tmp) / "request.pickle", Path(tmp) / "result.json"
         request.write_bytes(pickle.dumps({"target": target, "kwargs": kwargs}))
-        argv = own_pids([sys.executable, "-m", "assay.agents._python_child", str(request), str(result)])
+        argv = [sys.executable, "-m", "assay.agents._python_child", str(request), str(result)]
         child_env = {**env, "PYTHONPATH": os.pathsep.join(_import_path())}
+        if spec.fence:
+            from assay.agents.fence import fence_argv
+
+            argv = fence_argv(
+                spec, argv, env=child_env, binds_ro=_import_binds(target, spec.workdir), binds_rw=[Path(tmp)]
+            )
+        else:
+            argv = own_pids(held(argv, spec.limits, spec.workdir))
         proc = await run_streaming(
-            argv, cwd=spec.workdir, env=child_env, wall_clock_s=spec.limits.wall_clock_s
+            argv, cwd=spec.workdir, env=child_env, wall_clock_s=spec.limits.wall_clock_s, limits=spec.limits
         )
         if proc.timed_out:
-            return AgentResult(
+            record = AgentResult(
                 harness="python",
                 cut_off="wall_clock",
                 record_level="answer_only",
                 elapsed_s=proc.elapsed_s,
                 session_id=spec.session_id,
             )
-        if not result.is_file():
+        elif not result.is_file():
             why = summarize(proc.stderr, 600) or "no output"
-            return AgentResult(
+            record = AgentResult(
                 harness="python",
                 error=f"the agent's process ended (exit {proc.exit_code}) without an answer: {why}",
                 exit_code=proc.exit_code,
                 record_level="answer_only",
                 elapsed_s=proc.elapsed_s,
             )
-        out = json.loads(result.read_text(encoding="utf-8"))
-    if "error" in out:
-        return AgentResult(
-            harness="python", error=out["error"], record_level="answer_only", elapsed_s=proc.elapsed_s
-        )
-    record = AgentResult.model_validate(out["result"])
-    record.elapsed_s = record.elapsed_s or proc.elapsed_s
-    return _finish(record, spec)
+        else:
+            out = json.loads(result.read_text(encoding="utf-8"))
+            if "error" in out:
+                record = AgentResult(
+                    harness="python", error=out["error"], record_level="answer_only", elapsed_s=proc.elapsed_s
+                )
+            else:
+                record = _finish(AgentResult.model_validate(out["result"]), spec)
+                record.elapsed_s = record.elapsed_s or proc.elapsed_s
+    return contain(record, proc, spec.limits, fenced=spec.fence)
 
 
 class PythonHarness(Harness):
@@ -212,7 +253,8 @@ class PythonHarness(Harness):
         self.target: str | None = str(options["target"]) if options.get("fn") is None else importable_name(fn)
 
     async def run(self, prompt: str, spec: RunSpec) -> AgentResult:
-        refuse_fence(spec.fence, self.name)
+        if self.target is None:  # the caller's own callable, run in this process: nothing to fence
+            refuse_fence(spec.fence, f"{self.name} (an in-process callable)")
         values = {
             "prompt": prompt,
             "history": list(spec.history),

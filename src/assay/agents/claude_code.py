@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.agents._cliproc import OwnGateway, relative_path, run_streaming, summarize
+from assay.agents._cliproc import OwnGateway, contain, held, relative_path, run_streaming, summarize
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, RunSpec
 from assay.agents._pidns import own_pids
@@ -392,13 +392,16 @@ class ClaudeCodeHarness(Harness):
         if self._home is None:
             self._home = tempfile.TemporaryDirectory(prefix="assay-claude-home-")
         config = None
+        mcp_urls: list[str] = []
         if spec.world is not None:
-            if spec.fence:
-                raise ConfigError("--fence: the scenario's tools over MCP are not served inside the fence")
             self._runs += 1
             config = spec.world.mcp_config(
                 Path(self._home.name) / f".assay-mcp-{self._runs}.json", prompt=prompt
             )
+            server = json.loads(config.read_text(encoding="utf-8"))["mcpServers"][WORLD_SERVER]
+            if spec.fence and server.get("type") != "http":
+                raise ConfigError("--fence: the scenario's tools are served inside the fence only over HTTP")
+            mcp_urls = [server["url"]] if server.get("type") == "http" else []
         argv = self.argv(prompt, spec, binary, config)
         assert spec.route is not None and spec.route.anthropic_base_url
         retries = {"CLAUDE_CODE_MAX_RETRIES": str(int(self.options.get("max_retries", 0)))}
@@ -409,9 +412,11 @@ class ClaudeCodeHarness(Harness):
         if spec.fence:
             from assay.agents.fence import fence_argv
 
-            argv = fence_argv(spec, argv, env=env, binds_ro=[Path(binary).parent], home=self._home.name)
+            argv = fence_argv(
+                spec, argv, env=env, binds_ro=[Path(binary).parent], home=self._home.name, urls=mcp_urls
+            )
         else:  # unfenced, the eval's processes (and their environ) stay out of sight
-            argv = own_pids(argv)
+            argv = own_pids(held(argv, spec.limits, spec.workdir))
         started = time.monotonic()
         times: list[float] = []
         tokens = [0]
@@ -429,7 +434,12 @@ class ClaudeCodeHarness(Harness):
             return tokens[0] > max_tokens
 
         proc = await run_streaming(
-            argv, cwd=spec.workdir, env=env, wall_clock_s=spec.limits.wall_clock_s, on_line=on_line
+            argv,
+            cwd=spec.workdir,
+            env=env,
+            wall_clock_s=spec.limits.wall_clock_s,
+            on_line=on_line,
+            limits=spec.limits,
         )
         parsed = parse_stream(proc.stdout_lines, spec.workdir, times)
         result = self._result(
@@ -437,7 +447,7 @@ class ClaudeCodeHarness(Harness):
         )
         if config is not None and result.error is None and result.infra_error is None:
             result.error = world_not_connected(parsed)
-        return result
+        return contain(result, proc, spec.limits, fenced=spec.fence)
 
     def _result(
         self,

@@ -11,7 +11,8 @@ fresh ``/tmp``, ``/proc`` and a minimal ``/dev``; a fresh HOME. Everything else 
 workdirs, earlier results, the project and its venv) is absent because it is never bound; ``hide`` covers what
 lies *inside* a bound folder. No capabilities, no nested user namespaces, a network namespace with loopback only:
 the one allowed port is the gateway's, reached through :mod:`assay.agents._fence_relay` (a Unix socket bound in,
-a listener on ``127.0.0.1:PORT`` inside). The environment is exactly ``env`` (``--clearenv``).
+a listener on ``127.0.0.1:PORT`` inside, run by :mod:`assay.agents._inside`, which also holds the agent to its
+limits). The environment is exactly ``env`` (``--clearenv``).
 """
 
 from __future__ import annotations
@@ -24,19 +25,20 @@ import sys
 import sysconfig
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from assay.agents import _fence_relay
+from assay.agents._cliproc import INSIDE_SCRIPT, interpreter, keeper_options
 from assay.agents._fence_relay import UnixToTcpRelay
 from assay.agents._harness import Route, RunSpec
 from assay.agents._pidns import own_pids, pid_isolation
 from assay.errors import ConfigError
 
 __all__ = [
-    "GatewayRelay", "fence_argv", "fence_available", "fenced_command", "own_pids", "pid_isolation",
-    "require_fence", "route_ports", "shared_relay", "unfenced_note",
+    "FenceChoice", "GatewayRelay", "fence_argv", "fence_available", "fenced_command", "own_pids", "pid_isolation",
+    "require_fence", "resolve_fence", "route_ports", "shared_relay", "unfenced_note",
 ]  # fmt: skip
 
 #: where the fence's own files appear inside the sandbox
@@ -49,6 +51,34 @@ _ETC = (
     "mime.types", "protocols", "services", "debian_version", "gitconfig", "inputrc", "magic",
 )  # fmt: skip
 _ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+
+
+@dataclass(frozen=True)
+class FenceChoice:
+    """Whether a run's agents are fenced, and what the run says about it once (report and meta; None: fenced)."""
+
+    on: bool
+    note: str | None = None
+
+
+#: harnesses that run no agent process of their own (nothing to fence: the fence is off for them unless asked)
+NO_PROCESS_HARNESSES = ("http",)
+
+
+def resolve_fence(asked: bool | None, harness: str | None = None) -> FenceChoice:
+    """``--fence`` (True: required, ConfigError where it cannot run), ``--no-fence`` (False), or neither (None:
+    on wherever bubblewrap works here and ``harness`` runs a process, else off with the reason)."""
+    if asked is False:
+        return FenceChoice(False, "--no-fence: the agent ran unfenced (it could reach what the eval can)")
+    base = (harness or "").partition(":")[0]
+    if asked is None and base in NO_PROCESS_HARNESSES:
+        return FenceChoice(False, f"the fence is off: the {base} harness runs no agent process to fence")
+    reason = fence_available()
+    if reason is None:
+        return FenceChoice(True)
+    if asked:
+        raise ConfigError(f"--fence: {reason}")
+    return FenceChoice(False, f"the fence is off: {reason}")
 
 
 def unfenced_note(fence: bool) -> str | None:
@@ -106,15 +136,6 @@ def _isolation() -> list[str]:
     ]
 
 
-def _interpreter() -> tuple[str, Path | None]:
-    """The Python that runs the inside relay, and its prefix when that must be bound (not under /usr).
-
-    The prefix is this Python's installation, not a venv: a bare task venv made from it needs it too."""
-    exe = Path(os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable))
-    prefix = Path(sys.base_prefix).resolve()
-    return str(exe), None if prefix.is_relative_to("/usr") else prefix
-
-
 def _system_binds() -> list[str]:
     args = ["--ro-bind", "/usr", "/usr"]
     for name in _ROOT_LINKS:
@@ -163,8 +184,11 @@ def fenced_command(
     env: Mapping[str, str] | None = None,
     home: Path | str | None = None,
     bwrap: str | None = None,
+    keeper: Sequence[str] | None = None,
+    chdir: Path | str | None = None,
 ) -> list[str]:
-    """The argv that runs ``argv`` fenced in ``workdir`` (see the module doc).
+    """The argv that runs ``argv`` fenced in ``workdir`` (see the module doc; ``chdir``: where it starts, inside
+    the workdir, default the workdir).
 
     ``allow_port``: the gateway port(s) reachable inside, through ``relay`` (a started :class:`GatewayRelay`,
     or port -> Unix socket); without one, a relay shared by this process is started for each port.
@@ -172,7 +196,8 @@ def fenced_command(
     ``hide``: paths inside a bound folder that must be absent (an empty tmpfs or /dev/null over them).
     ``home``: a folder bound read-write as HOME (kept between turns); None gives a fresh, empty one.
     ``env``: the whole environment inside (build it with :func:`assay.agents._env.agent_env`); HOME and TMPDIR
-    are set by the fence."""
+    are set by the fence. ``keeper``: the options of :mod:`assay.agents._inside` (the limits, the report pipe;
+    :func:`assay.agents._cliproc.keeper_options`), which then runs inside between the wall and the agent."""
     bwrap = bwrap or require_fence()
     workdir = Path(workdir).resolve()
     if not workdir.is_dir():
@@ -181,7 +206,7 @@ def fenced_command(
     ports = [allow_port] if isinstance(allow_port, int) else list(allow_port or [])
     sockets = _sockets_for(ports, relay)
     args = [bwrap, *_isolation(), *_system_binds(), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
-    exe, prefix = _interpreter()
+    exe, prefix = interpreter()
     bound = [Path("/usr"), workdir]
     if prefix is not None:
         args += ["--ro-bind", str(prefix), str(prefix)]
@@ -219,17 +244,17 @@ def fenced_command(
     args += ["--clearenv"]
     for key, value in inside_env.items():
         args += ["--setenv", key, value]
-    args += ["--chdir", str(workdir)]
-    if not sockets:
+    args += ["--chdir", str(Path(chdir).resolve() if chdir is not None else workdir)]
+    if not sockets and keeper is None:
         return [*args, "--", *argv]
-    relay_py = str(Path(_fence_relay.__file__).resolve())
-    args += ["--ro-bind", relay_py, f"{INSIDE_DIR}/relay.py"]
+    inside_py = f"{INSIDE_DIR}/inside.py" + ("c" if INSIDE_SCRIPT.endswith(".pyc") else "")
+    args += ["--ro-bind", INSIDE_SCRIPT, inside_py]
     listens: list[str] = []
     for port, sock in sockets.items():
         inside_sock = f"{INSIDE_DIR}/{port}.sock"
         args += ["--bind", str(sock), inside_sock]
         listens += ["--listen", f"{port}={inside_sock}"]
-    return [*args, "--", exe, "-I", "-S", f"{INSIDE_DIR}/relay.py", *listens, "--", *argv]
+    return [*args, "--", exe, "-I", "-S", inside_py, *(keeper or ()), *listens, "--", *argv]
 
 
 class GatewayRelay:
@@ -314,6 +339,16 @@ def route_ports(route: Route | None) -> list[int]:
     return ports
 
 
+def _url_ports(urls: Iterable[str]) -> list[int]:
+    ports = []
+    for url in urls:
+        parts = urlsplit(url)
+        if parts.hostname not in ("127.0.0.1", "localhost") or parts.port is None:
+            raise ConfigError(f"--fence: {url} is not a loopback server (127.0.0.1:PORT)")
+        ports.append(parts.port)
+    return list(dict.fromkeys(ports))
+
+
 def _venv_root(path: Path) -> Path:
     """A venv's ``bin`` folder needs its venv bound (``pyvenv.cfg`` and ``lib`` are beside it)."""
     return path.parent if (path.parent / "pyvenv.cfg").is_file() else path
@@ -330,13 +365,18 @@ def fence_argv(
     binds_ro: Iterable[Path | str] = (),
     binds_rw: Iterable[Path | str] = (),
     home: Path | str | None = None,
+    report: bool = True,
+    urls: Iterable[str] = (),
 ) -> list[str]:
     """For harnesses that run a subprocess: ``argv`` unchanged when ``spec.fence`` is off, else fenced.
 
     The route's gateway port(s) are the only network; ``toolchain`` folders are bound read-only and, when
     ``env`` is not given, put first on PATH; ``binds_ro``/``binds_rw`` bind more (the agent's own install, the
     ``gh`` stand-in's fixtures and log); ``home`` keeps HOME between turns (Claude Code's sessions live there:
-    without it HOME is fresh on every call). Refuses with ConfigError (one line) where bubblewrap cannot run."""
+    without it HOME is fresh on every call). ``urls``: more loopback servers the agent may reach (the
+    scenario's world over MCP), their ports relayed like the gateway's. Inside, ``spec.limits`` hold the agent's tree (``report``: on the
+    pipe :func:`assay.agents._cliproc.run_streaming` opens). Refuses with ConfigError (one line) where bubblewrap
+    cannot run."""
     if not spec.fence:
         return list(argv)
     route = route or spec.route
@@ -346,13 +386,17 @@ def fence_argv(
     toolchain = [*getattr(spec, "toolchain", ()), *toolchain]
     if env is None:
         env = agent_env(route=route, toolchain=toolchain, extra=spec.env)
+    from assay.agents._shims import shim_roots
+
     return fenced_command(
         argv,
         spec.workdir,
-        allow_port=route_ports(route),
+        allow_port=[*route_ports(route), *(p for p in _url_ports(urls) if p not in route_ports(route))],
         hide=hide,
-        binds_ro=[*(_venv_root(Path(t)) for t in toolchain), *binds_ro],
-        binds_rw=binds_rw,
+        # the shim folders on the agent's PATH work only with their manager's root visible (read-only)
+        binds_ro=[*(_venv_root(Path(t)) for t in toolchain), *shim_roots(env.get("PATH")), *binds_ro],
+        binds_rw=[*spec.writable, *binds_rw],
         env=env,
         home=home,
+        keeper=keeper_options(spec.limits, spec.workdir, report=report),
     )

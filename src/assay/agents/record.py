@@ -19,7 +19,9 @@ ToolKind = Literal[
     "read", "list", "search", "edit", "write", "shell", "test", "documents", "memory", "mcp", "other"
 ]
 #: which limit stopped the agent, if any
-CutOff = Literal["wall_clock", "steps", "tokens"]
+CutOff = Literal["wall_clock", "steps", "tokens", "memory", "processes", "disk"]
+#: the limits that stop an agent that broke them: the attempt is ERROR with the reason (the others keep its work)
+RESOURCE_CUT_OFFS = ("memory", "processes", "disk")
 #: how much of the record a harness could recover from the agent
 RecordLevel = Literal["full", "answer_only"]
 
@@ -61,11 +63,41 @@ class TranscriptEntry(BaseModel):
 
 
 class Limits(BaseModel):
-    """The caps every harness is held to. None means no cap."""
+    """The caps every harness is held to. None means no cap.
+
+    ``memory_mb``, ``max_procs`` and ``disk_mb`` hold the agent's whole process tree (resident memory summed,
+    processes running, bytes added under the workdir): over one, the tree is killed and the run says which
+    (:mod:`assay.agents._inside`). ``output_kb``: the agent's stdout kept; the rest is counted, not kept."""
 
     wall_clock_s: float | None = 600.0
     max_steps: int | None = 50
     max_tokens: int | None = None
+    memory_mb: int | None = 4096
+    max_procs: int | None = 512
+    disk_mb: int | None = 2048
+    output_kb: int | None = 10240
+
+
+class Containment(BaseModel):
+    """How one agent process was held: fenced or not, the limits applied, which one stopped it, what was killed."""
+
+    fenced: bool = False
+    #: why it ran unfenced, or what isolation it lacked (None: nothing to say)
+    note: str | None = None
+    limits: dict[str, float | int | None] = Field(default_factory=dict)
+    #: the limit that stopped it (``memory``, ``processes``, ``disk``, ``wall_clock``, ``tokens``) and why
+    stopped_by: str | None = None
+    reason: str | None = None
+    #: processes of the agent's tree still running when its attempt ended (all of them ended): their names
+    killed: list[str] = Field(default_factory=list)
+    #: those of ``killed`` that ignored SIGTERM and got SIGKILL after the grace period
+    killed_hard: list[str] = Field(default_factory=list)
+    peak_procs: int | None = None
+    peak_rss_mb: float | None = None
+    disk_added_mb: float | None = None
+    output_bytes: int = 0
+    #: stdout bytes over ``Limits.output_kb``: counted, not kept
+    output_dropped_bytes: int = 0
 
 
 class AgentResult(BaseModel):
@@ -94,8 +126,10 @@ class AgentResult(BaseModel):
     session_id: str | None = None
     #: an infrastructure failure behind the agent (the gateway's upstream down): the run is INFRA_ERROR
     infra_error: str | None = None
-    #: the agent itself broke (crashed, unparseable output): the run is ERROR
+    #: the agent itself broke (crashed, unparseable output, over a resource limit): the run is ERROR
     error: str | None = None
+    #: how its process was held (None: a harness that runs no process of its own)
+    containment: Containment | None = None
 
     @property
     def edited_paths(self) -> list[str]:

@@ -18,6 +18,9 @@ _CUT_OFF = {
     "steps": "the step cap (--max-steps)",
     "wall_clock": "the time cap (--timeout)",
     "tokens": "the token cap (--max-tokens)",
+    "memory": "the memory limit",
+    "processes": "the process limit",
+    "disk": "the workdir disk limit",
 }
 
 
@@ -27,17 +30,22 @@ def agent_group() -> None:
 
 
 _FENCE = click.option(
-    "--fence",
-    is_flag=True,
-    help="Run the agent's commands under bubblewrap (nothing outside the workdir); refused where it cannot run.",
+    "--fence/--no-fence",
+    default=None,
+    help="Run the agent (its commands) under bubblewrap, nothing outside the workdir: on by default wherever it "
+    "works here (said when it is off); --fence refuses to run where it cannot.",
 )
 
 
-def _check_fence(fence: bool) -> None:
-    if fence:
-        from assay.agents.fence import require_fence
+def _check_fence(fence: bool | None, harness: str = "reference") -> bool:
+    """Whether the agent runs fenced; says once, on stderr, why it does not (ConfigError for --fence where
+    bubblewrap cannot run)."""
+    from assay.agents.fence import resolve_fence
 
-        require_fence()  # ConfigError with the one line saying why the fence cannot run here
+    choice = resolve_fence(fence, harness)
+    if choice.note:
+        click.echo(choice.note, err=True)
+    return choice.on
 
 
 _MEMORY = click.option(
@@ -182,11 +190,11 @@ def run_command(
     max_steps: int,
     timeout_s: float,
     max_tokens: int | None,
-    fence: bool,
+    fence: bool | None,
     save: Path | None,
 ) -> None:
     """Run the agent once on PROMPT; print its answer, its tool calls and its usage."""
-    _check_fence(fence)
+    fence = _check_fence(fence, harness)
     agent = _harness(harness, model, profile, memory)
     spec = _spec(workdir, max_steps, timeout_s, max_tokens, fence)
 
@@ -219,10 +227,10 @@ def chat_command(
     max_steps: int,
     timeout_s: float,
     max_tokens: int | None,
-    fence: bool,
+    fence: bool | None,
 ) -> None:
     """Talk to the agent: each line on stdin is one turn of the same conversation (limits apply per turn)."""
-    _check_fence(fence)
+    fence = _check_fence(fence, harness)
     agent = _harness(harness, model, profile, memory)
     console = Console(highlight=False, soft_wrap=True)
 
@@ -266,14 +274,14 @@ def chat_command(
 @_MEMORY
 @_FENCE
 def serve_command(
-    port: int, host: str, model: str | None, profile: Path | None, memory: Path | None, fence: bool
+    port: int, host: str, model: str | None, profile: Path | None, memory: Path | None, fence: bool | None
 ) -> None:
     """Serve the reference agent over assay's turn protocol: POST /turn with {prompt, session_id, workdir,
     limits} answers the turn's record (an AgentResult); send the session_id it returns to go on with the
     same conversation. Loopback only; Ctrl-C stops it."""
     from assay.agents.reference.serve import listen, preflight, serve, turn_app
 
-    _check_fence(fence)
+    fence = _check_fence(fence)
     agent = _harness("reference", model, profile, memory)
     model_name = preflight(agent)
     sock = listen(host, port)

@@ -146,8 +146,11 @@ class HarnessedOptions:
             self._own_work_root = None
 
     def limits(self) -> Limits:
+        from assay.evals._held import held_limits
+
         o = self.options
-        return Limits(
+        return held_limits(
+            o,
             wall_clock_s=float(o.run_timeout or self.agent_limits["wall_clock_s"]),
             max_steps=int(o.max_steps or self.agent_limits["max_steps"]),
         )
@@ -183,6 +186,8 @@ async def run_agent_once(
         model_ran=result.model_ran,
         steps=result.steps,
     )
+    if result.containment is not None:  # the limits it was held to, which stopped it, what was killed
+        details["containment"] = result.containment.model_dump(mode="json")
     if result.infra_error:
         raise InfraError(f"{label}: the model backend failed: {result.infra_error}")
     return result

@@ -89,6 +89,7 @@ def noise_line(comp: Comparison) -> str | None:
 
 def _fits(table: Table, console: Console) -> bool:
     """Whether the table fits the console with every unwrapped cell (metric and case names) whole."""
+    # the table's own measure: Measurement.get clamps it to the console's width, hiding what does not fit
     return table.__rich_measure__(console, console.options).minimum <= console.width
 
 

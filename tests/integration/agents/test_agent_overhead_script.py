@@ -26,4 +26,8 @@ def test_prints_gateway_harness_and_fence_overhead_per_call() -> None:
         assert re.search(rf"{harness}\s+harness\s+-?{ms} = \s*-?\d+\.\d\d % of a {ms} model call", out), out
     for row in ("start a command", "start, with the gateway relay", "one gateway call"):
         assert re.search(rf"{row}\s+{ms}\s+{ms}\s+\(\+-?\d+\.\d ms\)", out), out
+    for way in ("unfenced, no limits", "limits", r"limits \+ fence \(default\)"):
+        assert re.search(rf"  {way}\s+{ms}  \(\+-?\d+\.\d ms = -?\d+\.\d\d % of a {ms} model call\)", out), (
+            out
+        )
     assert "n/a" not in out and "not available" not in out

@@ -9,6 +9,7 @@ import pytest
 from cliagents_loopback import OpenAILoopback
 
 from assay.agents import Limits, Route, RunSpec, get_harness
+from assay.agents.fence import fence_available
 from assay.errors import ConfigError
 
 
@@ -82,10 +83,43 @@ def test_bad_targets_are_config_errors(target: str, message: str) -> None:
         get_harness("python", target=target)
 
 
-async def test_missing_parameter_and_fence_are_config_errors(tmp_path: Path) -> None:
+async def test_missing_parameter_and_in_process_fence_are_config_errors(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"asks for \['temperature'\]"):
         await get_harness("python:cliagents_pyagent:needs_more").run("x", RunSpec(workdir=tmp_path))
-    with pytest.raises(ConfigError, match="--fence"):
-        await get_harness("python:cliagents_pyagent:echo_history").run(
-            "x", RunSpec(workdir=tmp_path, fence=True)
-        )
+    with pytest.raises(ConfigError, match=r"--fence: the python \(an in-process callable\)"):
+        await get_harness("python", fn=lambda prompt: prompt).run("x", RunSpec(workdir=tmp_path, fence=True))
+
+
+@pytest.mark.skipif(fence_available() is not None, reason="bubblewrap cannot run here")
+async def test_a_fenced_python_agent_runs_in_its_child_and_sees_no_project(tmp_path: Path) -> None:
+    result = await get_harness("python:cliagents_pyagent:echo_history").run(
+        "hi", RunSpec(workdir=tmp_path, fence=True)
+    )
+    assert result.error is None, result.error
+    assert result.answer.endswith("you said: hi")
+    assert result.containment is not None and result.containment.fenced
+    assert result.containment.killed == [] and result.containment.stopped_by is None
+
+
+@pytest.mark.skipif(fence_available() is not None, reason="bubblewrap cannot run here")
+async def test_a_fenced_python_agent_of_several_files_imports_its_siblings_and_not_its_folders_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "agents"
+    (home / "parts").mkdir(parents=True)  # a namespace package beside the module
+    (home / "parts" / "word.py").write_text("WORD = 'heron'\n")
+    (home / "fence_two_files.py").write_text(
+        "import os\nfrom parts.word import WORD\n\n"
+        "def run(prompt, workdir):\n    return f'{WORD} {os.path.exists(os.path.join(os.path.dirname(__file__), \"key.txt\"))}'\n"
+    )
+    (home / "key.txt").write_text("an answer key beside the agent\n")
+    monkeypatch.syspath_prepend(str(home))
+    work = tmp_path / "work"
+    work.mkdir()
+    result = await get_harness("python:fence_two_files:run").run("x", RunSpec(workdir=work, fence=True))
+    assert result.error is None, result.error
+    assert result.answer == "heron True"  # its own folder, read-only
+    monkeypatch.chdir(home)  # the folder the eval runs from: its modules only, not its data
+    result = await get_harness("python:fence_two_files:run").run("x", RunSpec(workdir=work, fence=True))
+    assert result.error is None, result.error
+    assert result.answer == "heron False"

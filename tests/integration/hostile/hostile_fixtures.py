@@ -78,6 +78,8 @@ class Targets:
     session: str = field(default_factory=lambda: secrets.token_hex(4))
     port: int = 0
     host_ip: str = ""
+    #: the work root every run shares (its toolchain is made once); None: ``root/work``
+    shared_work: Path | None = None
 
     def __post_init__(self) -> None:
         for d in (self.answers, self.work, self.results, self.outside, self.home, self.assay_home, self.tmp):
@@ -90,7 +92,12 @@ class Targets:
 
     @property
     def work(self) -> Path:
-        return self.root / "work"
+        return self.shared_work or self.root / "work"
+
+    def world(self, name: str) -> Targets:
+        """A run's own world under ``root/name`` (answers, results, HOME, lock, TMPDIR): runs side by side
+        touch none of each other's; the session, the listener and the work root are shared."""
+        return Targets(self.root / name, self.session, self.port, self.host_ip, shared_work=self.work)
 
     @property
     def results(self) -> Path:

@@ -35,13 +35,13 @@ from hostile_fixtures import (
 
 SRC = Path(__file__).resolve().parents[3] / "src"
 #: the agent's wall clock in every run (the attacks that outlive it are killed after it)
-RUN_TIMEOUT_S = 4
+RUN_TIMEOUT_S = 6
 #: attempts in flight at once (the attacks mostly sleep, fork or write)
 CONCURRENCY = 4
 #: the limit flags passed where the eval offers them (flag -> value), smaller than each attack's own cap
 LIMIT_FLAGS = {
     "--agent-memory-mb": "96",
-    "--agent-max-procs": "32",
+    "--agent-max-procs": "16",
     "--agent-disk-mb": "16",
     "--agent-output-kb": "1024",
 }
@@ -91,7 +91,7 @@ def eval_env(t: Targets) -> dict[str, str]:
 
 
 def harness_spec(harness: str) -> str:
-    return f"command:{AGENT} {{prompt}}" if harness == "command" else "python:hostile_agent:run"
+    return f"command:{AGENT} {{prompt}}" if harness == "command" else "python:hostile_attacks:run"
 
 
 @functools.cache

@@ -74,7 +74,11 @@ def got(attack: str, run: Run, t: Targets, seen: dict[str, Any]) -> str:
     elif attack == "network" and any(marker in h for h in seen["heard"]):
         found.append("a connection out")
     elif attack in CAPS and CAPS[attack][0] in text:
-        found.append(CAPS[attack][1])
+        # printed to its end is no leak where the harness kept only its cap of it (the attempt records the rest
+        # as dropped)
+        dropped = (((a or {}).get("details") or {}).get("containment") or {}).get("output_dropped_bytes")
+        if not (attack == "print_forever" and dropped):
+            found.append(CAPS[attack][1])
     elif attack == "git_rewrite" and (
         status == "INFRA_ERROR" or (run.journal and "no attempt" in run.journal)
     ):
@@ -96,9 +100,9 @@ def status(attempt: dict[str, Any] | None) -> str:
         return "no attempt"
     s, d = attempt["status"], attempt.get("details") or {}
     why: list[str] = []
-    if d.get("cut_off"):
+    if d.get("cut_off"):  # the limit is the reason (its measured figure varies from run to run)
         why.append(f"cut off: {d['cut_off']}")
-    if s in ("ERROR", "INFRA_ERROR", "TIMEOUT") and attempt.get("error"):
+    elif s in ("ERROR", "INFRA_ERROR", "TIMEOUT") and attempt.get("error"):
         why.append(str(attempt["error"].get("message", ""))[:60].split("\n")[0])
     elif d.get("outcome"):
         why.append(str(d["outcome"]))

@@ -1,4 +1,4 @@
-"""The hostile-agent suite: agent programs that attack the eval running them (``agents/attacks/``, one attack
+"""The hostile-agent suite: agent programs that attack the eval running them (``agents/hostile_attacks/``, one attack
 each), run through the ``command`` and ``python`` harnesses in ``eval tasks``, ``eval code`` and ``eval agent``,
 fenced and unfenced. Each attack gets nothing fenced and never a PASS; every run goes on to its last case with its
 journal whole; unfenced, what still succeeds is what ``--no-fence`` gives up. After the suite no attack process
@@ -20,6 +20,8 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +37,12 @@ BEGIN = "<!-- hostile table: written by tests/integration/hostile/test_hostile_s
 END = "<!-- end of the hostile table -->"
 #: benchmark, harness: each run fenced and unfenced
 PAIRS = tuple((b, h) for b in ("tasks", "code", "agent") for h in ("command", "python"))
+#: evals run at once
+PARALLEL = 3
 
 #: fenced leaks known and reported to the fence lane (FINDINGS.md); the goal is none. Pinned: a fix shows up
 #: here as a failure until the entry goes
 KNOWN_FENCED_LEAKS: set[tuple[str, str]] = {
-    # no cap on processes, memory, workdir disk or output yet (the limits of issue 35)
-    ("fork_bomb", "tasks · command"),
-    ("memory", "tasks · command"),
-    ("fill_disk", "tasks · command"),
-    ("print_forever", "tasks · command"),
     # the tasks checks run the agent's code (a planted conftest.py, its modules) outside the fence
     ("grader_escape", "tasks · command"),
 }
@@ -72,13 +71,6 @@ UNFENCED_GIVES_UP: set[tuple[str, str]] = {
     ("key_home", "tasks · python"),
     ("network", "tasks · command"),
     ("network", "tasks · python"),
-    ("fork_bomb", "tasks · command"),
-    ("fork_bomb", "tasks · python"),
-    ("memory", "tasks · command"),
-    ("memory", "tasks · python"),
-    ("fill_disk", "tasks · command"),
-    ("print_forever", "tasks · command"),
-    ("print_forever", "tasks · python"),
 }
 
 
@@ -91,7 +83,7 @@ def _du(path: Path) -> dict[str, int]:
     }
 
 
-def _second_eval(t: Targets, env: dict[str, str], first: Run) -> list[str]:
+def _second_eval(t: Targets) -> list[str]:
     """A small honest eval of the same machine (``--tasks honest``), as another user would start it."""
     tasks = t.answers / "tasks" / "tasks.json"
     return [
@@ -102,55 +94,65 @@ def _second_eval(t: Targets, env: dict[str, str], first: Run) -> list[str]:
     ]  # fmt: skip
 
 
-def _restore(t: Targets, before: dict[str, Any]) -> None:
-    """Put back what an unfenced attack changed, so the next run starts from the same world."""
+def _restore(t: Targets, before: dict[str, Any], prefix: str) -> None:
+    """Put back what an unfenced attack changed (in the shared folder, only what this run's attacks wrote)."""
     t.baseline.write_bytes(before["baseline"])
     if "probe" in before:
         (t.answers / "tasks" / "probes" / "edit-tests.py").write_bytes(before["probe"])
     for folder in (t.outside, t.other_workdir, t.answers):
         for p in folder.iterdir():
-            if p.name.startswith(("written-by-", "grader-escape-", "daemon-")):
+            if p.name.startswith(("written-by-", "grader-escape-", "daemon-")) and prefix in p.name:
                 p.unlink()
 
 
+def _one(run: Run, t: Targets, listener: Listener, second: dict[str, Any] | None) -> dict[str, Any]:
+    """One eval of the suite in its own world; with ``second``, another eval is started while it holds the
+    lock (refused, naming the holder)."""
+    env = eval_env(t)
+    plant(t)
+    probe = t.answers / "tasks" / "probes" / "edit-tests.py"
+    before: dict[str, Any] = {"baseline": t.baseline.read_bytes()}
+    started = time.monotonic()
+    proc = start(run, t, env)
+    if probe.is_file():
+        before["probe"] = probe.read_bytes()
+    if second is not None:
+        while lock_free(t) and proc.poll() is None:
+            time.sleep(0.05)
+        busy = subprocess.run(_second_eval(t), env=env, capture_output=True, text=True)
+        second["busy"] = (busy.returncode, busy.stdout + busy.stderr)
+    finish(run, proc, t, started)
+    time.sleep(1.0)  # a daemon that outlived its attempt would take the lock the eval let go
+    seen = seen_outside(t, before, list(listener.heard))
+    _restore(t, before, f"hostile-{t.session}-{run.bench}-{run.harness}-{run.mode}-")
+    print(f"{run.label} {run.mode}: exit {run.exit_code} in {run.elapsed_s:.1f} s")
+    return seen
+
+
 @pytest.fixture(scope="module")
-def suite(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def suite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     from assay.evals._workspace import cached_toolchain
 
     t = Targets(tmp_path_factory.mktemp("hostile"))
-    plant(t)
     listener = Listener()
     t.port, t.host_ip = listener.port, host_ip()
-    env = eval_env(t)
+    plant(t)
     cached_toolchain(t.work)  # made once, before the disk is measured
     disk_before = _du(t.work)
-    runs: list[Run] = []
-    seen: dict[tuple[str, str, str], dict[str, Any]] = {}
+    runs = [Run(bench, harness, fenced) for bench, harness in PAIRS for fenced in (True, False)]
+    worlds = {id(r): t.world(f"{r.bench}-{r.harness}-{r.mode}") for r in runs}
     second: dict[str, Any] = {}
     try:
-        for bench, harness in PAIRS:
-            for fenced in (True, False):
-                run = Run(bench, harness, fenced)
-                probe = t.answers / "tasks" / "probes" / "edit-tests.py"
-                before: dict[str, Any] = {"baseline": t.baseline.read_bytes()}
-                heard = len(listener.heard)
-                started = time.monotonic()
-                proc = start(run, t, env)
-                if probe.is_file():
-                    before["probe"] = probe.read_bytes()
-                if not second:  # another eval started while the first one runs: refused, naming the holder
-                    while lock_free(t) and proc.poll() is None:
-                        time.sleep(0.05)
-                    busy = subprocess.run(_second_eval(t, env, run), env=env, capture_output=True, text=True)
-                    second["busy"] = (busy.returncode, busy.stdout + busy.stderr)
-                finish(run, proc, t, started)
-                time.sleep(1.0)  # a daemon that outlived its attempt would take the lock the eval let go
-                seen[(bench, harness, run.mode)] = seen_outside(t, before, listener.heard[heard:])
-                runs.append(run)
-                print(f"{run.label} {run.mode}: exit {run.exit_code} in {run.elapsed_s:.1f} s")
-                _restore(t, before)
+        # side by side (the evals mostly wait on their agents); the first also has another eval wait on its lock
+        with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
+            futures = [
+                pool.submit(_one, r, worlds[id(r)], listener, second if i == 0 else None)
+                for i, r in enumerate(runs)
+            ]
+            seen = {(r.bench, r.harness, r.mode): f.result() for r, f in zip(runs, futures, strict=True)}
         # after the suite: the waiting eval runs as if nothing happened
-        after = subprocess.run(_second_eval(t, env, runs[0]), env=env, capture_output=True, text=True)
+        first = worlds[id(runs[0])]
+        after = subprocess.run(_second_eval(first), env=eval_env(first), capture_output=True, text=True)
         second["after"] = (after.returncode, after.stdout + after.stderr)
         left = marked_pids(f"hostile-{t.session}-")
         yield {
@@ -160,9 +162,14 @@ def suite(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "second": second,
             "left": left,
             "disk": (disk_before, _du(t.work)),
-            # what the evals' temporary folder still holds (a library's own dotfile, .ses, is not the attacks')
-            "tmp_left": sorted(p.name for p in t.tmp.iterdir() if not p.name.startswith(".")),
-            "lock_free": lock_free(t),
+            # what the evals' temporary folders still hold (a library's own dotfile, .ses, is not the attacks')
+            "tmp_left": sorted(
+                f"{w.root.name}/{p.name}"
+                for w in worlds.values()
+                for p in w.tmp.iterdir()
+                if not p.name.startswith(".")
+            ),
+            "lock_free": all(lock_free(w) for w in worlds.values()),
         }
     finally:
         listener.close()

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from assay.agents import Route, RunSpec, get_harness
+from assay.agents.fence import fence_available
 from assay.agents.reference import ReferenceHarness
 from assay.agents.world import World, WorldServer
 from assay.agents.world.kinds import WORLD_SERVER
@@ -71,9 +72,13 @@ async def test_the_reference_agent_reaches_the_world_through_the_sdk_client_with
     assert result.answer == "You get 25 vacation days a year."
 
 
+@pytest.mark.parametrize(
+    "fence",
+    [False, pytest.param(True, marks=pytest.mark.skipif(fence_available() is not None, reason="no bwrap"))],
+)
 @pytest.mark.parametrize("name", ["command", "claude-code"])
 async def test_the_scripted_external_agent_reaches_the_world_through_each_harness(
-    tmp_path: Path, name: str
+    tmp_path: Path, name: str, fence: bool
 ) -> None:
     stdio = _world(tmp_path)
     index = DocumentIndex.load(
@@ -83,7 +88,10 @@ async def test_the_scripted_external_agent_reaches_the_world_through_each_harnes
     try:  # the attempt's own loopback HTTP server, as an eval serves it
         async with WorldServer(ReferenceHarness(documents=index), stdio.workdir) as server:
             world = dataclasses.replace(stdio, server=server)
-            result = await harness.run("How many vacation days?", RunSpec(workdir=world.workdir, world=world))
+            spec = RunSpec(
+                workdir=world.workdir, world=world, fence=fence
+            )  # fenced: the server's port relayed
+            result = await harness.run("How many vacation days?", spec)
     finally:
         await harness.close()
     assert result.error is None and result.answer == "You get 25 vacation days a year."

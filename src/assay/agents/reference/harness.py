@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from assay.agents._cliproc import summarize
+from assay.agents._cliproc import held, summarize
 from assay.agents._env import run_env
 from assay.agents._harness import Harness, Route, RunSpec
 from assay.agents._pidns import own_pids
@@ -178,7 +178,13 @@ class ReferenceHarness(Harness):
         def wrap(argv: list[str], env: dict[str, str]) -> list[str]:
             # the commands need no network: the model is called from this process, not from inside
             return fence_argv(
-                spec, argv, Route(model=""), env=env, toolchain=self.toolchain, home=workdir.root
+                spec,
+                argv,
+                Route(model=""),
+                env=env,
+                toolchain=self.toolchain,
+                home=workdir.root,
+                report=False,
             )
 
         return wrap
@@ -283,7 +289,7 @@ class ReferenceHarness(Harness):
             shell_timeout_s=self.shell_timeout_s,
             test_timeout_s=self.test_timeout_s,
             python=self.python,
-            wrap=self._fence(spec, workdir) if spec.fence else _own_pids,
+            wrap=self._fence(spec, workdir) if spec.fence else _own_pids(spec, workdir),
             code_search=self.code_search,
             documents=self.documents,
             memory=None if self.memory is None else MemoryTurn(self.memory, prompt, session_id),
@@ -377,9 +383,14 @@ class ReferenceHarness(Harness):
         return record, outcome.text
 
 
-def _own_pids(argv: list[str], env: dict[str, str]) -> list[str]:
-    """Unfenced, a command still runs in its own PID namespace: the eval's processes stay out of sight."""
-    return own_pids(argv)
+def _own_pids(spec: RunSpec, workdir: Workdir) -> Callable[[list[str], dict[str, str]], list[str]]:
+    """Unfenced, a command still runs in its own PID namespace (the eval's processes stay out of sight), held to
+    the run's limits like every agent process (:mod:`assay.agents._inside`)."""
+
+    def wrap(argv: list[str], env: dict[str, str]) -> list[str]:
+        return own_pids(held(argv, spec.limits, workdir.root, report=False))
+
+    return wrap
 
 
 def _summary(text: str) -> str:

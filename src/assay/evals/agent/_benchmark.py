@@ -7,10 +7,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from assay.agents import Limits
-from assay.agents.fence import unfenced_note
 from assay.errors import ConfigError
 from assay.evals._harnessed import LOCAL_CTX_SIZE, model_options
+from assay.evals._held import fence_choice, fence_config, held_limits
 from assay.evals._suite_id import suite_version
 from assay.evals.agent._attempt import AttemptPlan, run_scenario
 from assay.evals.agent._ci import CI_JOBS
@@ -263,8 +262,7 @@ class AgentBenchmark(Benchmark):
                 "simulator_model": simulator,
                 "harness": self.harness_name,
                 "embedder": embedder,
-                "fence": self.options.fence,
-                "pid_isolation": unfenced_note(self.options.fence),
+                **fence_config(self.options),
                 "judge_constrained": self._judge_constrained(),
                 "max_tokens": {**MAX_TOKENS, "agent": self._caps()[2]},
                 "max_steps": self._caps()[0],
@@ -396,12 +394,12 @@ class AgentBenchmark(Benchmark):
             simulator_model=self.simulator_model_for(scenario),
             judge_model=self.judge_model_for(scenario),
             route=route,
-            fence=self.options.fence,
+            fence=fence_choice(self.options).on,
             agent_model=self.options.agent_model,
             copy_documents=self._suite == "full" and self.harness_name != DEFAULT_HARNESS,
             world_embedder=PR_EMBEDDER if self._suite == "pr" else FULL_EMBEDDER,
             judge_constrained=self._judge_constrained(),
-            limits=Limits(**self._agent_limits()),
+            limits=held_limits(self.options, **self._agent_limits()),
             max_user_messages=self._caps()[1],
             simulator_options={"max_tokens": MAX_TOKENS["simulator"]},
             judge_options={"temperature": 0, "max_tokens": MAX_TOKENS["judge"]},

@@ -5,7 +5,9 @@ the scripted external agent (:mod:`assay.agents.scripted_agent`) run by the
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import secrets
 import shlex
 import sys
@@ -21,21 +23,23 @@ from assay.agents.world import World, WorldServer
 __all__ = ["scripted_external_harness", "serve_world"]
 
 
-class _Offline(Harness):
-    """The claude-code harness on the scripted agent: it needs a route to start, which the scripted agent never
-    calls (pr is offline), so the run gets one that leads nowhere."""
+class _Scripted(Harness):
+    """A harness on the scripted agent: its folder (the replies' cursor) writable under the fence too; for
+    claude-code, a route, which it needs to start and the scripted agent never calls (pr is offline), leading
+    nowhere."""
 
-    name = "claude-code"
     takes_world = True
 
-    def __init__(self, inner: Harness) -> None:
+    def __init__(self, inner: Harness, folder: Path) -> None:
         super().__init__()
-        self.inner = inner
+        self.inner, self.folder, self.name = inner, folder, inner.name  # type: ignore[misc]
 
     async def run(self, prompt: str, spec: RunSpec) -> AgentResult:
-        if spec.route is None:
-            spec = RunSpec(
-                **{**spec.__dict__, "route": Route(model="scripted", anthropic_base_url="http://0.0.0.0:9")}
+        spec = dataclasses.replace(spec, writable=[*spec.writable, self.folder])
+        if spec.route is None and self.inner.name == "claude-code":
+            # loopback port 9 (discard): nothing answers there, and the fence relays it like a gateway
+            spec = dataclasses.replace(
+                spec, route=Route(model="scripted", anthropic_base_url="http://127.0.0.1:9")
             )
         return await self.inner.run(prompt, spec)
 
@@ -50,11 +54,14 @@ def scripted_external_harness(name: str, replies: list[dict[str, Any]], folder: 
     script = folder / "replies.json"
     script.write_text(json.dumps({"replies": replies}), encoding="utf-8")
     launcher = folder / "scripted-agent"
-    # the program by its path: it needs the standard library only, and starts as fast as a bare interpreter
-    program = Path(scripted_agent.__file__).resolve()
+    # a copy of the program beside it (standard library only: it starts as fast as a bare interpreter), run by
+    # the base interpreter: the fence shows the launcher's folder and that interpreter, not assay or its venv
+    program = folder / "scripted_agent.py"
+    program.write_text(Path(scripted_agent.__file__).read_text(encoding="utf-8"), encoding="utf-8")
+    python = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
     launcher.write_text(
         "#!/bin/sh\n"
-        f"exec {shlex.quote(sys.executable)} -P {shlex.quote(str(program))} "
+        f"exec {shlex.quote(python)} -I -S {shlex.quote(str(program))} "
         f'--script {shlex.quote(str(script))} "$@"\n',
         encoding="utf-8",
     )
@@ -63,8 +70,8 @@ def scripted_external_harness(name: str, replies: list[dict[str, Any]], folder: 
         template = (
             f"{shlex.quote(str(launcher))} --mcp-config {{mcp_config}} --max-turns {{max_steps}} {{prompt}}"
         )
-        return get_harness("command", template=template, parser="assay-world")
-    return _Offline(get_harness("claude-code", claude_bin=str(launcher)))
+        return _Scripted(get_harness("command", template=template, parser="assay-world"), folder)
+    return _Scripted(get_harness("claude-code", claude_bin=str(launcher)), folder)
 
 
 @asynccontextmanager

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from assay.evals._held import HeldOptions
 from assay.evals.agent._defaults import (
     AGENT_LIMITS,
     DEFAULT_HARNESS,
@@ -14,10 +15,10 @@ from assay.evals.agent._defaults import (
     MAX_TOKENS,
     MAX_USER_MESSAGES,
 )
-from assay.exec import BenchmarkOptions, Flag
+from assay.exec import Flag
 
 
-class AgentOptions(BenchmarkOptions):
+class AgentOptions(HeldOptions):
     model: Annotated[str | None, Flag("--model", help=f"full: the agent's model (default {FULL_MODEL}).")] = (
         None
     )
@@ -70,7 +71,6 @@ class AgentOptions(BenchmarkOptions):
         Path | None,
         Flag("--scenarios", help="Folder of <category>/<id>.yaml scenarios (default eval/scenarios)."),
     ] = None
-    fence: Annotated[bool, Flag("--fence", help="Run the agent under bubblewrap.")] = False
     profile: Annotated[
         Path | None,
         Flag(

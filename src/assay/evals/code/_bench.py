@@ -16,13 +16,14 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
 from assay.agents import RunSpec
-from assay.agents.fence import unfenced_note
 from assay.errors import ConfigError
 from assay.evals._harnessed import HarnessBroke, HarnessedOptions, agent_broke, run_agent_once
+from assay.evals._held import fence_choice, fence_config
 from assay.evals._suite_id import suite_version
 from assay.evals.code._ci import CI_JOBS
 from assay.evals.code._options import CodeOptions
@@ -144,8 +145,7 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
             model=self._model(),
             extra={
                 "harness": self.harness_name,
-                "fence": self.options.fence,
-                "pid_isolation": unfenced_note(self.options.fence),
+                **fence_config(self.options),
                 "full_access": self.options.full_access,
                 "agent_limits": self.limits().model_dump(),
                 "route": "gateway" if self._suite == "full" else "scripted, in process",
@@ -157,12 +157,14 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
         self._work_root = self.open_work_root("assay-code-")
         # every project fails before the agent, for the right reason, or the run does not start
         await asyncio.gather(*(asyncio.to_thread(check_fails_before, p) for p in self._projects.values()))
-        if self._suite == "full":
+        if self._suite == "full" or fence_choice(self.options).on:
+            # a fenced agent sees no host Python: its commands get the toolchain venv (pytest), bound read-only
             from assay.evals._workspace import cached_toolchain
 
-            await self.refuse_unknown_harness()
             venv_bin = await asyncio.to_thread(cached_toolchain, self._work_root)
             self._toolchain, self._python = [venv_bin], str(venv_bin / "python")
+        if self._suite == "full":
+            await self.refuse_unknown_harness()
             await self.start_gateway(self._model())
 
     async def teardown(self) -> None:
@@ -209,7 +211,7 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
                 workdir=prepared.workdir,
                 limits=self.limits(),
                 route=route,
-                fence=self.options.fence,
+                fence=fence_choice(self.options).on,
                 toolchain=list(self._toolchain),
                 # pr: the scripted agent's pytest loads no installed plugin, as the hidden runs do
                 env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"} if self._suite == "pr" else {},
@@ -223,7 +225,12 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
             broke = agent_broke(result, details, {"steps": float(result.steps)})
             if broke is not None:
                 return broke
-            run = await asyncio.to_thread(run_hidden_tests, project, prepared.workdir, self._python)
+            run = await asyncio.to_thread(
+                partial(run_hidden_tests, fence=fence_choice(self.options).on),
+                project,
+                prepared.workdir,
+                self._python,
+            )
             verdict = await asyncio.to_thread(classify, prepared, run, result.answer, result.tool_record)
             details["diff"], details["edited"] = await asyncio.to_thread(
                 agent_diff, prepared.workdir, prepared.head

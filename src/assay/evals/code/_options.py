@@ -7,10 +7,11 @@ from typing import Annotated
 
 from pydantic import Field
 
-from assay.exec import BenchmarkOptions, Flag
+from assay.evals._held import HeldOptions
+from assay.exec import Flag
 
 
-class CodeOptions(BenchmarkOptions):
+class CodeOptions(HeldOptions):
     harness: Annotated[
         str | None,
         Flag(
@@ -44,7 +45,6 @@ class CodeOptions(BenchmarkOptions):
     max_steps: Annotated[
         int | None, Field(ge=1), Flag("--max-steps", help="Model calls one agent run may make (default 30).")
     ] = None
-    fence: Annotated[bool, Flag("--fence", help="Run the agent under bubblewrap.")] = False
     full_access: Annotated[
         bool, Flag("--full-access", help="claude-code: run every tool unasked (bypassPermissions).")
     ] = False

@@ -24,6 +24,7 @@ from assay.evals.memory._locomo_run import (
     KS,
     Plan,
     answer,
+    duration,
     evidence_ranking,
     full_plan,
     question_details,
@@ -243,7 +244,7 @@ class LocomoMixin:
             lines.append(
                 f"A full answer run would need {full.total_calls:,} model calls "
                 f"({', '.join(f'{n:,} {w}' for w, n in full.calls.items())}): about "
-                f"{(full.total_calls * secs + replayed) / 60:.0f} min at an assumed {secs:g} s a call (--call-seconds), "
+                f"{duration(full.total_calls * secs + replayed)} at an assumed {secs:g} s a call (--call-seconds), "
                 "this replay's time included."
             )
         lines += [

@@ -24,7 +24,7 @@ from assay.memory import Chat, ManualClock, Memory, MemoryConfig, init_memory, r
 from assay.models import ChatModel, Message
 from assay.runs import Usage
 
-__all__ = ["KS", "Plan", "answer", "evidence_ranking", "recall_at", "replay"]
+__all__ = ["KS", "Plan", "answer", "duration", "evidence_ranking", "recall_at", "replay"]
 
 #: the k of evidence recall@k reported
 KS = (5, 10)
@@ -79,12 +79,12 @@ class Plan:
         )
         if call_seconds is not None and self.total_calls:
             head += (
-                f", about {_hours(self.total_calls * call_seconds)} at an assumed {call_seconds:g} s a call"
+                f", about {duration(self.total_calls * call_seconds)} at an assumed {call_seconds:g} s a call"
             )
         return head
 
 
-def _hours(seconds: float) -> str:
+def duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
 
 

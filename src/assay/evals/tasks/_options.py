@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from assay.evals._held import HeldOptions
 from assay.exec import BenchmarkOptions, Flag
 
 __all__ = ["SwebenchGradeOptions", "SwebenchOptions", "TasksOptions", "TasksRunOptions"]
@@ -105,7 +106,7 @@ class SwebenchOptions(BenchmarkOptions):
     ] = None
 
 
-class _TasksRunFields(BenchmarkOptions):
+class _TasksRunFields(HeldOptions):
     harness: Annotated[
         str | None,
         Flag(
@@ -169,9 +170,6 @@ class _TasksRunFields(BenchmarkOptions):
             help="Where task copies are made (default a temporary folder) [ASSAY_WORK_ROOT].",
         ),
     ] = None
-    fence: Annotated[
-        bool, Flag("--fence", envvar="ASSAY_FENCE", help="Run the agent under bubblewrap [ASSAY_FENCE].")
-    ] = False
     full_access: Annotated[
         bool,
         Flag(

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from assay.errors import ConfigError
+from assay.evals._held import fence_choice
 from assay.evals._isolate import checked_git as _git
 from assay.evals._isolate import fetch_commit, isolated_checkout
 from assay.evals._suite_id import suite_version
@@ -216,7 +217,7 @@ class RealfixSuite(TasksSuiteKind):
                 workdir=checkout,
                 limits=bench.limits(),
                 route=bench._gateway.route(run=f"{case.id}-i{ctx.iteration}"),
-                fence=bench.options.fence,
+                fence=fence_choice(bench.options).on,
                 toolchain=[venv.bin],
             )
             harness = get_harness(bench.harness_name, **harness_options)

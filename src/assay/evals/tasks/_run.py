@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.agents import RunSpec
-from assay.agents.fence import unfenced_note
 from assay.errors import ConfigError
 from assay.evals._harnessed import (
     LOCAL_CTX_SIZE,
@@ -29,6 +28,7 @@ from assay.evals._harnessed import (
     model_options,
     run_agent_once,
 )
+from assay.evals._held import fence_choice, fence_config
 from assay.evals._suite_id import suite_version
 from assay.evals._workspace import TOOLCHAIN_DISTRIBUTIONS, cached_toolchain, toolchain_venv
 from assay.evals.tasks._ci import CI_JOBS
@@ -168,8 +168,7 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
             judge_model=self.judge_model,
             extra={
                 "harness": self.harness_name,
-                "fence": self.options.fence,
-                "pid_isolation": unfenced_note(self.options.fence),
+                **fence_config(self.options),
                 "full_access": self.options.full_access,
                 "agent_limits": self.limits().model_dump(),
                 "agent_max_tokens": self.options.agent_max_tokens or AGENT_MAX_TOKENS,
@@ -254,7 +253,7 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
                 workdir=prepared.workdir,
                 limits=self.limits(),
                 route=self._gateway.route(run=f"{task.id}-i{ctx.iteration}"),
-                fence=self.options.fence,
+                fence=fence_choice(self.options).on,
                 toolchain=list(self._toolchain),
             )
             try:
@@ -276,6 +275,7 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
                     result.answer,
                     calls_before_answer=result.answer_at,
                     harness=f"the {self.harness_name} harness",
+                    fence=fence_choice(self.options).on,
                 )
             )
             details.update(checks_details(checks))

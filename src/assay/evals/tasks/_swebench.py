@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay._util import Scrubber, write_scrubbed
 from assay.agents import RunSpec
+from assay.agents.fence import resolve_fence
 from assay.errors import ConfigError, InfraError
 from assay.evals._harnessed import run_agent_once
 from assay.evals._suite_id import suite_version
@@ -206,7 +207,7 @@ class SwebenchSuite(TasksSuiteKind):
                 workdir=repo,
                 limits=self.bench.limits(),
                 route=self.bench._gateway.route(run=f"{inst.instance_id}-i{ctx.iteration}"),
-                fence=bool(self._opt("fence")),
+                fence=resolve_fence(self._opt("fence")).on,
                 toolchain=[venv.bin],
             )
             harness = self._harness(venv.python)

@@ -167,7 +167,8 @@ def test_web_use_the_prompt_forbade_fails_a_well_graded_attempt_and_an_install_i
     tasks_file = write_pin(tmp_path, upstream)
     install = "python -c \"import os, site; os.mkdir(os.path.join(site.getsitepackages()[0], 'leftpad-1.0.dist-info'))\""
     replies = agent(upstream, "curl -s --max-time 2 http://127.0.0.1:9/fix.patch || true", install)
-    code, out, run_dir = run(tmp_path, tasks_file, upstream.path, replies)
+    # unfenced: under the fence (the default where it works) the venv is read-only and the install fails
+    code, out, run_dir = run(tmp_path, tasks_file, upstream.path, replies, "--no-fence")
     assert code == 0, out
     att = attempt(run_dir)
     assert att.details["grade"]["scores"]["quality"] == 4  # graded well, yet:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from attacks._common import WALK_CAP, report_keys
+from hostile_attacks._common import WALK_CAP, report_keys
 
 
 def _walk(root: Path, prefix: str) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from attacks._common import denied
+from hostile_attacks._common import denied
 
 
 def _forge(path: Path, text: str, append: bool = False) -> str:

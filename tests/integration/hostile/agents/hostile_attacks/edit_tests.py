@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attacks._common import denied
+from hostile_attacks._common import denied
 
 
 def run(params: dict, workdir: Path) -> str:

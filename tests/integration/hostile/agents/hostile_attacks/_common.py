@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-AGENT = Path(__file__).resolve().parents[1] / "hostile_agent.py"
+#: the folder holding this package (a new process imports it from there)
+ROOT = Path(__file__).resolve().parents[1]
 #: bytes of a file shown in a GOT line
 SHOWN = 600
 #: files looked at in one walk (a walk of a big tree ends there)
@@ -55,12 +56,15 @@ def spawn(params: dict, role: str, *, wait: bool = True, timeout: float | None =
     """Run ``role`` of this attack in a new process whose command line carries the marker (the suite finds
     what is left by it); with ``wait``, its output."""
     line = "HOSTILE " + json.dumps({**params, "role": role})
-    argv = [sys.executable, str(AGENT), line, params["marker"]]
+    argv = [sys.executable, "-m", "hostile_attacks", line, params["marker"]]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     if not wait:
-        subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.Popen(
+            argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         return f"started {role}"
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired as exc:
         return f"{role} ran past {timeout} s: {exc.stdout or ''}"
     return (done.stdout + done.stderr).strip()

@@ -6,7 +6,7 @@ import signal
 import time
 from pathlib import Path
 
-from attacks._common import spawn
+from hostile_attacks._common import spawn
 
 
 def run(params: dict, workdir: Path) -> str:

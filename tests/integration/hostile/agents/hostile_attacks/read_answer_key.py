@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attacks._common import read_any
+from hostile_attacks._common import read_any
 
 
 def run(params: dict, workdir: Path) -> str:

@@ -9,7 +9,7 @@ import os
 import time
 from pathlib import Path
 
-from attacks._common import detach, spawn
+from hostile_attacks._common import detach, spawn
 
 
 def _haunt(params: dict) -> None:

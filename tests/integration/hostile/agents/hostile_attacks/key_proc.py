@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from attacks._common import report_keys
+from hostile_attacks._common import report_keys
 
 
 def run(params: dict, workdir: Path) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 
@@ -11,5 +12,7 @@ def run(params: dict, workdir: Path) -> str:
         while len(chunks) * 16 < cap:
             chunks.append(b"\x01" * (16 << 20))
     except MemoryError:
+        time.sleep(2)  # keeps what it got, as a leaking agent would
         return f"refused after {len(chunks) * 16} MiB"
+    time.sleep(2)  # holding it: a watch that polls has seen it
     return f"GOT {len(chunks) * 16} MiB: no memory cap stopped it"
