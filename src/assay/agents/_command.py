@@ -270,6 +270,12 @@ class CommandHarness(Harness):
 
                 # a version manager's shim is run as the real program it stands for (see _shims)
                 argv[0], installs = resolve_program(program, path=env.get("PATH"), cwd=spec.workdir)
+                # the template's own absolute paths (the agent's script: ``python3 /opt/agent.py {prompt}``)
+                installs += [
+                    Path(w)
+                    for w in self.words[1:]
+                    if "{" not in w and Path(w).is_absolute() and Path(w).exists()
+                ]
                 argv = fence_argv(
                     spec, argv, env=env, binds_ro=installs, binds_rw=[output_dir], home=home, urls=mcp_urls
                 )

@@ -64,3 +64,18 @@ def test_a_shim_is_resolved_to_the_real_program_where_its_manager_says_which(tmp
     no_manager = _fake_manager(tmp_path / "other", with_which=False)
     program, binds = resolve_program(str(no_manager), path=None, cwd=tmp_path)
     assert program == str(no_manager) and (tmp_path / "other").resolve() in binds
+
+
+async def test_a_fenced_command_template_runs_the_script_it_names_outside_the_workdir(tmp_path: Path) -> None:
+    script = tmp_path / "agents" / "agent.py"  # named by its absolute path: bound read-only, alone
+    script.parent.mkdir()
+    script.write_text(
+        "import os, sys\nprint('ran', os.path.exists(os.path.join(os.path.dirname(__file__), 'key')))\n"
+    )
+    (script.parent / "key").write_text("beside the script, not named\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    harness = get_harness("command", template=f"{os.path.realpath(sys.executable)} {script} {{prompt}}")
+    result = await harness.run("x", RunSpec(workdir=work, fence=True))
+    assert result.error is None, result.error
+    assert result.answer == "ran False"
