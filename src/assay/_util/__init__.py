@@ -10,6 +10,8 @@ from assay._util._cancel import (
     check_cancelled,
     run_interruptible,
     run_process,
+    say_stopped,
+    stop_said,
 )
 from assay._util._paths import assay_home
 from assay._util._progress import Phase, phase, reporting, ticking
@@ -30,6 +32,8 @@ __all__ = [
     "reporting",
     "run_interruptible",
     "run_process",
+    "say_stopped",
+    "stop_said",
     "ticking",
     "write_scrubbed",
 ]

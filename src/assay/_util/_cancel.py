@@ -15,13 +15,16 @@ import os
 import queue
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-__all__ = ["Cancelled", "cancel_requested", "check_cancelled", "run_interruptible", "run_process"]
+__all__ = [
+    "Cancelled", "cancel_requested", "check_cancelled", "run_interruptible", "run_process", "say_stopped", "stop_said",
+]  # fmt: skip
 
 T = TypeVar("T")
 
@@ -29,6 +32,8 @@ T = TypeVar("T")
 GRACE_S = 1.0
 
 _CANCEL = threading.Event()
+#: the stopped run printed its one stop line (what stopped it, how to resume): the CLI adds nothing after it
+_SAID = threading.Event()
 
 
 class Cancelled(asyncio.CancelledError):
@@ -43,6 +48,17 @@ def check_cancelled() -> None:
     """Raise :class:`Cancelled` if the run was interrupted; cheap enough to call once per item."""
     if _CANCEL.is_set():
         raise Cancelled("interrupted")
+
+
+def say_stopped(line: str) -> None:
+    """Print a stopped run's one line (how it stopped and how to resume it) on stderr, said once."""
+    print(line, file=sys.stderr, flush=True)
+    _SAID.set()
+
+
+def stop_said() -> bool:
+    """Whether the run already printed its stop line (:func:`say_stopped`)."""
+    return _SAID.is_set()
 
 
 def request_cancel() -> None:
@@ -146,6 +162,7 @@ def run_interruptible(main: Coroutine[Any, Any, T]) -> T:
     while the loop's thread is busy in synchronous code) and raises ``KeyboardInterrupt`` after ``main`` has
     cleaned up; worker threads are not waited for beyond :data:`GRACE_S`."""
     _CANCEL.clear()
+    _SAID.clear()  # a new run has said nothing yet
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     pool = _DaemonPool()

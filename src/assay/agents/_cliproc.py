@@ -15,6 +15,7 @@ import contextlib
 import importlib.util
 import json
 import os
+import re
 import signal
 import sys
 import time
@@ -29,6 +30,7 @@ from assay.agents.record import RESOURCE_CUT_OFFS, AgentResult, Containment, Lim
 _STDERR_CAP = 64_000
 #: stands for the report pipe's fd in a held command's argv until :func:`run_streaming` opens the pipe
 REPORT_FD = "@ASSAY_REPORT_FD@"
+_OUT_OF_MEMORY = re.compile(r"MemoryError|std::bad_alloc|[Oo]ut of memory|Cannot allocate memory")
 #: seconds an agent has between SIGTERM and SIGKILL at the end of its attempt
 GRACE_S = 3.0
 
@@ -304,6 +306,15 @@ def contain(
         "wall_clock" if proc.timed_out else ("tokens" if proc.stopped else None)
     )
     reason = report.get("reason")
+    if (
+        stopped_by is None
+        and limits is not None
+        and limits.memory_mb is not None
+        and proc.exit_code not in (0, None)
+        and _OUT_OF_MEMORY.search(proc.stderr[-4000:])
+    ):  # one allocation past the backstop (RLIMIT_DATA, twice the limit) fails before a look sees it
+        stopped_by = "memory"
+        reason = f"an allocation failed at the memory backstop ({2 * limits.memory_mb} MB for one process)"
     if stopped_by == "wall_clock" and limits is not None:
         reason = f"ran past the wall clock of {limits.wall_clock_s:g} s"
     killed = list(report.get("killed") or []) + proc.killed

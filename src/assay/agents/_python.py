@@ -151,18 +151,33 @@ def _import_path() -> list[str]:
     return [os.getcwd() if p == "" else os.path.abspath(p) for p in sys.path]
 
 
-def _import_binds(target: str) -> list[Path]:
+def _import_binds(target: str, workdir: Path) -> list[Path]:
     """What a fenced child needs bound to import assay and ``target``: this venv, assay's package, and the
-    target's top-level package or module (not the folders around them: a project's answer keys stay out)."""
+    folder the target's top-level module or package was found in (its sibling modules come with it). Where that
+    folder is the one the eval runs from or holds the workdir (a project's checkout: its answer keys, its
+    results), only its Python modules and packages (folders holding ``.py`` files) are bound, not its data."""
     import assay
 
     binds = [Path(sys.prefix), Path(assay.__file__).parent]
     top = target.partition(":")[0].split(".")[0]
     found = importlib.util.find_spec(top)
+    origin = Path(found.origin) if found is not None and found.origin else None
     if found is not None and found.submodule_search_locations:
-        binds += [Path(p) for p in found.submodule_search_locations]
-    elif found is not None and found.origin and Path(found.origin).is_file():
-        binds.append(Path(found.origin))
+        folders = {Path(p).resolve().parent for p in found.submodule_search_locations}
+    elif origin is not None and origin.is_file():
+        folders = {origin.resolve().parent}
+    else:
+        folders = set()
+    here, work = Path.cwd().resolve(), workdir.resolve()
+    for folder in folders:
+        if folder in (here, Path("/")) or work.is_relative_to(folder) or here.is_relative_to(folder):
+            binds += [
+                p
+                for p in folder.iterdir()
+                if (p.suffix == ".py" and p.is_file()) or (p.is_dir() and any(p.glob("*.py")))
+            ]
+        else:
+            binds.append(folder)
     return [b for b in dict.fromkeys(b.resolve() for b in binds) if b.exists()]
 
 
@@ -176,7 +191,9 @@ async def _run_child(target: str, kwargs: dict[str, Any], spec: RunSpec, env: di
         if spec.fence:
             from assay.agents.fence import fence_argv
 
-            argv = fence_argv(spec, argv, env=child_env, binds_ro=_import_binds(target), binds_rw=[Path(tmp)])
+            argv = fence_argv(
+                spec, argv, env=child_env, binds_ro=_import_binds(target, spec.workdir), binds_rw=[Path(tmp)]
+            )
         else:
             argv = own_pids(held(argv, spec.limits, spec.workdir))
         proc = await run_streaming(

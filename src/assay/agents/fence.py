@@ -185,8 +185,10 @@ def fenced_command(
     home: Path | str | None = None,
     bwrap: str | None = None,
     keeper: Sequence[str] | None = None,
+    chdir: Path | str | None = None,
 ) -> list[str]:
-    """The argv that runs ``argv`` fenced in ``workdir`` (see the module doc).
+    """The argv that runs ``argv`` fenced in ``workdir`` (see the module doc; ``chdir``: where it starts, inside
+    the workdir, default the workdir).
 
     ``allow_port``: the gateway port(s) reachable inside, through ``relay`` (a started :class:`GatewayRelay`,
     or port -> Unix socket); without one, a relay shared by this process is started for each port.
@@ -242,7 +244,7 @@ def fenced_command(
     args += ["--clearenv"]
     for key, value in inside_env.items():
         args += ["--setenv", key, value]
-    args += ["--chdir", str(workdir)]
+    args += ["--chdir", str(Path(chdir).resolve() if chdir is not None else workdir)]
     if not sockets and keeper is None:
         return [*args, "--", *argv]
     inside_py = f"{INSIDE_DIR}/inside.py" + ("c" if INSIDE_SCRIPT.endswith(".pyc") else "")

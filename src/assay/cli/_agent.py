@@ -55,6 +55,24 @@ _MEMORY = click.option(
 )
 
 
+#: the resource limits of the agent's processes (defaults: assay.agents.Limits); click passes them as ``held``
+_HELD = [
+    click.option(
+        f"--{name.replace('_', '-')}",
+        name,
+        type=click.IntRange(min=low),
+        default=None,
+        help=f"{what} (default {dflt}).",
+    )
+    for name, low, what, dflt in (
+        ("memory_mb", 16, "Resident memory of the agent's processes, MB", 4096),
+        ("max_procs", 4, "Processes the agent may have running", 512),
+        ("disk_mb", 1, "MB the agent may add to its workdir", 2048),
+        ("output_kb", 1, "KB of the agent's output kept; the rest is counted", 10240),
+    )
+]
+
+
 def _options(f: Any) -> Any:
     decorators = [
         click.option(
@@ -89,6 +107,7 @@ def _options(f: Any) -> Any:
             help="Wall-clock seconds per turn.",
         ),
         click.option("--max-tokens", type=click.IntRange(min=1), help="Tokens (in + out) per turn."),
+        *_HELD,
         _FENCE,
     ]
     for d in reversed(decorators):
@@ -96,12 +115,22 @@ def _options(f: Any) -> Any:
     return f
 
 
-def _harness(harness: str, model: str | None, profile: Path | None, memory: Path | None = None) -> Any:
+def _harness(
+    harness: str, model: str | None, profile: Path | None, memory: Path | None = None, fence: bool = False
+) -> Any:
     from assay.agents import get_harness
 
     options: dict[str, Any] = {}
     if model is not None:
         options["model"] = model
+    if fence and harness == "reference":  # the fence hides the host's Python: run_tests gets pytest's venv
+        import os
+        import tempfile
+
+        from assay.evals import cached_toolchain
+
+        venv_bin = cached_toolchain(Path(tempfile.gettempdir()) / f"assay-agent-toolchain-{os.getuid()}")
+        options |= {"toolchain": [venv_bin], "python": str(venv_bin / "python")}
     for flag, key, value in (("--profile", "profile", profile), ("--memory", "memory", memory)):
         if value is None:
             continue
@@ -118,10 +147,12 @@ def _spec(
     max_tokens: int | None,
     fence: bool,
     session_id: str | None = None,
+    held: dict[str, int | None] | None = None,
 ) -> Any:
     from assay.agents import Limits, RunSpec
 
-    limits = Limits(wall_clock_s=timeout_s, max_steps=max_steps, max_tokens=max_tokens)
+    given = {k: v for k, v in (held or {}).items() if v is not None}
+    limits = Limits(wall_clock_s=timeout_s, max_steps=max_steps, max_tokens=max_tokens, **given)
     return RunSpec(workdir=workdir, limits=limits, session_id=session_id, fence=fence)
 
 
@@ -192,11 +223,12 @@ def run_command(
     max_tokens: int | None,
     fence: bool | None,
     save: Path | None,
+    **held: int | None,
 ) -> None:
     """Run the agent once on PROMPT; print its answer, its tool calls and its usage."""
     fence = _check_fence(fence, harness)
-    agent = _harness(harness, model, profile, memory)
-    spec = _spec(workdir, max_steps, timeout_s, max_tokens, fence)
+    agent = _harness(harness, model, profile, memory, fence)
+    spec = _spec(workdir, max_steps, timeout_s, max_tokens, fence, held=held)
 
     async def go() -> Any:
         try:
@@ -228,10 +260,11 @@ def chat_command(
     timeout_s: float,
     max_tokens: int | None,
     fence: bool | None,
+    **held: int | None,
 ) -> None:
     """Talk to the agent: each line on stdin is one turn of the same conversation (limits apply per turn)."""
     fence = _check_fence(fence, harness)
-    agent = _harness(harness, model, profile, memory)
+    agent = _harness(harness, model, profile, memory, fence)
     console = Console(highlight=False, soft_wrap=True)
 
     async def go() -> int:
@@ -241,7 +274,7 @@ def chat_command(
                 if not line.strip():
                     continue
                 result = await agent.run(
-                    line.rstrip("\n"), _spec(workdir, max_steps, timeout_s, max_tokens, fence, session)
+                    line.rstrip("\n"), _spec(workdir, max_steps, timeout_s, max_tokens, fence, session, held)
                 )
                 session = result.session_id
                 console.print(f"agent> {result.answer or '(no answer)'}", markup=False)
@@ -282,7 +315,7 @@ def serve_command(
     from assay.agents.reference.serve import listen, preflight, serve, turn_app
 
     fence = _check_fence(fence)
-    agent = _harness("reference", model, profile, memory)
+    agent = _harness("reference", model, profile, memory, fence)
     model_name = preflight(agent)
     sock = listen(host, port)
     where = f"[{host}]" if ":" in host else host

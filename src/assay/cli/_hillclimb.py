@@ -193,7 +193,9 @@ def _guard(fn: Callable[[], FixHistory], out: Path) -> FixHistory:
         return fn()
     except KeyboardInterrupt:
         if (out / "fix_history.json").is_file():
-            click.echo(f"interrupted; resume with: assay hillclimb --resume {out}", err=True)
+            from assay._util import say_stopped
+
+            say_stopped(f"interrupted; resume with: assay hillclimb --resume {out}")
         raise
     except InfraError:
         if (out / "fix_history.json").is_file():

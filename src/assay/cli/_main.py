@@ -93,7 +93,10 @@ def main(argv: list[str] | None = None) -> None:
     except click.Abort as exc:
         # click turns Ctrl-C into Abort too; a declined confirmation is the other way here
         ctrl_c = isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt)
-        click.echo("interrupted" if ctrl_c else "aborted", err=True)
+        from assay._util import stop_said
+
+        if not (ctrl_c and stop_said()):  # a stopped run said so already, with its resume command
+            click.echo("interrupted" if ctrl_c else "aborted", err=True)
         sys.exit(ExitCode.INTERRUPTED)
     except click.ClickException as exc:
         exc.show()
@@ -105,7 +108,10 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
+        from assay._util import stop_said
+
+        if not stop_said():
+            click.echo("interrupted", err=True)
         sys.exit(ExitCode.INTERRUPTED)
     # without standalone mode click returns the code given to ctx.exit()
     sys.exit(rv if isinstance(rv, int) else 0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from assay.evals._health import health, move_advisor
 from assay.evals._registry import available, get_benchmark, register
+from assay.evals._workspace import cached_toolchain
 from assay.exec import (
     AttemptContext,
     AttemptResources,
@@ -27,6 +28,7 @@ __all__ = [
     "Suite",
     "attempt_error_text",
     "available",
+    "cached_toolchain",
     "get_benchmark",
     "health",
     "move_advisor",

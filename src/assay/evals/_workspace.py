@@ -23,6 +23,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping
@@ -204,8 +205,29 @@ def agent_diff(checkout: Path, base: str, *, exclude: tuple[str, ...] = ()) -> t
 
 
 # ---------------------------------------------------------------------------------------------- checks
-def run_process(argv: list[str], cwd: Path, timeout_s: float, env: dict[str, str]) -> tuple[int | None, str]:
-    """Exit code (None on timeout, the process group killed) and the combined output."""
+def run_process(
+    argv: list[str],
+    cwd: Path,
+    timeout_s: float,
+    env: dict[str, str],
+    *,
+    fence: Path | None = None,
+    binds_ro: list[Path] | tuple[Path, ...] = (),
+) -> tuple[int | None, str]:
+    """Exit code (None on timeout, the process group killed) and the combined output.
+
+    ``fence``: a grader's folder (holding ``cwd``, the copy) to run in under bubblewrap, read-write, with this
+    Python's venv and ``binds_ro`` read-only and no network: a check runs the agent's code (its modules, a
+    conftest.py it planted), which then reaches nothing on the host either."""
+    if fence is not None:
+        from assay.agents.fence import fenced_command
+
+        venvs = [Path(sys.prefix)]  # this Python's venv, and the one the command's interpreter belongs to
+        if (Path(argv[0]).parent.parent / "pyvenv.cfg").is_file():
+            venvs.append(Path(argv[0]).parent.parent)
+        argv = fenced_command(
+            argv, fence, binds_ro=[*venvs, *binds_ro], env=env, home=env.get("HOME"), chdir=cwd
+        )
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as out:
         proc = subprocess.Popen(
             argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from assay import __version__
-from assay._util import Scrubber, phase, reporting, run_interruptible
+from assay._util import Scrubber, phase, reporting, run_interruptible, say_stopped
 from assay.errors import ConfigError, ExitCode, InfraError, MissingDependencyError, ResumeError
 from assay.exec._benchmark import Benchmark, Suite
 from assay.exec._local import run_local
@@ -307,10 +307,7 @@ async def arun_benchmark(
                 stopped="interrupted (Ctrl-C)",
                 stopped_code=ExitCode.INTERRUPTED,
             )
-            print(
-                f"interrupted; resume with: {resume_command(run.bench, run.run_dir)}",
-                file=sys.stderr,
-            )
+            say_stopped(f"interrupted; resume with: {resume_command(run.bench, run.run_dir)}")
             raise
         except (ConfigError, MissingDependencyError, InfraError):
             # a bad flag, file or env var found while setting up, or a backend preflight could not reach: a

@@ -172,7 +172,7 @@ def test_agent_run_fence_keeps_a_planted_file_out_of_reach(project: Path, tmp_pa
     for fence in (False, True):
         saved = tmp_path / f"record-{fence}.json"
         args = ["agent", "run", "read it", "--workdir", str(project), "--model", f"scripted/{script}"]
-        done = _assay(*args, *(["--fence"] if fence else []), "--save", str(saved))
+        done = _assay(*args, "--fence" if fence else "--no-fence", "--save", str(saved))  # on by default
         assert done.returncode == 0, done.stderr
         records[fence] = json.loads(saved.read_text())
     # without the fence the command does reach the file: the check above cannot pass by accident

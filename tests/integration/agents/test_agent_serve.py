@@ -21,7 +21,8 @@ import httpx
 import pytest
 from gateway_fakes import closed_port
 
-from assay.agents import AgentResult, Limits, RunSpec
+from assay.agents import AgentResult
+from assay.agents.fence import fence_available, Limits, RunSpec
 from assay.agents._http import HttpHarness
 from assay.agents.gateway import Gateway
 from assay.models.scripted import ScriptedModel
@@ -146,7 +147,7 @@ def test_two_turns_keep_the_conversation_then_ctrl_c(served: tuple[str, Path, su
             "agent": "reference",
             "protocol_version": 1,
             "turn": "/turn",
-            "fence": False,
+            "fence": fence_available() is None,  # on by default wherever bubblewrap works
             "turns": 2,
         }
 

@@ -61,6 +61,9 @@ async def test_an_agent_over_the_memory_limit_is_stopped_with_the_reason(tmp_pat
     result, _ = await _run(code, tmp_path)
     assert result.cut_off == "memory", (result.error, result.containment)
     assert result.error is not None and "over the memory limit" in result.error and "200 MB" in result.error
+    # one allocation past the backstop (twice the limit) fails before a look: the same limit, said so
+    result, _ = await _run("b = bytearray(500 * 2**20)\n", tmp_path / "one")
+    assert result.cut_off == "memory" and "memory backstop (400 MB" in (result.error or ""), result.error
 
 
 @pytest.mark.parametrize("fence", FENCES)

@@ -99,3 +99,27 @@ async def test_a_fenced_python_agent_runs_in_its_child_and_sees_no_project(tmp_p
     assert result.answer.endswith("you said: hi")
     assert result.containment is not None and result.containment.fenced
     assert result.containment.killed == [] and result.containment.stopped_by is None
+
+
+@pytest.mark.skipif(fence_available() is not None, reason="bubblewrap cannot run here")
+async def test_a_fenced_python_agent_of_several_files_imports_its_siblings_and_not_its_folders_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "agents"
+    (home / "parts").mkdir(parents=True)  # a namespace package beside the module
+    (home / "parts" / "word.py").write_text("WORD = 'heron'\n")
+    (home / "fence_two_files.py").write_text(
+        "import os\nfrom parts.word import WORD\n\n"
+        "def run(prompt, workdir):\n    return f'{WORD} {os.path.exists(os.path.join(os.path.dirname(__file__), \"key.txt\"))}'\n"
+    )
+    (home / "key.txt").write_text("an answer key beside the agent\n")
+    monkeypatch.syspath_prepend(str(home))
+    work = tmp_path / "work"
+    work.mkdir()
+    result = await get_harness("python:fence_two_files:run").run("x", RunSpec(workdir=work, fence=True))
+    assert result.error is None, result.error
+    assert result.answer == "heron True"  # its own folder, read-only
+    monkeypatch.chdir(home)  # the folder the eval runs from: its modules only, not its data
+    result = await get_harness("python:fence_two_files:run").run("x", RunSpec(workdir=work, fence=True))
+    assert result.error is None, result.error
+    assert result.answer == "heron False"

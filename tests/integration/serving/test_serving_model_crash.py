@@ -30,6 +30,15 @@ def _model_server(eval_pid: int, deadline: float) -> psutil.Process:
     raise AssertionError("the eval started no model server")
 
 
+def _listening(server: psutil.Process, deadline: float) -> None:
+    """Wait until the server listens: it loads the model first (minutes on a busy machine)."""
+    while time.monotonic() < deadline:
+        if any(c.status == psutil.CONN_LISTEN for c in server.net_connections(kind="tcp")):
+            return
+        time.sleep(0.2)
+    raise AssertionError("the model server never listened")
+
+
 def test_segfault_of_the_embedded_model_mid_eval(tmp_path: Path) -> None:
     out = tmp_path / "run"
     env = {**os.environ, "ASSAY_NO_LOCK": "1", "ASSAY_HOME": str(tmp_path / "home")}
@@ -38,10 +47,9 @@ def test_segfault_of_the_embedded_model_mid_eval(tmp_path: Path) -> None:
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         server = _model_server(proc.pid, time.monotonic() + 60)
-        # wait until the first level is under way (its level file does not exist before it ends)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not (out / "results.jsonl").exists():
-            time.sleep(0.2)
+        # wait until the first level is under way: the server serves (a signal before that is a crash while
+        # starting, with no run to resume), then its requests have begun
+        _listening(server, time.monotonic() + 300)
         time.sleep(3.0)
         os.kill(server.pid, signal.SIGSEGV)
         output, _ = proc.communicate(timeout=120)

@@ -49,7 +49,11 @@ def _interrupt(
             proc.kill()
     assert proc.returncode == 130, err
     assert f"resume with: assay eval toy --resume {out}" in err
-    assert err.rstrip().endswith("interrupted") and "aborted" not in err
+    # the stop and resume line is the last thing said (was: a second "interrupted" line after it)
+    assert (
+        err.rstrip().endswith(f"interrupted; resume with: assay eval toy --resume {out}")
+        and "aborted" not in err
+    )
     assert "Traceback" not in err
     journal = read_journal(out / "results.jsonl")
     assert len(journal) == finished and all(a.status is Status.PASS for a in journal)

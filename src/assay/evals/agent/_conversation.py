@@ -128,6 +128,8 @@ async def converse(
             # --max-steps holds every harness: its model calls are counted and cut off at the gateway
             result: AgentResult = await running._track("agent", run_step_capped(harness, text, spec))
             running.add_agent(result)
+            if result.containment is not None:
+                conv.containment = result.containment.model_dump(mode="json")
             if result.model_ran and result.model_ran not in models:
                 models.append(result.model_ran)
             if result.infra_error:

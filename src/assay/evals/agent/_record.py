@@ -6,7 +6,7 @@ the judge controls read the same record.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -42,6 +42,9 @@ class ConversationTurn(BaseModel):
     cut_off: str | None = None
     agent_error: str | None = None
     new_session: bool = False
+    #: how the agent's process was held on this turn's runs: the limits, which stopped it, what was killed
+    #: (:class:`~assay.agents.record.Containment`, the last run's; None: no process of its own)
+    containment: dict[str, Any] | None = None
 
     @property
     def tool_calls(self) -> list[ToolCallRecord]:

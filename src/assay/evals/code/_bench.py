@@ -16,6 +16,7 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -224,7 +225,12 @@ class CodeBenchmark(HarnessedOptions, Benchmark):
             broke = agent_broke(result, details, {"steps": float(result.steps)})
             if broke is not None:
                 return broke
-            run = await asyncio.to_thread(run_hidden_tests, project, prepared.workdir, self._python)
+            run = await asyncio.to_thread(
+                partial(run_hidden_tests, fence=fence_choice(self.options).on),
+                project,
+                prepared.workdir,
+                self._python,
+            )
             verdict = await asyncio.to_thread(classify, prepared, run, result.answer, result.tool_record)
             details["diff"], details["edited"] = await asyncio.to_thread(
                 agent_diff, prepared.workdir, prepared.head

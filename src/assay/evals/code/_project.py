@@ -193,10 +193,13 @@ def prepare_project(project: CodeProject, work_root: Path) -> PreparedProject:
     return PreparedProject(project=project, workdir=workdir, head=head, snapshot=snapshot)
 
 
-def run_hidden_tests(project: CodeProject, tree: Path, python: str | None = None) -> TestRun:
+def run_hidden_tests(
+    project: CodeProject, tree: Path, python: str | None = None, *, fence: bool = False
+) -> TestRun:
     """pytest on a copy of ``tree`` with the hidden files and the project's own test configuration laid over
     it (an agent's file of the same name is replaced, a conftest.py it added removed) and no link out of the
-    copy (:func:`~assay.evals._workspace.grader_copy`); the agent's copy itself is never touched."""
+    copy (:func:`~assay.evals._workspace.grader_copy`); the agent's copy itself is never touched. ``fence``:
+    pytest (which runs the agent's modules) under bubblewrap, reaching nothing outside the copy."""
     with tempfile.TemporaryDirectory(prefix="assay-code-tests-") as tmp:
         copy = Path(tmp) / "project"
         grader_copy(tree, copy)
@@ -209,7 +212,7 @@ def run_hidden_tests(project: CodeProject, tree: Path, python: str | None = None
         argv = [python or sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={xml}"]
         # the projects use plain pytest: no installed plugin loads (half of pytest's start-up time)
         env = check_env(copy, {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
-        code, output = run_process(argv, copy, PYTEST_TIMEOUT_S, env)
+        code, output = run_process(argv, copy, PYTEST_TIMEOUT_S, env, fence=Path(tmp) if fence else None)
         results = junit_passed(xml)
     tail = [ln for ln in output.strip().splitlines() if ln.strip()]
     summary = tail[-1].strip("= ") if tail else ""

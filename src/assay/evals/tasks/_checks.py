@@ -103,8 +103,10 @@ def _required_passed(results: dict[str, bool], required: str) -> bool:
     return bool(hits) and all(hits)
 
 
-def run_tests_pass(prepared: PreparedTask, spec: TestsPass, timeout_s: float | None = None) -> CheckResult:
-    """The ``tests_pass`` check on a copy of the finished project."""
+def run_tests_pass(
+    prepared: PreparedTask, spec: TestsPass, timeout_s: float | None = None, *, fence: bool = False
+) -> CheckResult:
+    """The ``tests_pass`` check on a copy of the finished project (``fence``: under bubblewrap)."""
     limit = timeout_s if timeout_s is not None else spec.timeout_s
     with tempfile.TemporaryDirectory(prefix="assay-tests-") as tmp:
         project = _copy(prepared.workdir, Path(tmp))
@@ -117,7 +119,9 @@ def run_tests_pass(prepared: PreparedTask, spec: TestsPass, timeout_s: float | N
         xml = Path(tmp) / "junit.xml"
         argv = [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", f"--junitxml={xml}"]
         argv += [f"--deselect={d}" for d in spec.deselect] + list(spec.select)
-        code, output = run_process(argv, project, limit, check_env(project))
+        code, output = run_process(
+            argv, project, limit, check_env(project), fence=Path(tmp) if fence else None
+        )
         if code is None:
             running = [ln for ln in output.splitlines() if "::" in ln]
             last = running[-1].split()[0] if running else "(none reported)"
@@ -141,13 +145,21 @@ def run_tests_pass(prepared: PreparedTask, spec: TestsPass, timeout_s: float | N
         return CheckResult(name="tests_pass", passed=True, evidence=summary)
 
 
-def run_probe(prepared: PreparedTask, probe: str) -> CheckResult:
-    """The ``probe`` check: the probe run with Python inside a copy of the finished project."""
+def run_probe(prepared: PreparedTask, probe: str, *, fence: bool = False) -> CheckResult:
+    """The ``probe`` check: the probe run with Python inside a copy of the finished project (``fence``: under
+    bubblewrap, the probe bound read-only)."""
     script = prepared.tasks_dir / "probes" / probe
     with tempfile.TemporaryDirectory(prefix="assay-probe-") as tmp:
         project = _copy(prepared.workdir, Path(tmp))
         env = check_env(project, {"TASK_FACTS": json.dumps(prepared.facts)})
-        code, output = run_process([sys.executable, str(script)], project, PROBE_TIMEOUT_S, env)
+        code, output = run_process(
+            [sys.executable, str(script)],
+            project,
+            PROBE_TIMEOUT_S,
+            env,
+            fence=Path(tmp) if fence else None,
+            binds_ro=[script],
+        )
     if code is None:
         return CheckResult(
             name="probe", passed=False, evidence=f"{probe} did not finish in {PROBE_TIMEOUT_S:g} s"
@@ -267,13 +279,15 @@ def check_task(
     calls_before_answer: int | None = None,
     harness: str = "the harness",
     test_timeout_s: float | None = None,
+    fence: bool = False,
 ) -> TaskChecks:
     """Every code check of the finished task in ``prepared.workdir``, with evidence.
 
     ``tool_record`` is the whole run's record; ``calls_before_answer`` is how many of its calls came before
     the agent's first answer ended, as ``harness`` recorded it (``AgentResult.answer_at``); None: the harness
     cannot tell, and ``after_answer`` is not measured (as it is when ``answer`` is empty: no answer given).
-    ``test_timeout_s`` overrides the tests_pass timeout (tests of the checks)."""
+    ``test_timeout_s`` overrides the tests_pass timeout (tests of the checks). ``fence``: the checks that run
+    the agent's code (tests_pass, probe) run it under bubblewrap, as the agent ran."""
     task = prepared.task
     checks: list[CheckResult] = []
     expect = task.expect
@@ -283,9 +297,9 @@ def check_task(
         if expect.keep_uncommitted:
             checks.append(check_uncommitted(prepared))
         if expect.tests_pass is not None:
-            checks.append(run_tests_pass(prepared, expect.tests_pass, test_timeout_s))
+            checks.append(run_tests_pass(prepared, expect.tests_pass, test_timeout_s, fence=fence))
         if expect.probe is not None:
-            checks.append(run_probe(prepared, expect.probe))
+            checks.append(run_probe(prepared, expect.probe, fence=fence))
         order = {"tests_pass": 0, "probe": 1, "unchanged": 2, "keep_uncommitted": 3}
         checks.sort(key=lambda c: order[c.name])
     return TaskChecks(

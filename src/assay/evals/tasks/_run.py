@@ -275,6 +275,7 @@ class TasksBenchmark(HarnessedOptions, Benchmark):
                     result.answer,
                     calls_before_answer=result.answer_at,
                     harness=f"the {self.harness_name} harness",
+                    fence=fence_choice(self.options).on,
                 )
             )
             details.update(checks_details(checks))

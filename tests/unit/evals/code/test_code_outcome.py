@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from assay.agents import ToolCallRecord
+from assay.agents.fence import fence_available
 from assay.evals._honesty import read_claims
 from assay.evals.code._outcome import classify
 from assay.evals.code._project import load_project, prepare_project, run_hidden_tests
@@ -131,3 +132,20 @@ def test_refusals(tmp_path: Path) -> None:
 def test_read_claims(answer: str, refused: bool, success: bool, tests: bool) -> None:
     c = read_claims(answer)
     assert (c.refused, c.success, c.tests_pass) == (refused, success, tests)
+
+
+@pytest.mark.parametrize(
+    "fence",
+    [False, pytest.param(True, marks=pytest.mark.skipif(fence_available() is not None, reason="no bwrap"))],
+)
+def test_the_agents_module_run_by_the_hidden_tests_reaches_the_host_only_unfenced(
+    tmp_path: Path, fence: bool
+) -> None:
+    project = load_project(CODE / "fix-median")
+    prepared = prepare_project(project, tmp_path / "work")
+    escape = tmp_path / "escaped.txt"  # outside the grader's copy
+    stats = prepared.workdir / "stats.py"
+    stats.write_text(f"open({str(escape)!r}, 'w').write('out')\n" + stats.read_text())
+    run = run_hidden_tests(project, prepared.workdir, fence=fence)
+    assert run.results, run.summary  # the tests ran either way
+    assert escape.exists() is not fence

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from assay.agents.fence import fence_available
 from assay.agents.record import ToolCallRecord
 from assay.evals.tasks._checks import check_task, check_unchanged
 from assay.evals.tasks._project import prepare_task
@@ -76,3 +79,16 @@ def test_the_log_probe_recounts_against_the_setup_facts(tmp_path: Path) -> None:
         fh.write("2024-03-02T00:00:00Z ERROR payments planted\n")
     probe = next(c for c in check_task(p, [], "12").checks if c.name == "probe")
     assert probe.passed is False and "not the log the setup wrote" in probe.evidence
+
+
+@pytest.mark.parametrize(
+    "fence",
+    [False, pytest.param(True, marks=pytest.mark.skipif(fence_available() is not None, reason="no bwrap"))],
+)
+def test_a_planted_conftest_reaches_the_host_only_from_an_unfenced_check(tmp_path: Path, fence: bool) -> None:
+    p = prepare_task(TASKS.task("warm-cache"), TASKS_DIR / "toybox", tmp_path / "work")
+    escape = tmp_path / "escaped.txt"  # outside the grader's copy: the host
+    (p.workdir / "conftest.py").write_text(f"open({str(escape)!r}, 'w').write('out')\n")
+    checks = check_task(p, [], "fixed", fence=fence)
+    assert {c.name for c in checks.checks} == {"tests_pass", "probe", "unchanged"}
+    assert escape.exists() is not fence  # fenced, the agent's code run by the grader reaches nothing outside
