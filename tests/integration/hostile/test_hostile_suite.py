@@ -42,10 +42,7 @@ PARALLEL = 3
 
 #: fenced leaks known and reported to the fence lane (FINDINGS.md); the goal is none. Pinned: a fix shows up
 #: here as a failure until the entry goes
-KNOWN_FENCED_LEAKS: set[tuple[str, str]] = {
-    # the tasks checks run the agent's code (a planted conftest.py, its modules) outside the fence
-    ("grader_escape", "tasks · command"),
-}
+KNOWN_FENCED_LEAKS: set[tuple[str, str]] = set()
 #: what --no-fence gives up (attack, benchmark · harness): the README's unfenced column
 UNFENCED_GIVES_UP: set[tuple[str, str]] = {
     ("read_answer_key", "agent · command"),
