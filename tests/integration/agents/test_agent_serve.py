@@ -21,9 +21,9 @@ import httpx
 import pytest
 from gateway_fakes import closed_port
 
-from assay.agents import AgentResult
-from assay.agents.fence import fence_available, Limits, RunSpec
+from assay.agents import AgentResult, Limits, RunSpec
 from assay.agents._http import HttpHarness
+from assay.agents.fence import fence_available
 from assay.agents.gateway import Gateway
 from assay.models.scripted import ScriptedModel
 
