@@ -128,8 +128,12 @@ def _one(run: Run, t: Targets, listener: Listener, second: dict[str, Any] | None
 
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    from assay.agents.fence import fence_available
     from assay.evals._workspace import cached_toolchain
 
+    # not a skip: where the fence cannot run, the fenced column cannot be made and the suite fails saying why
+    reason = fence_available()
+    assert reason is None, reason
     t = Targets(tmp_path_factory.mktemp("hostile"))
     listener = Listener()
     t.port, t.host_ip = listener.port, host_ip()
