@@ -10,11 +10,11 @@ download is refused with the digest it had, so the pin can be filled in; nothing
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from pathlib import Path
 
 from assay._util import assay_home
-from assay.errors import ConfigError, DataIntegrityError, InfraError
+from assay.errors import ConfigError, DataIntegrityError
+from assay.evals._pinned import download_checked
 
 __all__ = ["LOCOMO_COMMIT", "LOCOMO_SHA256", "LOCOMO_URL", "fetch_locomo"]
 
@@ -57,21 +57,4 @@ def fetch_locomo(*, offline: bool, url: str = LOCOMO_URL, sha256: str = LOCOMO_S
             f"--offline: the LoCoMo file is not cached at {target} (pinned to {url}); fetch it once with "
             "network, or pass --dataset locomo:FILE"
         )
-    import httpx
-
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=".locomo10-", suffix=".part")
-    tmp = Path(tmp_name)
-    try:
-        with open(fd, "wb") as out, httpx.stream("GET", url, follow_redirects=True, timeout=60) as r:
-            if r.status_code != 200:
-                raise InfraError(f"downloading LoCoMo from {url}: HTTP {r.status_code}")
-            for block in r.iter_bytes():
-                out.write(block)
-        _check(tmp, "downloaded file", sha256)
-        tmp.rename(target)
-    except httpx.HTTPError as exc:
-        raise InfraError(f"downloading LoCoMo from {url}: {type(exc).__name__}: {exc}") from exc
-    finally:
-        tmp.unlink(missing_ok=True)
-    return target
+    return download_checked(url, target, label="LoCoMo", check=lambda p: _check(p, "downloaded file", sha256))

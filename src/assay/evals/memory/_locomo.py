@@ -14,10 +14,11 @@ import json
 import random
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from assay.errors import ConfigError
+from assay.evals._pinned import parse_dated
 from assay.evals.memory._grading import CATEGORIES
 
 __all__ = [
@@ -91,16 +92,8 @@ class LocomoConversation:
 def parse_locomo_date(value: str, *, path: str, where: str) -> datetime:
     """LoCoMo dates look like ``1:56 pm on 8 May, 2023``; ISO dates are accepted too."""
     text = " ".join(str(value).split())
-    for fmt in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%I:%M %p on %B %d, %Y"):
-        try:
-            return datetime.strptime(text, fmt).replace(tzinfo=UTC)
-        except ValueError:
-            pass
-    try:
-        when = datetime.fromisoformat(text)
-    except ValueError:
-        raise ConfigError(f"{where}: unreadable date {value!r}", path=path) from None
-    return when.replace(tzinfo=UTC) if when.tzinfo is None else when
+    formats = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%I:%M %p on %B %d, %Y")
+    return parse_dated(text, formats, raw=value, path=path, where=where)
 
 
 def _evidence(raw: object) -> list[str]:

@@ -14,13 +14,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from assay._util import ticking
 from assay.embed import Embedder
 from assay.errors import ConfigError
+from assay.evals._pinned import parse_dated
 from assay.evals.memory._grading import judge_longmemeval
 from assay.evals.memory._locomo_run import KS, evidence_ranking, recall_at
 from assay.exec import Case
@@ -59,16 +60,8 @@ class LMEQuestion:
 def parse_date(value: str, *, path: str, where: str) -> datetime:
     """LongMemEval dates look like ``2023/05/20 (Sat) 02:21``; ISO dates are accepted too."""
     text = re.sub(r"\s*\([A-Za-z]{3}\)\s*", " ", str(value)).strip()
-    for fmt in ("%Y/%m/%d %H:%M", "%Y/%m/%d", "%Y-%m-%d %H:%M"):
-        try:
-            return datetime.strptime(text, fmt).replace(tzinfo=UTC)
-        except ValueError:
-            pass
-    try:
-        when = datetime.fromisoformat(text)
-    except ValueError:
-        raise ConfigError(f"{where}: unreadable date {value!r}", path=path) from None
-    return when.replace(tzinfo=UTC) if when.tzinfo is None else when
+    formats = ("%Y/%m/%d %H:%M", "%Y/%m/%d", "%Y-%m-%d %H:%M")
+    return parse_dated(text, formats, raw=value, path=path, where=where)
 
 
 def load_longmemeval(path: Path) -> list[LMEQuestion]:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from assay.errors import ConfigError, DataIntegrityError, InfraError
+from assay.errors import ConfigError, DataIntegrityError
+from assay.evals._pinned import download_checked
 from assay.evals.retrieval._rag_data import BeirDataset, load_beir
 from assay.rag.signing import assay_home
 
@@ -116,24 +116,9 @@ def fetch(source: Source, *, offline: bool) -> Path:
             f"--offline: corpus {source.name!r} is not cached at {target} (pinned as {_pin(source)}); fetch "
             "it once with network (assay eval retrieval --component rag --suite full --fetch-only)"
         )
-    import httpx
-
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{source.name}-", suffix=".part")
-    tmp = Path(tmp_name)
-    try:
-        with open(fd, "wb") as out, httpx.stream("GET", source.url, follow_redirects=True, timeout=60) as r:
-            if r.status_code != 200:
-                raise InfraError(f"downloading {source.name} from {source.url}: HTTP {r.status_code}")
-            for block in r.iter_bytes():
-                out.write(block)
-        _check(source, tmp, "downloaded file")
-        tmp.rename(target)
-    except httpx.HTTPError as exc:
-        raise InfraError(f"downloading {source.name} from {source.url}: {exc}") from exc
-    finally:
-        tmp.unlink(missing_ok=True)
-    return target
+    return download_checked(
+        source.url, target, label=source.name, check=lambda p: _check(source, p, "downloaded file")
+    )
 
 
 def _unpack(source: Source, archive: Path) -> Path:
