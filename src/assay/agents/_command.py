@@ -270,12 +270,11 @@ class CommandHarness(Harness):
 
                 # a version manager's shim is run as the real program it stands for (see _shims)
                 argv[0], installs = resolve_program(program, path=env.get("PATH"), cwd=spec.workdir)
-                # the template's own absolute paths (the agent's script: ``python3 /opt/agent.py {prompt}``)
-                installs += [
-                    Path(w)
-                    for w in self.words[1:]
-                    if "{" not in w and Path(w).is_absolute() and Path(w).exists()
-                ]
+                # the script the template runs (``python3 /opt/agent.py {prompt}``), bound read-only, alone;
+                # no other path it names is bound (an argument may be an answer key or a journal)
+                script = script_word(self.words)
+                if script is not None:
+                    installs.append(Path(script))
                 argv = fence_argv(
                     spec, argv, env=env, binds_ro=installs, binds_rw=[output_dir], home=home, urls=mcp_urls
                 )
@@ -348,3 +347,21 @@ class CommandHarness(Harness):
     async def close(self) -> None:
         if self._own_gateway is not None:
             self._own_gateway.close()
+
+
+_NO_SCRIPT = frozenset({"-c", "-m", "-e", "--eval", "-p", "--print"})
+
+
+def script_word(words: list[str]) -> str | None:
+    """The file a command template's program runs: its first word after options, unless code is inline.
+
+    Only an absolute path to an existing file with no placeholder counts; ``python3 -c CODE /x`` runs no script.
+    """
+    for word in words[1:]:
+        if word in _NO_SCRIPT:
+            return None
+        if word.startswith("-"):
+            continue
+        path = Path(word)
+        return word if "{" not in word and path.is_absolute() and path.is_file() else None
+    return None
