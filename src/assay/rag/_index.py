@@ -23,7 +23,7 @@ from assay.rag._lexical import Bm25
 from assay.rag._query import answer
 from assay.rag._records import DocumentInfo, IndexResult, SearchHit, SearchMode, embedding_text
 from assay.rag.signing import assay_home, install_key, read_signed, write_signed
-from assay.ranking import NORMALIZE, Normalize, convex, fusion_rule, rrf
+from assay.ranking import NORMALIZE, Normalize, convex, fusion_rule, hybrid_defaults, rrf
 
 __all__ = [
     "DocumentIndex",
@@ -70,8 +70,8 @@ class DocumentIndex:
         cache_dir: Path | str | Literal["default"] | None = "default",
         rrf_k: int = 60,
         fusion: Literal["convex", "rrf"] = "convex",
-        alpha: float = 0.5,
-        normalize: Normalize = "max",
+        alpha: float | None = None,
+        normalize: Normalize | None = None,
         ocr: bool = False,
     ) -> None:
         if max_documents is not None and max_documents < 1:
@@ -81,6 +81,9 @@ class DocumentIndex:
         self.embedder_spec: str | None = None
         self.chunking = chunking or ChunkConfig()
         self.max_documents = max_documents
+        default_normalize, default_alpha = hybrid_defaults(embedder.name)
+        normalize = default_normalize if normalize is None else normalize
+        alpha = default_alpha if alpha is None else alpha
         if fusion not in ("convex", "rrf"):
             raise ConfigError(f"fusion must be convex or rrf, got {fusion!r}")
         if not 0.0 <= alpha <= 1.0:
@@ -398,9 +401,11 @@ class DocumentIndex:
     ) -> list[SearchHit]:
         """The ``k`` best chunks for ``query``: dense, BM25, or both fused.
 
-        Hybrid fusion is ``convex`` by default: ``alpha * cosine / best cosine + (1 - alpha) * bm25 /
-        best bm25`` over the union of both candidate lists (exact scores for every candidate), which
-        keeps how much better the best hit is than the rest; ``rrf`` (reciprocal rank) keeps only ranks.
+        Hybrid fusion is ``convex`` by default: ``alpha * cosine' + (1 - alpha) * bm25'`` over the union of
+        both candidate lists (exact scores for every candidate), each channel min-max scaled over those
+        candidates and dense weighed 0.7 (``normalize`` and ``alpha`` default to
+        :func:`assay.ranking.hybrid_defaults` of the embedder; the formula is :func:`assay.ranking.convex`),
+        which keeps how much better the best hit is than the rest; ``rrf`` (reciprocal rank) keeps only ranks.
         With ``dedupe`` a chunk whose text is identical to a better-ranked one (a copy of a document
         under another name) is dropped, so copies cannot crowd out other evidence.
         """
@@ -525,7 +530,7 @@ class DocumentIndex:
         index.max_documents = manifest.get("max_documents")
         index.fusion = manifest.get("fusion", index.fusion)
         index.alpha = float(manifest.get("alpha", index.alpha))
-        index.normalize = manifest.get("normalize", "max")
+        index.normalize = manifest.get("normalize", "max")  # an index saved before the field: the old rule
         index.ocr = bool(manifest.get("ocr", index.ocr))
         offset = 0
         for d in manifest["documents"]:

@@ -2,6 +2,24 @@
 
 from __future__ import annotations
 
-from assay.ranking._fusion import NORMALIZE, Normalize, convex, fusion_rule, rrf
+from assay.ranking._fusion import (
+    HYBRID_ALPHA,
+    HYBRID_NORMALIZE,
+    NORMALIZE,
+    Normalize,
+    convex,
+    fusion_rule,
+    hybrid_defaults,
+    rrf,
+)
 
-__all__ = ["NORMALIZE", "Normalize", "convex", "fusion_rule", "rrf"]
+__all__ = [
+    "HYBRID_ALPHA",
+    "HYBRID_NORMALIZE",
+    "NORMALIZE",
+    "Normalize",
+    "convex",
+    "fusion_rule",
+    "hybrid_defaults",
+    "rrf",
+]

@@ -10,7 +10,7 @@ from assay.errors import ConfigError
 from assay.gate import compare
 from assay.gate._simulate import scorecard_from_outcomes as card
 from assay.rag import DocumentIndex
-from assay.ranking import convex, fusion_rule
+from assay.ranking import HYBRID_ALPHA, HYBRID_NORMALIZE, convex, fusion_rule, hybrid_defaults
 from assay.runs.records import SubjectConfig
 
 
@@ -37,6 +37,21 @@ def test_the_index_records_its_rule_and_refuses_a_bad_one(tmp_path) -> None:
     assert DocumentIndex.load(tmp_path / "idx", emb, cache_dir=None).fusion_rule == idx.fusion_rule
     with pytest.raises(ConfigError, match="normalize must be one of max, minmax, got 'z'"):
         DocumentIndex(emb, cache_dir=None, normalize="z")  # type: ignore[arg-type]
+
+
+class _Named:
+    def __init__(self, name: str) -> None:
+        self.name, self.dim, self.id = name, 4, name
+
+
+def test_a_learned_embedder_gets_the_measured_rule_and_the_hash_stand_in_keeps_the_old_one() -> None:
+    assert (HYBRID_NORMALIZE, HYBRID_ALPHA) == ("minmax", 0.7)
+    assert hybrid_defaults("sentence-transformers/all-MiniLM-L6-v2") == ("minmax", 0.7)
+    assert hybrid_defaults("hash") == ("max", 0.5)
+    assert DocumentIndex(_Named("intfloat/multilingual-e5-small"), cache_dir=None).fusion_rule == (
+        "convex/minmax/alpha=0.7"
+    )
+    assert DocumentIndex(get_embedder("hash"), cache_dir=None).fusion_rule == "convex/max/alpha=0.5"
 
 
 def _run(rule: str | None):
