@@ -127,3 +127,30 @@ async def test_in_the_gateways_process_the_agent_calls_its_app_without_a_socket(
     assert results[0] == results[1]
     call = (True, "/run/RUN/v1/chat/completions", "ok")
     assert logs[0] == logs[1] == [(*call, 300), (*call, 340)]
+
+
+async def test_a_cancelled_call_in_the_gateways_process_stays_cancelled_while_it_stops() -> None:
+    """A call made in process is its caller's: cancelled as the gateway stops (a run being stopped), it ends
+    cancelled, not answered 503 as the server answers a socket's caller it stops under."""
+    import asyncio
+
+    from assay.models import Message, get_model
+
+    async with Gateway(ScriptedModel({"default": {"text": "late", "delay_s": 30}})) as gateway:
+        model = get_model(f"openai-compat/m@{gateway.route(run='r1').openai_base_url}", max_retries=0)
+        call = asyncio.ensure_future(model.generate([Message("user", "hi")]))
+        upstream = gateway.upstream
+        assert isinstance(upstream, ScriptedModel)
+        for _ in range(500):  # until the call waits on the upstream
+            if upstream.calls or call.done():
+                break
+            await asyncio.sleep(0.01)
+        assert upstream.calls and not call.done()
+        # what a stopped run does: its gateway stops, then its calls are cancelled
+        await asyncio.to_thread(gateway.stop)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        await model.http.aclose()  # type: ignore[attr-defined]
+    (record,) = gateway.calls()
+    assert (record.status, record.http_status) == ("error", 499)

@@ -107,9 +107,8 @@ class Gateway:
             raise ConfigError(f"--port {self._requested_port}: cannot listen on {self.host}: {exc}") from exc
         sock.listen(128)
         self._port = int(sock.getsockname()[1])
-        app = _ended_quietly(
-            build_app(self.upstream, self.log, rewrite_system=self.rewrite_system), lambda: self._stopping
-        )
+        inner = build_app(self.upstream, self.log, rewrite_system=self.rewrite_system)
+        app = _ended_quietly(inner, lambda: self._stopping)
         self._stopping = False
         config = uvicorn.Config(
             app, log_level="warning", access_log=False, lifespan="off", timeout_keep_alive=30
@@ -135,8 +134,9 @@ class Gateway:
                 )
             time.sleep(0.005)
         # a model client in this process (the reference agent) calls the app on its own event loop: the same
-        # request and answer, without the GIL hand-overs between its thread and this server's on every call
-        serve_in_process(self.url, app)
+        # request and answer, without the GIL hand-overs between its thread and this server's on every call.
+        # The app itself, not the server's wrapper: a cancelled call there is its caller's, and stays cancelled
+        serve_in_process(self.url, inner)
         return self
 
     def stop(self, timeout_s: float = 10.0) -> None:
