@@ -23,7 +23,6 @@ from __future__ import annotations
 from enum import IntEnum
 
 __all__ = [
-    "BUILD_ARGS",
     "AssayError",
     "ConfigError",
     "DataIntegrityError",
@@ -83,14 +82,9 @@ class ConfigError(UsageError):
         super().__init__(where + message)
 
 
-#: the build settings of an extra that compiles on install (``local``: llama.cpp, portable and text-only)
-BUILD_ARGS = {"local": 'CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF"'}
-
-
 def install_command(extra: str) -> str:
-    """The command that installs ``extra``, with its build settings where it compiles (as the README says)."""
-    args = BUILD_ARGS.get(extra)
-    return f"{args + ' ' if args else ''}pip install 'assay[{extra}]'"
+    """The command that installs ``extra`` (as the README says; no extra compiles on install)."""
+    return f"pip install 'assay[{extra}]'"
 
 
 class MissingDependencyError(UsageError):

@@ -43,7 +43,9 @@ def test_segfault_of_the_embedded_model_mid_eval(tmp_path: Path) -> None:
     out = tmp_path / "run"
     env = {**os.environ, "ASSAY_NO_LOCK": "1", "ASSAY_HOME": str(tmp_path / "home")}
     cmd = [sys.executable, "-m", "assay", "eval", "benchmark", "--model", "local/smollm2"]
-    cmd += ["--concurrency", "1,2", "--num-requests", "40", "--max-tokens", "16", "--out", str(out)]
+    # enough requests that the first level is still under way when the signal comes (llama.cpp's own server
+    # answers 40 of them in under 3 s on an idle machine); the kill ends the run early either way
+    cmd += ["--concurrency", "1,2", "--num-requests", "400", "--max-tokens", "16", "--out", str(out)]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         server = _model_server(proc.pid, time.monotonic() + 60)
