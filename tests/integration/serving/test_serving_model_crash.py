@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
 import psutil
 import pytest
 
@@ -30,13 +31,19 @@ def _model_server(eval_pid: int, deadline: float) -> psutil.Process:
     raise AssertionError("the eval started no model server")
 
 
-def _listening(server: psutil.Process, deadline: float) -> None:
-    """Wait until the server listens: it loads the model first (minutes on a busy machine)."""
+def _serving(server: psutil.Process, deadline: float) -> None:
+    """Wait until the server answers on the port the eval was given (it loads the model first: llama.cpp's own
+    listener is up before that, assay's front after)."""
+    argv = server.cmdline()
+    url = f"http://127.0.0.1:{argv[argv.index('--port') + 1]}/health"
     while time.monotonic() < deadline:
-        if any(c.status == psutil.CONN_LISTEN for c in server.net_connections(kind="tcp")):
-            return
+        try:
+            if httpx.get(url, timeout=1.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
         time.sleep(0.2)
-    raise AssertionError("the model server never listened")
+    raise AssertionError("the model server never answered")
 
 
 def test_segfault_of_the_embedded_model_mid_eval(tmp_path: Path) -> None:
@@ -51,7 +58,7 @@ def test_segfault_of_the_embedded_model_mid_eval(tmp_path: Path) -> None:
         server = _model_server(proc.pid, time.monotonic() + 60)
         # wait until the first level is under way: the server serves (a signal before that is a crash while
         # starting, with no run to resume), then its requests have begun
-        _listening(server, time.monotonic() + 300)
+        _serving(server, time.monotonic() + 300)
         time.sleep(3.0)
         os.kill(server.pid, signal.SIGSEGV)
         output, _ = proc.communicate(timeout=120)
