@@ -10,16 +10,19 @@ a fixed N ms reply behind it instead, which is quick and gives the same overhead
 - harness: a real agent run; per model call, the run's wall time minus what its model calls took at the
   gateway (arrival to last byte; so the loopback hop is counted as the harness's) minus its tool calls, divided
   by the number of model calls. The part of a run before its first model call (Claude Code: node start-up) is
-  shown on its own too.
+  shown on its own too. The reference agent runs in this process, as in an eval, so its model client calls
+  the gateway's app on its own event loop (``assay.models.serve_in_process``); Claude Code is a program of its
+  own and calls it over loopback.
 - fence: starting a command under bubblewrap, and one gateway call from inside the fence (through the relay)
   against the same call from outside (on a gateway with an instant scripted upstream).
 - limits + default fence: one agent call (a small Python agent making one model call through the gateway) run
   as an unfenced agent without limits, held to the limits, and held to them under the fence (the default where
   bubblewrap works); what the limits and the fence add to the call, as a share of the model call.
 
-Shares are of the median upstream model call.
+Shares are of the median upstream model call. The load average is printed before and after; ``--load N`` runs
+N busy loops (other processes) meanwhile, to see the figures on a busy machine.
 
-    .venv/bin/python benchmarks/agent_overhead.py [--runs 2] [--calls 5] [--scripted-ms 200] [--no-claude]
+    .venv/bin/python benchmarks/agent_overhead.py [--runs 2] [--calls 5] [--scripted-ms 200] [--no-claude] [--load N]
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from _busy import busy_loops, load_average
 
 from assay.agents import Limits, RunSpec, get_harness
 from assay.agents._cliproc import held, run_streaming
@@ -226,10 +231,14 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=5, help="plain gateway calls per front (default 5)")
     parser.add_argument("--scripted-ms", type=float, default=None, help="a scripted upstream of N ms a call")
     parser.add_argument("--no-claude", action="store_true", help="leave Claude Code out")
+    parser.add_argument("--load", type=int, default=0, help="busy loops to run meanwhile (other processes)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="agent-overhead-") as d:
+    with tempfile.TemporaryDirectory(prefix="agent-overhead-") as d, busy_loops(args.load):
         tmp = Path(d)
         spec, options = upstream_spec(args, tmp)
+        print(
+            f"{os.cpu_count()} cpus · {args.load} busy loops · load average {load_average():.2f} at the start"
+        )
         with Gateway(spec, model_options=options) as gw:
             print(f"upstream: {gw.upstream.name}  (gateway {gw.url})")
             print("\ngateway, per model call (plain HTTP client):")
@@ -283,6 +292,7 @@ def main() -> int:
                         f"  {way:<28} {_ms(wall)}  (+{extra:.1f} ms = {_share(extra, held['upstream_ms']).strip()}"
                         f" of a {_ms(held['upstream_ms']).strip()} model call)"
                     )
+        print(f"\nload average {load_average():.2f} at the end")
     return 0
 
 

@@ -2,12 +2,16 @@
 
     python benchmarks/embedder_table.py                       # both embedders, every row (40 min on 2 busy cores)
     python benchmarks/embedder_table.py --embedders local --skip code
+    python benchmarks/embedder_table.py --skip beir,code,memory     # speed and man-pages only (~15 min)
     python benchmarks/embedder_table.py --json out.json
 
 Rows, for each embedder (``--embedders``, default ``local,e5-small``):
 
 - **speed**: texts/s and CPU ms a text embedding 200 paragraphs of the stdlib's docstrings cut at 256 tokens
   (``benchmarks/embed_throughput.py``'s corpus), after a warm-up, in this process.
+- **man-pages**: the BEIR-format set built from the Linux manual pages (``benchmarks/build_man_pages.py``,
+  1,098 pages, queries = each page's NAME summary): nDCG@10 of hybrid, dense and BM25 on its ``test`` split
+  (``--split dev`` for tuning), index build time, embedding ms a chunk and search p95.
 - **BEIR**: the shipped BEIR-format set ``eval/retrieval/beir-mini`` (40 passages, 24 queries) on its own and
   padded to 300 documents with the scale tiers' generated distractors; nDCG@10 of hybrid, dense and BM25,
   the index build time and the search p95 (query embedding included), exactly as
@@ -38,6 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from build_man_pages import build as build_man_pages  # noqa: E402
 from embed_throughput import stdlib_paragraphs  # noqa: E402
 
 from assay.embed import get_embedder  # noqa: E402
@@ -45,7 +50,8 @@ from assay.evals.retrieval._rag import default_eval_dir  # noqa: E402
 from assay.evals.retrieval._rag_data import load_beir, load_dataset, verify_labels  # noqa: E402
 from assay.evals.retrieval._rag_scale import beir_corpus, labelled_corpus, measure_tier  # noqa: E402
 
-ROWS = ("speed", "beir", "code", "memory")  # beir includes the rag pr tier
+ROWS = ("speed", "man", "beir", "code", "memory")  # beir includes the rag pr tier
+_TIER_KEYS = ("hybrid_ndcg@10", "dense_ndcg@10", "bm25_ndcg@10", "index_s", "sdk_p95_ms", "sdk_recall@5")
 
 
 def speed(spec: str, n: int) -> dict[str, float]:
@@ -71,16 +77,21 @@ def tiers(spec: str, work: Path) -> dict[str, float]:
     ):
         m, _ = measure_tier(tier, corpus, emb, work / f"{spec}-{name}")
         p = f"scale@{tier}/"
-        for key in (
-            "hybrid_ndcg@10",
-            "dense_ndcg@10",
-            "bm25_ndcg@10",
-            "index_s",
-            "sdk_p95_ms",
-            "sdk_recall@5",
-        ):
+        for key in _TIER_KEYS:
             out[f"{name}/{key}"] = m[p + key]
         out[f"{name}/chunks"] = m[p + "chunks"]
+    return out
+
+
+def man_pages(spec: str, work: Path, split: str) -> dict[str, float]:
+    """The ``man-pages`` set (1,098 Linux manual pages, built from the pinned packages): one split's queries."""
+    beir = load_beir(build_man_pages(), split)
+    corpus = beir_corpus("man-pages", beir)
+    m, _ = measure_tier(len(beir.corpus), corpus, get_embedder(spec), work / f"{spec}-man-{split}")
+    p = f"scale@{len(beir.corpus)}/"
+    out = {f"man/{key}": m[p + key] for key in _TIER_KEYS}
+    out["man/chunks"], out["man/queries"] = m[p + "chunks"], m[p + "queries"]
+    out["man/embed_ms_per_chunk"] = 1000 * m[p + "embed_s"] / max(1.0, m[p + "chunks"])
     return out
 
 
@@ -132,6 +143,12 @@ def table(results: dict[str, dict[str, float]]) -> str:
     names = [
         ("speed: texts/s at 256 tokens", "texts_per_s", 1),
         ("speed: CPU ms a text", "cpu_ms_per_text", 1),
+        ("man-pages (1,098 docs, test split): hybrid nDCG@10", "man/hybrid_ndcg@10", 3),
+        ("man-pages: dense nDCG@10", "man/dense_ndcg@10", 3),
+        ("man-pages: BM25 nDCG@10", "man/bm25_ndcg@10", 3),
+        ("man-pages: index build s", "man/index_s", 1),
+        ("man-pages: embedding ms a chunk (index build)", "man/embed_ms_per_chunk", 1),
+        ("man-pages: search p95 ms", "man/sdk_p95_ms", 1),
         *[
             (f"{label}: {what}", f"{key}/{m}", d)
             for key, label in (("beir40", "beir-mini (40 docs)"), ("beir300", "beir-mini + 260 generated"))
@@ -168,6 +185,9 @@ def main() -> None:
     ap.add_argument("--embedders", default="local,e5-small")
     ap.add_argument("--n", type=int, default=200, help="paragraphs for the speed row")
     ap.add_argument("--skip", default="", help=f"comma-separated rows to leave out ({', '.join(ROWS)})")
+    ap.add_argument(
+        "--split", default="test", help="man-pages queries to score: test (reported) or dev (tuning)"
+    )
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     skip = {s for s in args.skip.split(",") if s}
@@ -179,6 +199,7 @@ def main() -> None:
             r: dict[str, float] = {}
             for row, fn in (
                 ("speed", lambda s: speed(s, args.n)),
+                ("man", lambda s: man_pages(s, work, args.split)),
                 ("beir", lambda s: tiers(s, work)),
                 ("code", lambda s: code(s, work)),
                 ("memory", lambda s: memory(s, work)),

@@ -13,6 +13,7 @@ from assay._util._cancel import (
     say_stopped,
     stop_said,
 )
+from assay._util._json_file import read_json_file
 from assay._util._paths import assay_home
 from assay._util._progress import Phase, phase, reporting, ticking
 from assay._util._scrub import MARKER, Anonymizer, Scrubber, looks_like_secret_name, write_scrubbed
@@ -29,6 +30,7 @@ __all__ = [
     "check_cancelled",
     "looks_like_secret_name",
     "phase",
+    "read_json_file",
     "reporting",
     "run_interruptible",
     "run_process",

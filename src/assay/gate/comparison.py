@@ -80,6 +80,7 @@ _COMPARABLE: tuple[tuple[str, str], ...] = (
     ("subject model", "config.model"),
     ("judge model", "config.judge_model"),
     ("embedder", "config.embedder"),
+    ("retrieval fusion", "config.extra.fusion_rule"),  # hybrid search's rule (assay.ranking.fusion_rule)
 )
 
 
@@ -207,7 +208,7 @@ class Comparison(BaseModel):
 def _get(sc: Scorecard, dotted: str) -> object:
     value: object = sc
     for part in dotted.split("."):
-        value = getattr(value, part)
+        value = value.get(part) if isinstance(value, dict) else getattr(value, part)
     return value
 
 

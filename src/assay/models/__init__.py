@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from assay.models._base import BaseChatModel, ChunkStream
 from assay.models._errors import ModelInfraError, ModelResponseError
+from assay.models._http import serve_in_process, ssl_context
 from assay.models._registry import PROVIDERS, ProviderInfo, get_model, preflight, register_provider
 from assay.models._retry import AdaptiveLimiter, RetryPolicy
 from assay.models._server import LlamaServer, embedded_gguf_path, serve_forever
@@ -48,5 +49,7 @@ __all__ = [
     "price_usage",
     "register_provider",
     "serve_forever",
+    "serve_in_process",
+    "ssl_context",
     "try_model",
 ]

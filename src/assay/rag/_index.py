@@ -23,7 +23,7 @@ from assay.rag._lexical import Bm25
 from assay.rag._query import answer
 from assay.rag._records import DocumentInfo, IndexResult, SearchHit, SearchMode, embedding_text
 from assay.rag.signing import assay_home, install_key, read_signed, write_signed
-from assay.ranking import rrf
+from assay.ranking import NORMALIZE, Normalize, convex, fusion_rule, hybrid_defaults, rrf
 
 __all__ = [
     "DocumentIndex",
@@ -70,7 +70,8 @@ class DocumentIndex:
         cache_dir: Path | str | Literal["default"] | None = "default",
         rrf_k: int = 60,
         fusion: Literal["convex", "rrf"] = "convex",
-        alpha: float = 0.5,
+        alpha: float | None = None,
+        normalize: Normalize | None = None,
         ocr: bool = False,
     ) -> None:
         if max_documents is not None and max_documents < 1:
@@ -80,10 +81,16 @@ class DocumentIndex:
         self.embedder_spec: str | None = None
         self.chunking = chunking or ChunkConfig()
         self.max_documents = max_documents
+        default_normalize, default_alpha = hybrid_defaults(embedder.name)
+        normalize = default_normalize if normalize is None else normalize
+        alpha = default_alpha if alpha is None else alpha
         if fusion not in ("convex", "rrf"):
             raise ConfigError(f"fusion must be convex or rrf, got {fusion!r}")
         if not 0.0 <= alpha <= 1.0:
             raise ConfigError(f"alpha must be between 0 and 1, got {alpha}")
+        if normalize not in NORMALIZE:
+            raise ConfigError(f"normalize must be one of {', '.join(NORMALIZE)}, got {normalize!r}")
+        self.normalize: Normalize = normalize
         self.rrf_k = rrf_k
         self.fusion = fusion
         self.alpha = alpha
@@ -104,6 +111,11 @@ class DocumentIndex:
         self._faiss: Any = None
         self._matrix = np.zeros((0, embedder.dim), dtype=np.float32)
         self._bm25: Bm25 | None = None
+
+    @property
+    def fusion_rule(self) -> str:
+        """The hybrid fusion setting as one name (``convex/minmax/alpha=0.5``): part of a run's provenance."""
+        return fusion_rule(self.fusion, self.alpha, self.normalize, self.rrf_k)
 
     # ------------------------------------------------------------------------------------- contents
 
@@ -389,9 +401,11 @@ class DocumentIndex:
     ) -> list[SearchHit]:
         """The ``k`` best chunks for ``query``: dense, BM25, or both fused.
 
-        Hybrid fusion is ``convex`` by default: ``alpha * cosine / best cosine + (1 - alpha) * bm25 /
-        best bm25`` over the union of both candidate lists (exact scores for every candidate), which
-        keeps how much better the best hit is than the rest; ``rrf`` (reciprocal rank) keeps only ranks.
+        Hybrid fusion is ``convex`` by default: ``alpha * cosine' + (1 - alpha) * bm25'`` over the union of
+        both candidate lists (exact scores for every candidate), each channel min-max scaled over those
+        candidates and dense weighed 0.7 (``normalize`` and ``alpha`` default to
+        :func:`assay.ranking.hybrid_defaults` of the embedder; the formula is :func:`assay.ranking.convex`),
+        which keeps how much better the best hit is than the rest; ``rrf`` (reciprocal rank) keeps only ranks.
         With ``dedupe`` a chunk whose text is identical to a better-ranked one (a copy of a document
         under another name) is dropped, so copies cannot crowd out other evidence.
         """
@@ -421,11 +435,7 @@ class DocumentIndex:
             assert qv is not None and lex_all is not None
             cands = np.array(list(dict.fromkeys(dense + lexical)), dtype=np.int64)
             cos = np.maximum(self._matrix[cands] @ qv[0], 0.0)
-            lex = lex_all[cands]
-            top_cos = float(cos.max()) if cos.size else 0.0
-            top_lex = float(lex.max()) if lex.size else 0.0
-            fused_s = self.alpha * (cos / top_cos if top_cos > 0 else cos)
-            fused_s += (1 - self.alpha) * (lex / top_lex if top_lex > 0 else lex)
+            fused_s = convex(cos, lex_all[cands], self.alpha, self.normalize)
             scored = sorted(
                 ((int(i), float(f)) for i, f in zip(cands, fused_s, strict=True)),
                 key=lambda kv: (-kv[1], dpos.get(kv[0], 1 << 30), kv[0]),
@@ -476,6 +486,7 @@ class DocumentIndex:
             "max_documents": self.max_documents,
             "fusion": self.fusion,
             "alpha": self.alpha,
+            "normalize": self.normalize,
             "ocr": self.ocr,
             "documents": [asdict(d) for d in docs],
         }
@@ -519,6 +530,7 @@ class DocumentIndex:
         index.max_documents = manifest.get("max_documents")
         index.fusion = manifest.get("fusion", index.fusion)
         index.alpha = float(manifest.get("alpha", index.alpha))
+        index.normalize = manifest.get("normalize", "max")  # an index saved before the field: the old rule
         index.ocr = bool(manifest.get("ocr", index.ocr))
         offset = 0
         for d in manifest["documents"]:

@@ -60,7 +60,7 @@ from assay.agents.gateway._responses_front import (
     parse_responses,
     responses_response,
 )
-from assay.models import ChatModel, ModelOutput, StreamChunk
+from assay.models import ChatModel, ModelOutput, StreamChunk, ssl_context
 from assay.models.cost import is_loopback_url
 
 __all__ = ["build_app"]
@@ -395,7 +395,7 @@ class _Gateway:
             return None
         root = base.removesuffix("/").removesuffix("/v1")
         try:
-            async with httpx.AsyncClient(timeout=10.0) as client:
+            async with httpx.AsyncClient(timeout=10.0, verify=ssl_context()) as client:
                 # add_special false: the text's own tokens, without the BOS a prompt starts with
                 resp = await client.post(f"{root}/tokenize", json={"content": text, "add_special": False})
                 if resp.status_code != 200:

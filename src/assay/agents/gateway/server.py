@@ -27,7 +27,7 @@ from assay.agents._harness import Route
 from assay.agents.gateway._app import build_app
 from assay.agents.gateway._log import CallLog, CallRecord, GatewayUsage
 from assay.errors import ConfigError, InfraError, MissingDependencyError
-from assay.models import ChatModel, get_model
+from assay.models import ChatModel, get_model, serve_in_process, ssl_context
 from assay.models import preflight as run_preflight
 from assay.models.cost import is_loopback_url
 
@@ -107,9 +107,8 @@ class Gateway:
             raise ConfigError(f"--port {self._requested_port}: cannot listen on {self.host}: {exc}") from exc
         sock.listen(128)
         self._port = int(sock.getsockname()[1])
-        app = _ended_quietly(
-            build_app(self.upstream, self.log, rewrite_system=self.rewrite_system), lambda: self._stopping
-        )
+        inner = build_app(self.upstream, self.log, rewrite_system=self.rewrite_system)
+        app = _ended_quietly(inner, lambda: self._stopping)
         self._stopping = False
         config = uvicorn.Config(
             app, log_level="warning", access_log=False, lifespan="off", timeout_keep_alive=30
@@ -134,6 +133,10 @@ class Gateway:
                     f"the model gateway did not start on {self.url}: {self._error or 'timed out'}"
                 )
             time.sleep(0.005)
+        # a model client in this process (the reference agent) calls the app on its own event loop: the same
+        # request and answer, without the GIL hand-overs between its thread and this server's on every call.
+        # The app itself, not the server's wrapper: a cancelled call there is its caller's, and stays cancelled
+        serve_in_process(self.url, inner)
         return self
 
     def stop(self, timeout_s: float = 10.0) -> None:
@@ -142,6 +145,8 @@ class Gateway:
         from assay._util import cancel_requested
 
         self._stopping = True
+        if self._port is not None:
+            serve_in_process(self.url, None)
         if self._server is not None:
             self._server.should_exit = True
             if cancel_requested():
@@ -242,7 +247,7 @@ def _route_root(route: Route) -> str:
 async def _get(route: Route, what: str, since: int) -> Any:
     url = f"{_route_root(route)}/assay/{what}?since={since}"
     try:
-        async with httpx.AsyncClient(timeout=10.0) as client:
+        async with httpx.AsyncClient(timeout=10.0, verify=ssl_context()) as client:
             response = await client.get(url)
     except httpx.HTTPError as exc:
         raise InfraError(f"the model gateway at {url} did not answer: {exc}") from exc
@@ -273,7 +278,7 @@ async def limit_steps(route: Route, max_calls: int | None) -> int | None:
         return None
     url = f"{root}/assay/limit"
     try:
-        async with httpx.AsyncClient(timeout=10.0) as client:
+        async with httpx.AsyncClient(timeout=10.0, verify=ssl_context()) as client:
             response = await client.post(url, json={"max_calls": max_calls})
     except httpx.HTTPError as exc:
         raise InfraError(f"the model gateway at {url} did not answer: {exc}") from exc

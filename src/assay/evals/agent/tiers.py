@@ -30,12 +30,12 @@ event that runs a tier when it is due against the committed records of ``records
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay._util import read_json_file
 from assay.errors import ConfigError
 
 __all__ = [
@@ -138,14 +138,7 @@ def _reasons(value: Any, where: str, path: Path) -> dict[str, str]:
 
 def load_tiers(path: Path) -> Tiers:
     """Read ``ci_tiers.json``; a ConfigError naming the file (and line) says what is wrong."""
-    if not path.is_file():
-        raise ConfigError(
-            "--tier: no tiers file (ci_tiers.json next to the scenarios folder)", path=str(path)
-        )
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"invalid JSON: {exc.msg}", path=str(path), line=exc.lineno) from exc
+    data = read_json_file(path, missing="--tier: no tiers file (ci_tiers.json next to the scenarios folder)")
     if not isinstance(data, dict) or not isinstance(data.get("tiers"), dict) or not data["tiers"]:
         raise ConfigError(
             'expected {"tiers": {NAME: {"scenarios": [...]}, ...}, "excluded": {...}}', path=str(path)

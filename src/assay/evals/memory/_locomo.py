@@ -10,13 +10,13 @@ the file and the sample/question at fault.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from assay._util import read_json_file
 from assay.errors import ConfigError
 from assay.evals._pinned import parse_dated
 from assay.evals.memory._grading import CATEGORIES
@@ -137,12 +137,7 @@ def _sessions(conv: dict[str, object], path: str, where: str) -> list[LocomoSess
 
 def load_locomo(path: Path) -> list[LocomoConversation]:
     """Read a LoCoMo JSON file; ConfigError names the file and the sample or question at fault."""
-    if not path.is_file():
-        raise ConfigError("LoCoMo file not found (--dataset locomo:FILE)", path=str(path))
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"invalid JSON: {exc.msg}", path=str(path), line=exc.lineno) from exc
+    data = read_json_file(path, missing="LoCoMo file not found (--dataset locomo:FILE)")
     if not isinstance(data, list) or not data:
         raise ConfigError("a LoCoMo file is a non-empty JSON list of samples", path=str(path))
     out: list[LocomoConversation] = []

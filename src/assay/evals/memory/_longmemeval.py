@@ -11,14 +11,13 @@ answer is in what the agent is shown (an upper bound on what any answerer could 
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from assay._util import ticking
+from assay._util import read_json_file, ticking
 from assay.embed import Embedder
 from assay.errors import ConfigError
 from assay.evals._pinned import parse_dated
@@ -66,12 +65,7 @@ def parse_date(value: str, *, path: str, where: str) -> datetime:
 
 def load_longmemeval(path: Path) -> list[LMEQuestion]:
     """Read a LongMemEval JSON file (a list of question records); ConfigError names the record at fault."""
-    if not path.is_file():
-        raise ConfigError("LongMemEval file not found (--dataset longmemeval:FILE)", path=str(path))
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"invalid JSON: {exc.msg}", path=str(path), line=exc.lineno) from exc
+    data = read_json_file(path, missing="LongMemEval file not found (--dataset longmemeval:FILE)")
     if not isinstance(data, list) or not data:
         raise ConfigError("a LongMemEval file is a non-empty JSON list of question records", path=str(path))
     out: list[LMEQuestion] = []

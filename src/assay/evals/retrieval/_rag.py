@@ -178,6 +178,7 @@ class RagRetrievalBenchmark(Benchmark):
                 "chunking": probe.chunking.id,
                 "fusion": probe.fusion,
                 "alpha": probe.alpha,
+                "fusion_rule": probe.fusion_rule,
                 **({"ocr": True} if self.options.ocr else {}),
             },
         )
