@@ -23,6 +23,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 __all__ = [
+    "NO_DEPS",
     "AssayError",
     "ConfigError",
     "DataIntegrityError",
@@ -32,7 +33,6 @@ __all__ = [
     "InfraError",
     "LockHeldError",
     "MissingDependencyError",
-    "NO_DEPS",
     "NotComparableError",
     "ResumeError",
     "SecretLeakError",
