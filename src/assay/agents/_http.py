@@ -28,6 +28,7 @@ from assay.agents._cliproc import refuse_fence, summarize
 from assay.agents._harness import Harness, RunSpec
 from assay.agents.record import AgentResult, Limits, TranscriptEntry
 from assay.errors import ConfigError
+from assay.models import ssl_context
 from assay.runs import Usage
 
 TURN_PROTOCOL_VERSION = 1
@@ -84,7 +85,7 @@ class HttpHarness(Harness):
         started = time.monotonic()
         try:
             # the wall clock bounds the whole turn, not each read
-            async with httpx.AsyncClient(timeout=None, headers=self.headers) as client:
+            async with httpx.AsyncClient(timeout=None, headers=self.headers, verify=ssl_context()) as client:
                 call = (
                     self._turn(client, prompt, spec)
                     if self.protocol == "turn"

@@ -1,27 +1,42 @@
 """What the installed llama.cpp was built with, and whether it can run on this CPU.
 
-llama-cpp-python compiles llama.cpp on install. Built with ``-march=native`` on a CPU that has AMX, its CPU
-backend routes quantised matrix products through ``ggml_backend_amx_mul_mat``, which crashes
-(SIGSEGV) under ``llama_decode``. assay's install builds it portable instead (``GGML_NATIVE=OFF``: AVX2,
-FMA and F16C, no AVX-512, no AMX; ``LLAVA_BUILD=OFF`` leaves out the multimodal library a text model never
-loads); :func:`check_llama_build` refuses a build that still carries the AMX kernels on a CPU that would run
-them, naming the reinstall command, instead of letting it crash.
+assay serves the embedded model with llama.cpp from the ``xllamacpp`` wheel, prebuilt portable (x86-64: AVX2,
+FMA and F16C; no AVX-512, no AMX). A llama.cpp built with ``-march=native`` on a CPU that has AMX routes
+quantised matrix products through ``ggml_backend_amx_mul_mat``, which crashes (SIGSEGV) under ``llama_decode``;
+one compiled for instructions this CPU lacks dies with SIGILL. :func:`check_llama_build` refuses either before
+the model starts (a source build of xllamacpp, made on another machine or with other flags, can be either),
+naming the command that puts the portable wheel back, instead of letting it crash.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.util
+import mmap
 from dataclasses import dataclass
 from pathlib import Path
 
-from assay.errors import BUILD_ARGS, ConfigError, MissingDependencyError
+from assay.errors import ConfigError, MissingDependencyError
 
-__all__ = ["REINSTALL_COMMAND", "LlamaBuild", "check_llama_build", "cpu_flags", "llama_build"]
+__all__ = [
+    "REINSTALL_COMMAND",
+    "XLLAMACPP_VERSION",
+    "LlamaBuild",
+    "check_llama_build",
+    "cpu_flags",
+    "llama_build",
+]
 
-#: the command that rebuilds llama-cpp-python portable and text-only (as the README installs it)
+#: the llama.cpp binding the ``local`` extra pins (pyproject.toml says the same; a test holds them together)
+XLLAMACPP_VERSION = "2026.10.11549"
+#: the command that puts the prebuilt portable wheel back (a source build pip cached would be reused without
+#: ``--only-binary``)
 REINSTALL_COMMAND = (
-    f"{BUILD_ARGS['local']} pip install --no-cache-dir --force-reinstall --no-deps llama-cpp-python"
+    f"pip install --force-reinstall --no-deps --only-binary xllamacpp 'xllamacpp=={XLLAMACPP_VERSION}'"
+)
+#: the command that builds llama.cpp for this machine (a CPU without AVX2 cannot run the prebuilt wheel)
+NATIVE_BUILD_COMMAND = (
+    f"pip install --force-reinstall --no-deps --no-binary xllamacpp 'xllamacpp=={XLLAMACPP_VERSION}'"
 )
 #: symbols only a build with the AMX kernels contains
 AMX_SYMBOLS = (b"ggml_backend_amx_mul_mat", b"ggml_backend_amx_buffer_type")
@@ -63,31 +78,33 @@ def _parse_system_info(text: str) -> dict[str, str]:
     return features
 
 
-def _library_dir() -> Path:
-    spec = importlib.util.find_spec("llama_cpp")
+def _package_dir() -> Path:
+    spec = importlib.util.find_spec("xllamacpp")
     if spec is None or not spec.submodule_search_locations:
-        raise MissingDependencyError("llama-cpp-python", "local")
-    return Path(next(iter(spec.submodule_search_locations))) / "lib"
+        raise MissingDependencyError("xllamacpp", "local")
+    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def _amx_symbols(libraries: tuple[Path, ...]) -> tuple[str, ...]:
     found: set[str] = set()
     for lib in libraries:
-        data = lib.read_bytes()
-        found.update(sym.decode() for sym in AMX_SYMBOLS if sym in data)
+        with lib.open("rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            found.update(sym.decode() for sym in AMX_SYMBOLS if data.find(sym) != -1)
     return tuple(sorted(found))
 
 
 @functools.cache
 def llama_build() -> LlamaBuild:
-    """Inspect the installed llama.cpp (imports ``llama_cpp``; cached for the process)."""
+    """Inspect the installed llama.cpp (imports ``xllamacpp``; cached for the process): the CPU features it
+    reports and the AMX symbols in its shared libraries."""
     try:
-        import llama_cpp
+        import xllamacpp
     except ImportError as exc:
-        raise MissingDependencyError("llama-cpp-python", "local") from exc
-    info = llama_cpp.llama_print_system_info()
-    text = info.decode("utf-8", "replace") if isinstance(info, bytes) else str(info)
-    libraries = tuple(sorted({p.resolve() for p in _library_dir().glob("libggml*.so*")}))
+        raise MissingDependencyError("xllamacpp", "local") from exc
+    text = str(xllamacpp.get_system_info())
+    folder = _package_dir()
+    libraries = tuple(sorted({p.resolve() for pattern in ("*.so", "*.so.*", "*.dylib", "*.dll")
+                              for p in folder.rglob(pattern)}))  # fmt: skip
     return LlamaBuild(
         features=_parse_system_info(text), libraries=libraries, amx_symbols=_amx_symbols(libraries)
     )
@@ -119,14 +136,13 @@ def check_llama_build(build: LlamaBuild | None = None, flags: frozenset[str] | N
     if build.has_amx and any(f.startswith("amx") for f in flags):
         where = ", ".join(build.amx_symbols) or "AMX_INT8 = 1"
         raise ConfigError(
-            f"the installed llama-cpp-python was built with AMX kernels ({where}), which crash on this "
-            f"CPU; rebuild it portable: {REINSTALL_COMMAND}"
+            f"the installed llama.cpp (xllamacpp) was built with AMX kernels ({where}), which crash on this "
+            f"CPU; put the portable wheel back: {REINSTALL_COMMAND}"
         )
     if "avx" in flags or "sse2" in flags:  # an x86 CPU
         missing = [isa for isa in build.compiled_isa if isa not in flags]
         if missing:
             raise ConfigError(
-                f"the installed llama-cpp-python was compiled for {', '.join(missing)}, which this CPU lacks; "
-                "rebuild it for this machine (it has no AMX, so a native build is safe): "
-                + REINSTALL_COMMAND.replace("GGML_NATIVE=OFF", "GGML_NATIVE=ON")
+                f"the installed llama.cpp (xllamacpp) was compiled for {', '.join(missing)}, which this CPU "
+                f"lacks; build it for this machine (it has no AMX, so a native build is safe): {NATIVE_BUILD_COMMAND}"
             )

@@ -1,49 +1,131 @@
 """Tool calls from a llama.cpp model with no tool-calling format of its own (the embedded SmolLM2), server side.
 
-llama-cpp-python's server answers a request with ``tools`` in plain text unless ``tool_choice`` names a tool:
-its chat templates never produce a call, so an agent on the embedded model never calls one. Installed in the
-server process (:func:`install_tool_calls`, from :mod:`assay.models._llama_serve`), every chat request that
-offers tools (or carries tool turns) is served by :func:`tool_chat` instead:
+llama.cpp's server answers a request with ``tools`` in its own generic format, which a 135M model rarely keeps
+to. In assay's server (:mod:`assay.models._llama_serve`) every chat request that offers tools (or carries tool
+turns) is served by :func:`tool_chat` instead, on llama.cpp's native endpoints (:class:`Native`):
 
 - the conversation is written in a text protocol the model is told in its system message (a tool call is
   ``functions.<name>:`` and the arguments as JSON; an answer is ``message:`` and the text), rendered with the
-  model's own chat template (ChatML where it has none): earlier calls as that text, tool results as ``tool`` turns;
+  model's own chat template (``/apply-template``; ChatML where it has none or refuses a turn): earlier calls as
+  that text, tool results as ``tool`` turns;
 - **the model chooses**: the log-probabilities of the two openings (``functions`` / ``message``) at the start
-  of its reply decide, the call's side raised by :data:`TOOL_BIAS` (see its note); ``tool_choice`` ``required`` or
-  a tool's name skips the choice, ``none`` answers;
-- a call's name is held by a grammar to the offered names and its arguments to the tool's JSON schema
-  (llama.cpp's GBNF), so the OpenAI ``tool_calls`` it returns always parse; an answer is free text. Streamed or
-  not, the response has OpenAI's shapes, so the gateway passes it on as OpenAI or Anthropic tool use.
+  of its reply decide (``/completion`` with ``n_probs``), the call's side raised by :data:`TOOL_BIAS` (see its
+  note); ``tool_choice`` ``required`` or a tool's name skips the choice, ``none`` answers;
+- a call's name is held by a grammar to the offered names (GBNF) and its arguments to the tool's JSON schema
+  (``json_schema``), so the OpenAI ``tool_calls`` it returns always parse; an answer is free text
+  (``/v1/completions``). Streamed or not, the response has OpenAI's chat shapes, so the gateway passes it on as
+  OpenAI or Anthropic tool use.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
+import math
+import sys
 import time
 import uuid
 from collections.abc import Iterator, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
-__all__ = ["TOOL_BIAS", "install_tool_calls", "render_prompt", "tool_chat", "tools_text"]
+__all__ = ["TOOL_BIAS", "Native", "NativeError", "render_prompt", "tool_chat", "tools_text", "wants_tools"]
 
 #: how a reply that calls a tool opens, and how an answer does
 CALL_MARK, ANSWER_MARK = "functions", "message"
 #: log-probability added to the call's opening before the two are compared, and what each call already made
 #: since the user's last message takes off it. SmolLM2-135M, shown its tools in this protocol, favours the
-#: call's opening on a fresh question (first turns of 8 documents and shell scenarios: +0.9 to +7.1) and only a
-#: little less once a result is in (+0.1 to +3.5 after one): it copies what it saw more than it weighs what it
-#: has. Unbiased, with each call made costing 3, it calls on a fresh question and answers once results are in
-#: (a second call where it is surer), instead of calling to the step cap.
+#: call's opening on most fresh questions and only a little less once a result is in: it copies what it saw more
+#: than it weighs what it has. Measured on llama.cpp b11549 (xllamacpp 2026.10.11549), 8 documents and shell
+#: scenarios, 3 steps (the server logs each choice): first turns +1.2 to +5.9 in 8 of 11 choices,
+#: -3.1 to -4.6 in the other 3; after one result +0.6 to +3.7 (8 choices), after two +2.9 (on b11312 under
+#: llama-cpp-python: +0.9 to +7.1 and +0.1 to +3.5). Unbiased, with each call made costing 3, it calls on a
+#: fresh question and answers once results are in (a second call where it is surer), instead of calling to the
+#: step cap.
 TOOL_BIAS = 0.0
 CALL_COST = 3.0
 #: what a call's arguments may run to (a grammar-held JSON object; the request's max_tokens caps it lower)
 ARGS_MAX_TOKENS = 256
-_CHATML = (
-    "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n'}}"
-    "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
-)
+#: added to both openings' logits when they are read: it lifts the two above every other token, so the
+#: sampler's two candidates are exactly them, and leaves their difference (the margin) as the model gave it
+_LIFT = 100.0
+_CHATML_STOP = "<|im_end|>"
 _GENERATION = ("temperature", "top_p", "top_k", "min_p", "seed", "repeat_penalty", "presence_penalty",
                "frequency_penalty")  # fmt: skip
+
+
+class NativeError(Exception):
+    """llama.cpp's server refused a request: its HTTP status and JSON body, passed on to the client."""
+
+    def __init__(self, status: int, body: bytes) -> None:
+        super().__init__(f"HTTP {status}: {body[:200]!r}")
+        self.status = status
+        self.body = body
+
+
+class Native:
+    """llama.cpp's own server (the xllamacpp ``Server`` of this process), reached on its loopback listener.
+
+    One connection per request: the native listener closes idle keep-alive connections on its own schedule.
+    """
+
+    def __init__(self, base_url: str, alias: str) -> None:
+        parts = urlsplit(base_url)
+        self.host, self.port = parts.hostname or "127.0.0.1", int(parts.port or 80)
+        self.alias = alias
+
+    def connect(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection(self.host, self.port, timeout=None)
+
+    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        conn = self.connect()
+        try:
+            conn.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
+            resp = conn.getresponse()
+            data = resp.read()
+        finally:
+            conn.close()
+        if resp.status != 200:
+            raise NativeError(resp.status, data)
+        out: dict[str, Any] = json.loads(data)
+        return out
+
+    def stream(self, path: str, body: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """The ``data:`` events of a streamed response, parsed (``[DONE]`` ends it)."""
+        conn = self.connect()
+        try:
+            conn.request(
+                "POST", path, json.dumps({**body, "stream": True}), {"Content-Type": "application/json"}
+            )
+            resp = conn.getresponse()
+            if resp.status != 200:
+                raise NativeError(resp.status, resp.read())
+            while line := resp.readline():
+                text = line.strip()
+                if not text.startswith(b"data:"):
+                    continue
+                payload = text[5:].strip()
+                if payload == b"[DONE]":
+                    return
+                event: dict[str, Any] = json.loads(payload)
+                if "error" in event:
+                    raise NativeError(500, payload)
+                yield event
+        finally:
+            conn.close()
+
+    def template(self, messages: list[dict[str, str]]) -> str:
+        return str(self.post("/apply-template", {"messages": messages})["prompt"])
+
+    def count(self, text: str) -> int:
+        """Tokens of ``text`` as the model reads it (special tokens parsed, no BOS added)."""
+        return len(self.post("/tokenize", {"content": text, "add_special": False})["tokens"])
+
+    def first_token(self, text: str) -> int:
+        tokens = self.post("/tokenize", {"content": text, "add_special": False, "parse_special": False})[
+            "tokens"
+        ]
+        return int(tokens[0])
 
 
 def tools_text(tools: Sequence[dict[str, Any]]) -> str:
@@ -112,26 +194,20 @@ def plain_messages(
     return out
 
 
-def render_prompt(llama: Any, messages: list[dict[str, str]]) -> tuple[str, list[str]]:
-    """The prompt of ``messages`` by the model's own chat template (ChatML where it has none, or where its
-    template refuses a ``tool`` turn), ending where the assistant's reply starts; and its stop strings."""
-    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-    eos = llama.detokenize([llama.token_eos()], special=True).decode("utf-8", errors="ignore")
-    bos = llama.detokenize([llama.token_bos()], special=True).decode("utf-8", errors="ignore")
-    template = (getattr(llama, "metadata", None) or {}).get("tokenizer.chat_template") or _CHATML
-    for source in dict.fromkeys((template, _CHATML)):
-        try:
-            done = Jinja2ChatFormatter(template=source, eos_token=eos, bos_token=bos)(messages=messages)
-        except Exception:  # a template that insists on user/assistant turns: ChatML then
-            continue
-        stop = done.stop if isinstance(done.stop, list) else [done.stop] if done.stop else []
-        return done.prompt, [*stop, "<|im_end|>"] if source is _CHATML else stop or [eos]
-    raise ValueError("no chat template could render the conversation")
+def chatml(messages: list[dict[str, str]]) -> str:
+    """``messages`` in ChatML, ending where the assistant's reply starts."""
+    turns = "".join(f"<|im_start|>{m['role']}\n{m['content']}{_CHATML_STOP}\n" for m in messages)
+    return f"{turns}<|im_start|>assistant\n"
 
 
-def _first_token(llama: Any, text: str) -> int:
-    return int(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)[0])
+def render_prompt(native: Native, messages: list[dict[str, str]]) -> tuple[str, list[str]]:
+    """The prompt of ``messages`` by the model's own chat template (ChatML where its template refuses the
+    conversation), ending where the assistant's reply starts; and the stop strings beyond the model's own
+    end-of-turn token (which llama.cpp stops on by itself)."""
+    try:
+        return native.template(messages), []
+    except NativeError:  # a template that insists on user/assistant turns: ChatML then
+        return chatml(messages), [_CHATML_STOP]
 
 
 def calls_since_user(messages: Sequence[dict[str, Any]]) -> int:
@@ -144,47 +220,60 @@ def calls_since_user(messages: Sequence[dict[str, Any]]) -> int:
     return count
 
 
-def choose_call(llama: Any, prompt: str, calls_made: int = 0) -> tuple[bool, float]:
+def opening_margin(native: Native, prompt: str) -> float:
+    """log P(call's opening) - log P(answer's opening) at the start of the reply after ``prompt``.
+
+    Read as the probabilities of the sampler's two candidates when only they are left (both lifted by the same
+    :data:`_LIFT`, then top-k 2 at temperature 1): their log-ratio is the difference of the model's logits."""
+    call, answer = native.first_token(CALL_MARK), native.first_token(ANSWER_MARK)
+    out = native.post(
+        "/completion",
+        {
+            "prompt": prompt,
+            "n_predict": 1,
+            "n_probs": 2,
+            "post_sampling_probs": True,
+            "samplers": ["top_k"],
+            "top_k": 2,
+            "temperature": 1.0,
+            "seed": 0,
+            "logit_bias": [[call, _LIFT], [answer, _LIFT]],
+            "cache_prompt": True,
+        },
+    )
+    probs = {int(p["id"]): float(p["prob"]) for p in out["completion_probabilities"][0]["top_probs"]}
+    tiny = 1e-45  # a probability float32 rounds to 0: the margin is beyond any bias anyway
+    return math.log(max(probs.get(call, 0.0), tiny)) - math.log(max(probs.get(answer, 0.0), tiny))
+
+
+def choose_call(native: Native, prompt: str, calls_made: int = 0) -> tuple[bool, float]:
     """Whether the model opens its reply with a tool call (``calls_made``: calls since the user's last
     message); and the margin (call minus answer, in log-probability, before :data:`TOOL_BIAS` and
     :data:`CALL_COST`)."""
-    import numpy as np
-
-    call, answer = _first_token(llama, CALL_MARK), _first_token(llama, ANSWER_MARK)
-    seen: dict[str, float] = {}
-
-    def look(_ids: Any, scores: Any) -> Any:
-        if not seen:
-            logits = np.asarray(scores, dtype=np.float64)
-            seen["margin"] = float(logits[call] - logits[answer])  # the softmax's normaliser cancels
-        return scores
-
-    llama.create_completion(prompt=prompt, max_tokens=1, temperature=0.0, logits_processor=[look])
-    margin = seen["margin"]
-    return margin + TOOL_BIAS - CALL_COST * calls_made > 0, margin
-
-
-def _grammar(text: str) -> Any:
-    from llama_cpp.llama_grammar import LlamaGrammar
-
-    return LlamaGrammar.from_string(text, verbose=False)
-
-
-def _args_grammar(parameters: dict[str, Any] | None) -> Any:
-    from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
-
-    try:
-        return LlamaGrammar.from_json_schema(json.dumps(parameters or {"type": "object"}), verbose=False)
-    except Exception:  # a schema the converter cannot hold: any JSON object then
-        return LlamaGrammar.from_string(JSON_GBNF, verbose=False)
+    margin = opening_margin(native, prompt)
+    call = margin + TOOL_BIAS - CALL_COST * calls_made > 0
+    # one line a choice in the server's log: what the note on TOOL_BIAS was measured from
+    print(f"tool choice: margin {margin:+.2f} after {calls_made} call(s): {'call' if call else 'answer'}",
+          file=sys.stderr, flush=True)  # fmt: skip
+    return call, margin
 
 
 def _options(params: dict[str, Any]) -> dict[str, Any]:
     return {k: params[k] for k in _GENERATION if params.get(k) is not None}
 
 
+def closed_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
+    """The tool's parameters as the grammar holds them: an object that does not say ``additionalProperties``
+    takes only the properties it names (a small model otherwise pads its call with invented keys until the
+    token cap cuts the JSON)."""
+    held = dict(schema or {"type": "object"})
+    if held.get("type") == "object" and "additionalProperties" not in held:
+        held["additionalProperties"] = False
+    return held
+
+
 def _call(
-    llama: Any, prompt: str, tools: Sequence[dict[str, Any]], name: str | None, params: dict[str, Any]
+    native: Native, prompt: str, tools: Sequence[dict[str, Any]], name: str | None, params: dict[str, Any]
 ) -> tuple[str, str, int]:
     """The call the model writes after ``prompt``: (tool name, JSON arguments, tokens written)."""
     by_name = {(t.get("function") or {}).get("name"): t.get("function") or {} for t in tools}
@@ -192,24 +281,37 @@ def _call(
     prompt += f"{CALL_MARK}."
     if name is None:
         names = " | ".join(json.dumps(n) for n in by_name)
-        out = llama.create_completion(
-            prompt=prompt, max_tokens=64, temperature=0.0, grammar=_grammar(f"root ::= {names}")
+        out = native.post(
+            "/completion",
+            {"prompt": prompt, "n_predict": 64, "temperature": 0.0, "grammar": f"root ::= {names}"},
         )
-        name = out["choices"][0]["text"]
-        written += int(out["usage"]["completion_tokens"])
+        name = str(out["content"])
+        written += int(out["tokens_predicted"])
     cap = min(ARGS_MAX_TOKENS, int(params.get("max_tokens") or ARGS_MAX_TOKENS))
-    out = llama.create_completion(
-        prompt=f"{prompt}{name}:\n",
-        max_tokens=cap,
-        grammar=_args_grammar(by_name.get(name, {}).get("parameters")),
-        **_options(params),
+    out = native.post(
+        "/completion",
+        {
+            "prompt": f"{prompt}{name}:\n",
+            "n_predict": cap,
+            "json_schema": closed_schema(by_name.get(name, {}).get("parameters")),
+            **_options(params),
+        },
     )
-    written += int(out["usage"]["completion_tokens"])
-    return str(name), out["choices"][0]["text"].strip(), written
+    written += int(out["tokens_predicted"])
+    return str(name), str(out["content"]).strip(), written
 
 
 def _head(model: str) -> dict[str, Any]:
     return {"id": f"chatcmpl-{uuid.uuid4().hex}", "created": int(time.time()), "model": model}
+
+
+def _chunk(head: dict[str, Any], delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+    choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+    return {**head, "object": "chat.completion.chunk", "choices": [choice]}
+
+
+def _usage_chunk(head: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
+    return {**head, "object": "chat.completion.chunk", "choices": [], "usage": usage}
 
 
 def _call_response(
@@ -223,35 +325,61 @@ def _call_response(
         return {**head, "object": "chat.completion", "choices": [choice], "usage": usage}
 
     def chunks() -> Iterator[dict[str, Any]]:
-        delta = {"role": "assistant", "content": None, "tool_calls": [{"index": 0, **call}]}
-        yield {**head, "object": "chat.completion.chunk",
-               "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}]}  # fmt: skip
-        yield {**head, "object": "chat.completion.chunk",
-               "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": "tool_calls"}]}  # fmt: skip
-        yield {**head, "object": "chat.completion.chunk", "choices": [], "usage": usage}
+        yield _chunk(head, {"role": "assistant", "content": None, "tool_calls": [{"index": 0, **call}]}, None)
+        yield _chunk(head, {}, "tool_calls")
+        yield _usage_chunk(head, usage)
 
     return chunks()
 
 
-def _answer(
-    llama: Any, prompt: str, stop: list[str], params: dict[str, Any], stream: bool, model: str
-) -> Any:
-    from llama_cpp.llama_chat_format import _convert_completion_to_chat
+def _usage(raw: dict[str, Any] | None) -> dict[str, int]:
+    raw = raw or {}
+    prompt, completion = int(raw.get("prompt_tokens") or 0), int(raw.get("completion_tokens") or 0)
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
+
+def _answer(
+    native: Native, prompt: str, stop: list[str], params: dict[str, Any], stream: bool, model: str
+) -> Any:
+    """The model's free-text reply after ``prompt``, in OpenAI's chat shapes (a text completion, rewritten)."""
     extra = params.get("stop") or []
-    out = llama.create_completion(
-        prompt=prompt,
-        max_tokens=params.get("max_tokens"),
-        stop=[*stop, *([extra] if isinstance(extra, str) else extra)],
-        stream=stream,
-        model=model,
-        **_options(params),
-    )
-    return _convert_completion_to_chat(out, stream=stream)
+    body: dict[str, Any] = {
+        "prompt": prompt,
+        "stop": [*stop, *([extra] if isinstance(extra, str) else extra)],
+    }
+    if params.get("max_tokens") is not None:
+        body["max_tokens"] = params["max_tokens"]
+    body.update(_options(params))
+    head = _head(model)
+    if not stream:
+        out = native.post("/v1/completions", body)
+        choice = (out.get("choices") or [{}])[0]
+        message = {"role": "assistant", "content": choice.get("text") or ""}
+        done = {
+            "index": 0,
+            "message": message,
+            "logprobs": None,
+            "finish_reason": choice.get("finish_reason"),
+        }
+        return {**head, "object": "chat.completion", "choices": [done], "usage": _usage(out.get("usage"))}
+
+    def chunks() -> Iterator[dict[str, Any]]:
+        yield _chunk(head, {"role": "assistant", "content": ""}, None)
+        usage = None
+        for event in native.stream("/v1/completions", {**body, "stream_options": {"include_usage": True}}):
+            for choice in event.get("choices") or []:
+                if choice.get("text"):
+                    yield _chunk(head, {"content": choice["text"]}, None)
+                if choice.get("finish_reason"):
+                    yield _chunk(head, {}, choice["finish_reason"])
+            usage = event.get("usage") or usage
+        yield _usage_chunk(head, _usage(usage))
+
+    return chunks()
 
 
 def tool_chat(
-    llama: Any,
+    native: Native,
     messages: Sequence[dict[str, Any]],
     tools: Sequence[dict[str, Any]] | None = None,
     tool_choice: Any = None,
@@ -259,54 +387,40 @@ def tool_chat(
     model: str | None = None,
     **params: Any,
 ) -> Any:
-    """A chat completion (OpenAI's response or chunks) where the model chooses between a tool call and an
-    answer (see the module doc)."""
+    """A chat completion (OpenAI's response, or an iterator of its chunks) where the model chooses between a
+    tool call and an answer (see the module doc). Raises :class:`NativeError` where llama.cpp refuses."""
     offered = [t for t in tools or [] if (t.get("function") or {}).get("name")]
     choice = tool_choice if tool_choice is not None else "auto"
     if choice == "none":
         offered_for_prompt, offered = offered, []
     else:
         offered_for_prompt = offered
-    prompt, stop = render_prompt(llama, plain_messages(messages, offered_for_prompt))
+    prompt, stop = render_prompt(native, plain_messages(messages, offered_for_prompt))
     name = None
     if isinstance(choice, dict):
         name = (choice.get("function") or {}).get("name")
     call = bool(offered) and (
-        name is not None or choice == "required" or choose_call(llama, prompt, calls_since_user(messages))[0]
+        name is not None or choice == "required" or choose_call(native, prompt, calls_since_user(messages))[0]
     )
-    model_name = model or getattr(llama, "model_path", "") or "local"
+    model_name = model or native.alias
     if not call:
         marked = f"{prompt}{ANSWER_MARK}:\n" if offered_for_prompt else prompt
-        return _answer(llama, marked, stop, params, stream, model_name)
-    prompt_tokens = len(llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True))
-    tool, arguments, written = _call(llama, prompt, offered, name, params)
+        return _answer(native, marked, stop, params, stream, model_name)
+    prompt_tokens = native.count(prompt)
+    tool, arguments, written = _call(native, prompt, offered, name, params)
     usage = {"prompt_tokens": prompt_tokens, "completion_tokens": written,
              "total_tokens": prompt_tokens + written}  # fmt: skip
     return _call_response(_head(model_name), tool, arguments, usage, stream)
 
 
-def _wants_tools(kwargs: dict[str, Any]) -> bool:
-    if kwargs.get("tools") or kwargs.get("functions"):
+def wants_tools(body: dict[str, Any]) -> bool:
+    """Whether a chat request is served by :func:`tool_chat`: it offers tools or carries tool turns (and asks
+    for no ``response_format``, which llama.cpp holds to by itself)."""
+    if body.get("response_format"):
+        return False
+    if body.get("tools") or body.get("functions"):
         return True
     return any(
-        m.get("role") in ("tool", "function") or m.get("tool_calls") for m in kwargs.get("messages") or []
+        isinstance(m, dict) and (m.get("role") in ("tool", "function") or m.get("tool_calls"))
+        for m in body.get("messages") or []
     )
-
-
-def install_tool_calls() -> None:
-    """Serve chat requests that offer tools (or carry tool turns) with :func:`tool_chat` (in this process)."""
-    import llama_cpp
-
-    original = llama_cpp.Llama.create_chat_completion
-    if getattr(original, "_assay_tool_calls", False):
-        return
-
-    def create_chat_completion(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if args or not _wants_tools(kwargs) or kwargs.get("response_format"):
-            return original(self, *args, **kwargs)
-        kwargs.pop("functions", None)
-        kwargs.pop("function_call", None)
-        return tool_chat(self, **kwargs)
-
-    create_chat_completion._assay_tool_calls = True  # type: ignore[attr-defined]
-    llama_cpp.Llama.create_chat_completion = create_chat_completion  # type: ignore[method-assign]

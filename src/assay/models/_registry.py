@@ -39,7 +39,7 @@ class ProviderInfo:
             return False, "set OPENAI_API_KEY"
         if self.name == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY"):
             return False, "set ANTHROPIC_API_KEY"
-        if self.name == "local" and importlib.util.find_spec("llama_cpp") is None:
+        if self.name == "local" and importlib.util.find_spec("xllamacpp") is None:
             return False, install_command("local")
         return True, "ready"
 

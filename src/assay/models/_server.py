@@ -1,4 +1,4 @@
-"""Start llama.cpp's OpenAI-compatible HTTP server (llama-cpp-python) on a free loopback port.
+"""Start llama.cpp's OpenAI-compatible HTTP server (:mod:`assay.models._llama_serve`) on a free loopback port.
 
     with LlamaServer() as server:                 # or: async with LlamaServer() as server
         model = get_model(f"openai-compat/smollm2@{server.base_url}")
@@ -123,34 +123,17 @@ class LlamaServer:
         return f"openai-compat/{self.model}@{self.base_url}"
 
     def command(self) -> list[str]:
-        cmd = [
-            sys.executable,
-            "-m",
-            "assay.models._llama_serve",
-            "--model",
-            str(self.model_path),
-            "--model_alias",
-            self.model,
-            "--host",
-            self.host,
-            "--port",
-            str(self.port),
-            "--n_ctx",
-            str(self.ctx_size),
-        ]
+        cmd = [sys.executable, "-m", "assay.models._llama_serve", "--model", str(self.model_path)]
+        cmd += ["--alias", self.model, "--host", self.host, "--port", str(self.port)]
+        cmd += ["--ctx-size", str(self.ctx_size)]
         if self.n_threads:
-            cmd += ["--n_threads", str(self.n_threads)]
-        # queue concurrent requests; llama-cpp-python's default cuts the one in flight for the newest
-        cmd += ["--interrupt_requests", "False"]
+            cmd += ["--threads", str(self.n_threads)]
         return cmd + self.extra_args
 
     # -- lifecycle -----------------------------------------------------------------------------------
     def _spawn(self) -> None:
-        if importlib.util.find_spec("llama_cpp") is None:
-            raise MissingDependencyError("llama-cpp-python", "local")
-        for mod in ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"):
-            if importlib.util.find_spec(mod) is None:
-                raise MissingDependencyError(f"llama-cpp-python[server] ({mod})", "local")
+        if importlib.util.find_spec("xllamacpp") is None:
+            raise MissingDependencyError("xllamacpp", "local")
         if self.running:
             return
         if self.port is None:
@@ -173,14 +156,10 @@ class LlamaServer:
             tail = self.log_tail()
             how = self.death() or "exited"
             self._cleanup()
-            if "Failed to load model from file" in tail:
-                # the user's file, not an outage: one line naming it
-                raise ConfigError(
-                    f"llama.cpp could not load {self.model_path}: not a usable GGUF model (truncated or "
-                    "corrupt?)"
-                )
-            refused = [line for line in tail.splitlines() if line.startswith("error: the installed llama")]
-            if refused:  # the build check of assay.models._llama_serve
+            # the server's own one-line refusals (assay.models._llama_serve): a build that cannot run on this
+            # CPU, a file llama.cpp cannot load; the user's to fix, not an outage
+            refused = [line for line in tail.splitlines() if line.startswith("error: ")]
+            if refused:
                 raise ConfigError(refused[-1].removeprefix("error: "))
             raise InfraError(f"llama.cpp server {how} while starting; its last log lines:\n{tail}")
 

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.local_model
 
 def test_installed_build_has_no_amx_kernels() -> None:
     build = llama_build()
-    assert build.libraries, "no libggml library found in llama_cpp/lib"
+    assert build.libraries, "no shared library found in the xllamacpp package"
     assert build.features.get("AVX2") == "1", build.features  # the portable build is x86-64-v3, not SSE-only
     assert not [k for k, v in build.features.items() if k.startswith("AMX") and v == "1"], build.features
     assert build.amx_symbols == (), f"AMX kernels in {build.libraries}: {build.amx_symbols}"
@@ -40,14 +40,16 @@ def _build(**features: str) -> LlamaBuild:
 
 def test_an_amx_build_is_refused_on_an_amx_cpu_with_the_fix() -> None:
     native = _build(AVX="1", AVX2="1", FMA="1", F16C="1", AVX512="1", AMX_INT8="1")
-    with pytest.raises(ConfigError, match=r"AMX kernels .*GGML_NATIVE=OFF.*--force-reinstall"):
+    with pytest.raises(
+        ConfigError, match=r"AMX kernels .*--force-reinstall --no-deps --only-binary xllamacpp"
+    ):
         check_llama_build(native, AMX_CPU)
     check_llama_build(native, AMX_CPU - {"amx_tile", "amx_int8", "amx_bf16"})  # no AMX: that build runs
 
 
 def test_a_build_for_a_newer_cpu_is_refused_not_a_sigill() -> None:
     portable = _build(AVX="1", AVX2="1", FMA="1", F16C="1")
-    with pytest.raises(ConfigError, match=r"avx2, fma, f16c, which this CPU lacks.*GGML_NATIVE=ON"):
+    with pytest.raises(ConfigError, match=r"avx2, fma, f16c, which this CPU lacks.*--no-binary xllamacpp"):
         check_llama_build(portable, OLD_CPU)
     check_llama_build(portable, AMX_CPU)
     check_llama_build(portable, frozenset())  # no /proc/cpuinfo: nothing to hold it against

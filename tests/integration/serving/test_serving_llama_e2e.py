@@ -40,8 +40,8 @@ def test_email_triage_against_the_embedded_model(tmp_path: Path) -> None:
 
     levels = read_results(out).levels
     target = levels[0].target
-    # llama-cpp-python exposes no /props: the window is read back from its own refusal
-    assert target["ctx_size"] == 2048 and target["ctx_source"] == "llama-cpp-python context-window refusal"
+    # llama.cpp's server tells its window on /props
+    assert target["ctx_size"] == 2048 and target["ctx_source"] == "llama.cpp /props"
     measured = [r for lv in levels for r in lv.requests if not r["warmup"]]
     assert len(measured) == 3
     for r in measured:
@@ -58,7 +58,7 @@ def test_email_triage_against_the_embedded_model(tmp_path: Path) -> None:
 
 
 def test_structured_answers_from_the_embedded_model_all_parse(tmp_path: Path) -> None:
-    """llama-cpp-python's server takes ``response_format: {"type": "json_object", "schema": ...}`` and
+    """llama.cpp's server takes ``response_format: {"type": "json_object", "schema": ...}`` and
     decodes under the schema's grammar: every answer is JSON naming a valid value for all three fields."""
     out = tmp_path / "run"
     options = {

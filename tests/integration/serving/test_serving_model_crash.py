@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
 import psutil
 import pytest
 
@@ -30,26 +31,34 @@ def _model_server(eval_pid: int, deadline: float) -> psutil.Process:
     raise AssertionError("the eval started no model server")
 
 
-def _listening(server: psutil.Process, deadline: float) -> None:
-    """Wait until the server listens: it loads the model first (minutes on a busy machine)."""
+def _serving(server: psutil.Process, deadline: float) -> None:
+    """Wait until the server answers on the port the eval was given (it loads the model first: llama.cpp's own
+    listener is up before that, assay's front after)."""
+    argv = server.cmdline()
+    url = f"http://127.0.0.1:{argv[argv.index('--port') + 1]}/health"
     while time.monotonic() < deadline:
-        if any(c.status == psutil.CONN_LISTEN for c in server.net_connections(kind="tcp")):
-            return
+        try:
+            if httpx.get(url, timeout=1.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
         time.sleep(0.2)
-    raise AssertionError("the model server never listened")
+    raise AssertionError("the model server never answered")
 
 
 def test_segfault_of_the_embedded_model_mid_eval(tmp_path: Path) -> None:
     out = tmp_path / "run"
     env = {**os.environ, "ASSAY_NO_LOCK": "1", "ASSAY_HOME": str(tmp_path / "home")}
     cmd = [sys.executable, "-m", "assay", "eval", "benchmark", "--model", "local/smollm2"]
-    cmd += ["--concurrency", "1,2", "--num-requests", "40", "--max-tokens", "16", "--out", str(out)]
+    # enough requests that the first level is still under way when the signal comes (llama.cpp's own server
+    # answers 40 of them in under 3 s on an idle machine); the kill ends the run early either way
+    cmd += ["--concurrency", "1,2", "--num-requests", "400", "--max-tokens", "16", "--out", str(out)]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         server = _model_server(proc.pid, time.monotonic() + 60)
         # wait until the first level is under way: the server serves (a signal before that is a crash while
         # starting, with no run to resume), then its requests have begun
-        _listening(server, time.monotonic() + 300)
+        _serving(server, time.monotonic() + 300)
         time.sleep(3.0)
         os.kill(server.pid, signal.SIGSEGV)
         output, _ = proc.communicate(timeout=120)

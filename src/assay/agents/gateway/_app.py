@@ -60,7 +60,7 @@ from assay.agents.gateway._responses_front import (
     parse_responses,
     responses_response,
 )
-from assay.models import ChatModel, ModelOutput, StreamChunk
+from assay.models import ChatModel, ModelOutput, StreamChunk, ssl_context
 from assay.models.cost import is_loopback_url
 
 __all__ = ["build_app"]
@@ -386,7 +386,7 @@ class _Gateway:
         return JSONResponse({"input_tokens": n}, headers={"x-assay-token-count": how})
 
     async def _tokenizer_count(self, text: str) -> int | None:
-        """The upstream's own count where it is a llama-cpp-python server on loopback; None otherwise."""
+        """The upstream's own count where it is a llama.cpp server on loopback (``/tokenize``); None otherwise."""
         if getattr(self.upstream, "server", False) is None:  # a local model not started yet
             await self.upstream.preflight()  # type: ignore[attr-defined]
         server = getattr(self.upstream, "server", None)
@@ -395,16 +395,14 @@ class _Gateway:
             return None
         root = base.removesuffix("/").removesuffix("/v1")
         try:
-            async with httpx.AsyncClient(timeout=10.0) as client:
-                counts = []
-                for piece in ("", text):  # "" first: the BOS token every count includes
-                    resp = await client.post(f"{root}/extras/tokenize/count", json={"input": piece})
-                    if resp.status_code != 200:
-                        return None
-                    counts.append(int(resp.json()["count"]))
+            async with httpx.AsyncClient(timeout=10.0, verify=ssl_context()) as client:
+                # add_special false: the text's own tokens, without the BOS a prompt starts with
+                resp = await client.post(f"{root}/tokenize", json={"content": text, "add_special": False})
+                if resp.status_code != 200:
+                    return None
+                return len(resp.json()["tokens"])
         except (httpx.HTTPError, ValueError, KeyError, TypeError):
             return None
-        return max(0, counts[1] - counts[0])
 
     async def models(self, request: Request) -> Response:
         name = self.upstream.name

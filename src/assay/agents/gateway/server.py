@@ -27,7 +27,7 @@ from assay.agents._harness import Route
 from assay.agents.gateway._app import build_app
 from assay.agents.gateway._log import CallLog, CallRecord, GatewayUsage
 from assay.errors import ConfigError, InfraError, MissingDependencyError
-from assay.models import ChatModel, get_model, serve_in_process
+from assay.models import ChatModel, get_model, serve_in_process, ssl_context
 from assay.models import preflight as run_preflight
 from assay.models.cost import is_loopback_url
 
@@ -247,7 +247,7 @@ def _route_root(route: Route) -> str:
 async def _get(route: Route, what: str, since: int) -> Any:
     url = f"{_route_root(route)}/assay/{what}?since={since}"
     try:
-        async with httpx.AsyncClient(timeout=10.0) as client:
+        async with httpx.AsyncClient(timeout=10.0, verify=ssl_context()) as client:
             response = await client.get(url)
     except httpx.HTTPError as exc:
         raise InfraError(f"the model gateway at {url} did not answer: {exc}") from exc
@@ -278,7 +278,7 @@ async def limit_steps(route: Route, max_calls: int | None) -> int | None:
         return None
     url = f"{root}/assay/limit"
     try:
-        async with httpx.AsyncClient(timeout=10.0) as client:
+        async with httpx.AsyncClient(timeout=10.0, verify=ssl_context()) as client:
             response = await client.post(url, json={"max_calls": max_calls})
     except httpx.HTTPError as exc:
         raise InfraError(f"the model gateway at {url} did not answer: {exc}") from exc

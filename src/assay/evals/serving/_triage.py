@@ -80,7 +80,7 @@ TRIAGE_SCHEMA: dict[str, Any] = {
 
 
 def response_format() -> dict[str, Any]:
-    """The request's ``response_format``: the form llama-cpp-python's server and llama.cpp's accept.
+    """The request's ``response_format``: the form llama.cpp's server and llama-cpp-python's both accept.
 
     llama-cpp-python (0.3.x) rejects OpenAI's newer ``{"type": "json_schema", "json_schema": ...}``
     with HTTP 500 ("Input should be 'text' or 'json_object'"), so the schema rides on ``json_object``.
