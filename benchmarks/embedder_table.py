@@ -23,8 +23,8 @@ Rows, for each embedder (``--embedders``, default ``local,e5-small``):
   evidence recall@5/@10 of the replayed conversations.
 
 The code rows fetch the click and Jinja2 sdists once with pip into ``$ASSAY_HOME/repos`` (as the suites do).
-The figures of the run on 2026-12-02 (40 minutes, load average 4 to 15) are in the README, "The parts under
-test, as tools".
+The README ("The parts under test, as tools") has the figures of ``--skip code,memory`` on 2026-12-03 (load 4 to
+5.5) with the code and memory rows of the full run on 2026-12-02 (40 minutes, load 4 to 15).
 """
 
 from __future__ import annotations
