@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import sys
+import traceback
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -94,7 +95,7 @@ def whole_prompt_usage(data: bytes) -> bytes:
 def make_handler(native: Any) -> type[BaseHTTPRequestHandler]:
     """The front's request handler: everything passed through to ``native`` (a :class:`Native`), chat requests
     with tools served by :func:`tool_chat`, streamed chats asked for their usage."""
-    from assay.models._llama_tools import NativeError, tool_chat, wants_tools
+    from assay.models._llama_tools import NativeError, held_chat, tool_chat, wants_held_json, wants_tools
 
     class Front(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -115,7 +116,10 @@ def make_handler(native: Any) -> type[BaseHTTPRequestHandler]:
                     request = None
                 if isinstance(request, dict):
                     if wants_tools(request):
-                        self._tool_chat(request)
+                        self._tool_chat(request, tool_chat)
+                        return
+                    if wants_held_json(request):
+                        self._tool_chat(request, held_chat)
                         return
                     if request.get("stream"):
                         request["stream_options"] = {
@@ -168,13 +172,13 @@ def make_handler(native: Any) -> type[BaseHTTPRequestHandler]:
             finally:
                 conn.close()
 
-        def _tool_chat(self, request: dict[str, Any]) -> None:
-            request.pop("functions", None)
-            request.pop("function_call", None)
-            request.pop("stream_options", None)
+        def _tool_chat(self, request: dict[str, Any], serve: Any) -> None:
+            """A chat served on llama.cpp's native endpoints (:func:`tool_chat` or :func:`held_chat`)."""
+            for unused in ("functions", "function_call", "stream_options"):
+                request.pop(unused, None)
+            messages = request.pop("messages", None) or []
             try:
-                out = tool_chat(native, **{k: v for k, v in request.items() if k != "messages"},
-                                messages=request.get("messages") or [])  # fmt: skip
+                out = serve(native, messages, **request)
                 if isinstance(out, dict):
                     self._send(200, json.dumps(out).encode())
                     return
@@ -182,6 +186,13 @@ def make_handler(native: Any) -> type[BaseHTTPRequestHandler]:
                 first = next(chunks, None)  # a refusal (context overflow) comes before any chunk
             except NativeError as exc:
                 self._send(exc.status, exc.body)
+                return
+            except Exception as exc:  # a bug of this front: the client gets an answer, the log the traceback
+                traceback.print_exc()
+                error = {
+                    "error": {"code": 500, "message": f"assay's llama.cpp front: {type(exc).__name__}: {exc}"}
+                }
+                self._send(500, json.dumps(error).encode())
                 return
             try:
                 self._start_stream(200, "text/event-stream")

@@ -29,7 +29,17 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["TOOL_BIAS", "Native", "NativeError", "render_prompt", "tool_chat", "tools_text", "wants_tools"]
+__all__ = [
+    "TOOL_BIAS",
+    "Native",
+    "NativeError",
+    "held_chat",
+    "render_prompt",
+    "tool_chat",
+    "tools_text",
+    "wants_held_json",
+    "wants_tools",
+]
 
 #: how a reply that calls a tool opens, and how an answer does
 CALL_MARK, ANSWER_MARK = "functions", "message"
@@ -262,6 +272,13 @@ def _options(params: dict[str, Any]) -> dict[str, Any]:
     return {k: params[k] for k in _GENERATION if params.get(k) is not None}
 
 
+def compact(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` as llama.cpp's grammar engine (LLGuidance) holds it: JSON without free whitespace between
+    tokens, unless the schema says otherwise (``x-guidance``). With whitespace free, SmolLM2-135M writes
+    newline after newline where a value should come until its token cap cuts the JSON."""
+    return schema if "x-guidance" in schema else {**schema, "x-guidance": {"whitespace_flexible": False}}
+
+
 def closed_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
     """The tool's parameters as the grammar holds them: an object that does not say ``additionalProperties``
     takes only the properties it names (a small model otherwise pads its call with invented keys until the
@@ -293,7 +310,7 @@ def _call(
         {
             "prompt": f"{prompt}{name}:\n",
             "n_predict": cap,
-            "json_schema": closed_schema(by_name.get(name, {}).get("parameters")),
+            "json_schema": compact(closed_schema(by_name.get(name, {}).get("parameters"))),
             **_options(params),
         },
     )
@@ -339,14 +356,23 @@ def _usage(raw: dict[str, Any] | None) -> dict[str, int]:
 
 
 def _answer(
-    native: Native, prompt: str, stop: list[str], params: dict[str, Any], stream: bool, model: str
+    native: Native,
+    prompt: str,
+    stop: list[str],
+    params: dict[str, Any],
+    stream: bool,
+    model: str,
+    schema: dict[str, Any] | None = None,
 ) -> Any:
-    """The model's free-text reply after ``prompt``, in OpenAI's chat shapes (a text completion, rewritten)."""
+    """The model's reply after ``prompt`` (free text, or JSON held to ``schema``), in OpenAI's chat shapes (a
+    text completion, rewritten)."""
     extra = params.get("stop") or []
     body: dict[str, Any] = {
         "prompt": prompt,
         "stop": [*stop, *([extra] if isinstance(extra, str) else extra)],
     }
+    if schema is not None:
+        body["json_schema"] = compact(schema)
     if params.get("max_tokens") is not None:
         body["max_tokens"] = params["max_tokens"]
     body.update(_options(params))
@@ -411,6 +437,46 @@ def tool_chat(
     usage = {"prompt_tokens": prompt_tokens, "completion_tokens": written,
              "total_tokens": prompt_tokens + written}  # fmt: skip
     return _call_response(_head(model_name), tool, arguments, usage, stream)
+
+
+def response_schema(response_format: Any) -> dict[str, Any] | None:
+    """The JSON schema a chat request's ``response_format`` asks for (``json_object`` with or without a
+    ``schema``, or OpenAI's ``json_schema``); None for plain text."""
+    if not isinstance(response_format, dict):
+        return None
+    kind = response_format.get("type")
+    if kind == "json_schema":
+        inner = response_format.get("json_schema") or {}
+        schema = inner.get("schema") if isinstance(inner, dict) else None
+        return dict(schema) if isinstance(schema, dict) else {"type": "object"}
+    if kind == "json_object":
+        schema = response_format.get("schema")
+        return dict(schema) if isinstance(schema, dict) else {"type": "object"}
+    return None
+
+
+def held_chat(
+    native: Native,
+    messages: Sequence[dict[str, Any]],
+    response_format: Any = None,
+    stream: bool = False,
+    model: str | None = None,
+    **params: Any,
+) -> Any:
+    """A chat completion whose answer is JSON held to the request's ``response_format`` schema, decoded on the
+    conversation rendered by the model's template. llama.cpp's own chat endpoint refuses schemas its template
+    parser cannot take (a boolean ``items``, as JSON Schema allows) and lets the JSON sprawl in whitespace."""
+    params.pop("tools", None)
+    params.pop("tool_choice", None)
+    turns = [{"role": str(m.get("role", "user")), "content": _content(m.get("content"))} for m in messages]
+    prompt, stop = render_prompt(native, turns)
+    schema = response_schema(response_format) or {"type": "object"}
+    return _answer(native, prompt, stop, params, stream, model or native.alias, schema)
+
+
+def wants_held_json(body: dict[str, Any]) -> bool:
+    """Whether a chat request asks for JSON (``response_format``): served by :func:`held_chat`."""
+    return response_schema(body.get("response_format")) is not None
 
 
 def wants_tools(body: dict[str, Any]) -> bool:

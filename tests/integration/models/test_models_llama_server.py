@@ -7,6 +7,7 @@ back, not the answer's quality.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 
 import httpx
@@ -154,3 +155,21 @@ async def test_on_auto_the_model_chooses_a_call_then_answers_from_its_result(
     # the same question with tool_choice none is answered in text
     plain = await model.generate(messages, tools=[WEATHER], tool_choice="none", max_tokens=16)
     assert plain.tool_calls == [] and plain.text.strip()
+
+
+async def test_a_json_answer_parses_under_a_schema_llama_cpps_chat_endpoint_refuses(
+    model: OpenAICompatModel,
+) -> None:
+    """A boolean ``items`` (JSON Schema 2020-12, as the tasks judge asks) is refused by llama.cpp's own chat
+    endpoint; assay's server holds the answer to it on the native completion endpoint, compact."""
+    entry = {"type": "object", "properties": {"city": {"type": "string", "maxLength": 24}, "score": {"type": "integer", "minimum": 1, "maximum": 5}},
+             "required": ["city", "score"], "additionalProperties": False}  # fmt: skip
+    schema = {"type": "object", "properties": {"items": {"type": "array", "prefixItems": [entry], "items": False,
+              "minItems": 1, "maxItems": 1}}, "required": ["items"], "additionalProperties": False}  # fmt: skip
+    fmt = {"response_format": {"type": "json_object", "schema": schema}}
+    for stream in (False, True):
+        out = await model.generate(
+            [Message("user", "Rate Paris as JSON.")], max_tokens=96, stream=stream, **fmt
+        )
+        (item,) = json.loads(out.text)["items"]
+        assert isinstance(item["city"], str) and isinstance(item["score"], int) and "\n" not in out.text

@@ -146,3 +146,22 @@ def test_usage_counts_the_whole_prompt_not_what_the_cache_held(framing: str) -> 
         assert out.startswith(b"data: {") and out.endswith(b"}\n")
     honest = b'data: {"choices":[{"delta":{"content":"hi"}}]}\n'
     assert whole_prompt_usage(honest) is honest and whole_prompt_usage(b"data: [DONE]\n") == b"data: [DONE]\n"
+
+
+def test_a_json_answer_is_held_compact_to_the_requests_schema() -> None:
+    from assay.models._llama_tools import held_chat, response_schema, wants_held_json
+
+    schema = {"type": "array", "prefixItems": [{"type": "integer"}], "items": False}
+    native = FakeNative(0.0)
+    out = held_chat(native, ASK, response_format={"type": "json_object", "schema": schema}, max_tokens=9)
+    assert out["choices"][0]["message"]["role"] == "assistant" and out["object"] == "chat.completion"
+    (sent,) = [b for p, b in native.sent if p == "/v1/completions"]
+    # no free whitespace between JSON tokens (a small model fills it with newlines until the cap)
+    assert sent["json_schema"] == {**schema, "x-guidance": {"whitespace_flexible": False}}
+    assert sent["max_tokens"] == 9 and sent["prompt"] == "user:Weather in Paris?|assistant:"
+    own = {"type": "object", "x-guidance": {"whitespace_flexible": True}}
+    held_chat(native, ASK, response_format={"type": "json_schema", "json_schema": {"schema": own}})
+    assert native.sent[-1][1]["json_schema"] == own  # a schema that says how is held as it says
+    assert response_schema({"type": "json_object"}) == {"type": "object"}
+    assert wants_held_json({"response_format": {"type": "json_object"}})
+    assert not wants_held_json({"response_format": {"type": "text"}}) and not wants_held_json({})
