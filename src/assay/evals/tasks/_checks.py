@@ -145,9 +145,13 @@ def run_tests_pass(
         return CheckResult(name="tests_pass", passed=True, evidence=summary)
 
 
+#: the folder of the installed ``assay`` package
+ASSAY_PACKAGE = Path(__file__).resolve().parents[2]
+
+
 def run_probe(prepared: PreparedTask, probe: str, *, fence: bool = False) -> CheckResult:
     """The ``probe`` check: the probe run with Python inside a copy of the finished project (``fence``: under
-    bubblewrap, the probe bound read-only)."""
+    bubblewrap, the probes' folder bound read-only)."""
     script = prepared.tasks_dir / "probes" / probe
     with tempfile.TemporaryDirectory(prefix="assay-probe-") as tmp:
         project = _copy(prepared.workdir, Path(tmp))
@@ -158,7 +162,9 @@ def run_probe(prepared: PreparedTask, probe: str, *, fence: bool = False) -> Che
             PROBE_TIMEOUT_S,
             env,
             fence=Path(tmp) if fence else None,
-            binds_ro=[script],
+            # the probe and its siblings (``_probe.py``, which every probe imports), and assay's own package
+            # (a probe may count with assay's rule, e.g. log_count.py): an editable install keeps it out of the venv
+            binds_ro=[script.parent, ASSAY_PACKAGE],
         )
     if code is None:
         return CheckResult(

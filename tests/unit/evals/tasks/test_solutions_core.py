@@ -17,6 +17,7 @@ catalog = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(catalog)
 
 
+from assay.agents.fence import fence_available  # noqa: E402
 from assay.evals.tasks._tasks_load import load_tasks  # noqa: E402
 
 
@@ -28,3 +29,22 @@ def test_core_solution(task_id: str, tmp_path: Path) -> None:
 def test_every_coding_task_has_a_solution() -> None:
     tasks = load_tasks(ROOT / "eval" / "tasks" / "tasks.json")
     assert {t.id for t in tasks.tasks if t.kind == "coding"} == set(catalog.SOLUTIONS)
+
+
+def _probed_tasks() -> list[str]:
+    tasks = load_tasks(ROOT / "eval" / "tasks" / "tasks.json")
+    return [t.id for t in tasks.tasks if t.kind == "coding" and t.expect.probe]
+
+
+@pytest.mark.skipif(fence_available() is not None, reason="bubblewrap cannot run here")
+@pytest.mark.parametrize("task_id", ["bug-fix", "label-issues"])
+def test_a_fenced_grader_passes_the_reference_solution(task_id: str, tmp_path: Path) -> None:
+    # the fence is on by default: its probe imports _probe.py beside it, which the fence must let it see
+    catalog.fails_then_passes(task_id, tmp_path, fence=True)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(fence_available() is not None, reason="bubblewrap cannot run here")
+@pytest.mark.parametrize("task_id", _probed_tasks())
+def test_every_probed_solution_passes_fenced(task_id: str, tmp_path: Path) -> None:
+    catalog.fails_then_passes(task_id, tmp_path, fence=True)
