@@ -17,6 +17,7 @@ def served_cases(case_runs: Path, serve_dir):
 def _open_case(page, served, run: str, case: str) -> None:
     page.goto(f"{served.url}/runs/{run}/index.html")
     page.locator("table.cases a", has_text=case).first.click()
+    page.wait_for_url(f"**/runs/{run}/case/*.html")  # the click only starts the navigation
     assert page.locator(".attempts .attempt").count() == 1
 
 
