@@ -22,7 +22,7 @@ import httpx
 from assay.errors import ConfigError
 from assay.models._base import BaseChatModel, Emit, now
 from assay.models._errors import ModelInfraError
-from assay.models._http import HttpBackend, response_error
+from assay.models._http import HttpBackend, response_error, ssl_context
 from assay.models._types import Message, ModelOutput, StreamChunk, Timings, Tool, ToolCall
 from assay.models.cost import is_loopback_url
 from assay.runs import Usage
@@ -346,7 +346,7 @@ class OpenAICompatModel(BaseChatModel):
         )
         counts = []
         try:
-            async with httpx.AsyncClient(timeout=10.0) as client:
+            async with httpx.AsyncClient(timeout=10.0, verify=ssl_context()) as client:
                 for text in ("", prompt, answer):  # "" first: the BOS token it adds to every count
                     resp = await client.post(f"{root}/extras/tokenize/count", json={"input": text})
                     if resp.status_code != 200:

@@ -21,13 +21,12 @@ HYBRID_NORMALIZE: Normalize = "minmax"
 HYBRID_ALPHA = 0.7
 #: the hash embedder (the ``pr`` suites' deterministic stand-in) is a second lexical channel, not a learned
 #: one: at 0.7 it outweighs BM25 (beir-mini hybrid 0.858 against BM25's 0.873), so it keeps the old rule
-_LEXICAL_EMBEDDERS = {"hash": ("max", 0.5)}
+_LEXICAL_EMBEDDERS: dict[str, tuple[Normalize, float]] = {"hash": ("max", 0.5)}
 
 
 def hybrid_defaults(embedder_name: str) -> tuple[Normalize, float]:
     """``(normalize, alpha)`` of hybrid search for the embedder named ``embedder_name``."""
-    normalize, alpha = _LEXICAL_EMBEDDERS.get(embedder_name, (HYBRID_NORMALIZE, HYBRID_ALPHA))
-    return normalize, alpha  # type: ignore[return-value]
+    return _LEXICAL_EMBEDDERS.get(embedder_name, (HYBRID_NORMALIZE, HYBRID_ALPHA))
 
 
 def rrf(
@@ -49,7 +48,7 @@ def _scale(scores: np.ndarray, normalize: Normalize) -> np.ndarray:
     if normalize == "max":
         return scores / top if top > 0 else scores
     low = float(scores.min())
-    return (scores - low) / (top - low) if top > low else np.ones_like(scores) * (1.0 if top > 0 else 0.0)
+    return (scores - low) / (top - low) if top > low else np.full_like(scores, 1.0 if top > 0 else 0.0)
 
 
 def convex(dense: np.ndarray, lexical: np.ndarray, alpha: float, normalize: Normalize = "max") -> np.ndarray:
