@@ -165,3 +165,39 @@ def test_a_world_claude_code_could_not_connect_is_the_runs_error_not_a_tool_chec
     why = world_not_connected(parse_stream(init("failed"), Path("/w")))
     assert why is not None and "did not connect (failed)" in why
     assert world_not_connected(parse_stream([], Path("/w"))) is None  # no init event: other errors say so
+
+
+_KEPT_ALIVE = """
+import asyncio, json
+from pathlib import Path
+from assay.agents.world import WorldServer
+
+class Tools:
+    async def close(self):
+        pass
+
+async def main():
+    async with WorldServer(Tools(), Path(".")) as server:
+        url = server.run_url("hello")
+        path = url.split("127.0.0.1:", 1)[1].split("/", 1)[1]
+        reader, writer = await asyncio.open_connection("127.0.0.1", int(url.split(":")[2].split("/")[0]))
+        body = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
+        writer.write(f"POST /{path} HTTP/1.1\\r\\nContent-Length: {len(body)}\\r\\n\\r\\n".encode() + body)
+        await writer.drain()
+        print((await reader.readline()).decode().strip())
+    # the client never closes its kept-alive connection, as an agent cut off mid-run does not
+
+asyncio.run(main())
+"""
+
+
+def test_a_connection_left_open_when_the_run_ends_closes_without_a_traceback(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    res = subprocess.run(
+        [sys.executable, "-c", _KEPT_ALIVE], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "HTTP/1.1 202 Accepted"
+    assert res.stderr == ""

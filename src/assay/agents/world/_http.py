@@ -41,6 +41,7 @@ class WorldServer:
         self.spec = RunSpec(workdir=workdir.resolve())
         self._runs: dict[str, _Run] = {}
         self._server: asyncio.base_events.Server | None = None
+        self._open: set[asyncio.StreamWriter] = set()
         self.base_url = ""
 
     async def __aenter__(self) -> WorldServer:
@@ -52,6 +53,10 @@ class WorldServer:
     async def __aexit__(self, *exc: object) -> None:
         if self._server is not None:
             self._server.close()
+            for writer in list(
+                self._open
+            ):  # an agent's kept-alive connection ends here, not at the loop's shutdown
+                writer.close()
             await self._server.wait_closed()
             self._server = None
         await self.harness.close()
@@ -63,6 +68,7 @@ class WorldServer:
         return f"{self.base_url}/{token}"
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._open.add(writer)
         try:
             while True:
                 request = await _read_request(reader)
@@ -74,7 +80,13 @@ class WorldServer:
                 await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError, ValueError):
             pass
+        except asyncio.CancelledError:
+            # The loop is shutting down with this connection open. Ending quietly is all there is to do, and
+            # re-raising makes Python 3.11's stream callback print a traceback (``task.exception()`` on a cancelled
+            # task raises).
+            pass
         finally:
+            self._open.discard(writer)
             writer.close()
 
     async def _handle(self, method: str, path: str, body: bytes) -> tuple[int, dict[str, Any] | None]:
