@@ -17,14 +17,13 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import httpx
-
 from assay.errors import ConfigError
 from assay.models._base import BaseChatModel, Emit, now
 from assay.models._errors import ModelInfraError
-from assay.models._http import HttpBackend, response_error, ssl_context
+from assay.models._http import HttpBackend, response_error
 from assay.models._types import Message, ModelOutput, StreamChunk, Timings, Tool, ToolCall
 from assay.models.cost import is_loopback_url
+from assay.models.server_tokens import server_tokenizer
 from assay.runs import Usage
 
 __all__ = ["OpenAICompatModel", "OpenAIModel", "parse_arguments", "tool_choice_payload"]
@@ -333,37 +332,20 @@ class OpenAICompatModel(BaseChatModel):
         self, payload: dict[str, Any], answer: str
     ) -> dict[str, Any] | None:
         """Usage for a stream that reported none, counted by the server's own tokenizer where it has one
-        (llama-cpp-python's ``/extras/tokenize/count``); None when it has not.
+        (``assay.models.server_tokens``); None when it has not.
 
         The answer's count is what the model generated; the prompt's counts the messages' text only, not the
         few tokens the chat template adds around each message, so it is a slight undercount.
         """
-        root = self.base_url.removesuffix("/v1")
-        if _TOKENIZER_MISSING.get(root):
-            return None
+        counter = server_tokenizer(self.base_url, self.model)
         prompt = "\n".join(
             str(m.get("content") or "") for m in payload.get("messages") or [] if isinstance(m, dict)
         )
-        counts = []
-        try:
-            async with httpx.AsyncClient(timeout=10.0, verify=ssl_context()) as client:
-                for text in ("", prompt, answer):  # "" first: the BOS token it adds to every count
-                    resp = await client.post(f"{root}/extras/tokenize/count", json={"input": text})
-                    if resp.status_code != 200:
-                        _TOKENIZER_MISSING[root] = True
-                        return None
-                    counts.append(int(resp.json()["count"]))
-        except (httpx.HTTPError, ValueError, KeyError, TypeError):
+        prompt_tokens = await counter.count(prompt)
+        completion_tokens = await counter.count(answer)
+        if prompt_tokens is None or completion_tokens is None:
             return None
-        bos = counts[0]
-        return {
-            "prompt_tokens": max(0, counts[1] - bos) if prompt else 0,
-            "completion_tokens": max(0, counts[2] - bos) if answer else 0,
-        }
-
-
-#: servers (by root URL) found to have no tokenizer endpoint: not asked again
-_TOKENIZER_MISSING: dict[str, bool] = {}
+        return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
 
 
 class OpenAIModel(OpenAICompatModel):

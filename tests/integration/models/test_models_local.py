@@ -12,6 +12,7 @@ import pytest
 from assay.errors import ConfigError, InfraError
 from assay.models import Message, Tool, embedded_gguf_path, get_model
 from assay.models._local import LocalModel
+from assay.models.server_tokens import server_tokenizer
 
 pytestmark = pytest.mark.local_model
 
@@ -60,6 +61,17 @@ async def test_streaming_with_timings_and_counted_usage(model: LocalModel) -> No
     # llama-cpp-python reports no usage when streaming; assay's server adds the final usage chunk
     assert out.usage.input_tokens == plain.usage.input_tokens
     assert abs(out.usage.output_tokens - plain.usage.output_tokens) <= 1
+
+
+async def test_the_servers_own_tokenizer_counts_the_texts_tokens(model: LocalModel) -> None:
+    await model.preflight()
+    assert model.server is not None
+    counter = server_tokenizer(model.server.base_url, model.model)
+    # SmolLM2's tokenizer, read through llama.cpp's /tokenize: the text's own tokens, no BOS
+    assert await counter.count("") == 0
+    assert await counter.count("Hello world") == 2
+    assert await counter.count("The quick brown fox jumps over the lazy dog.") == 10
+    assert counter.source == "tokenizer (llama.cpp)"
 
 
 async def test_tool_call_shape(model: LocalModel) -> None:

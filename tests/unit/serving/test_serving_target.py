@@ -4,7 +4,7 @@ import pytest
 
 from assay.errors import ConfigError, InfraError
 from assay.evals.serving import StreamClient
-from assay.evals.serving._target import TokenCounter, check_context, parse_model_spec, read_context_size
+from assay.evals.serving._target import check_context, parse_model_spec, read_context_size, token_counter
 
 
 def test_model_specs() -> None:
@@ -75,11 +75,11 @@ async def test_unreachable_server_is_infra() -> None:
 
 async def test_token_counter_uses_the_servers_tokenizer(stub_factory) -> None:
     client = StreamClient(stub_factory(flavor="llama-cpp-python").base_url)
-    counter = TokenCounter(client, "stub")
+    counter = token_counter(client, "stub")
     assert await counter.count("one two three") == 3  # BOS subtracted
     assert counter.source == "tokenizer (llama-cpp-python)"
     await client.aclose()
     client = StreamClient(stub_factory(flavor="plain").base_url)
-    counter = TokenCounter(client, "stub")
+    counter = token_counter(client, "stub")
     assert await counter.count("one two") is None and counter.source is None
     await client.aclose()

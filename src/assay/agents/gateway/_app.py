@@ -30,8 +30,6 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
-
 from assay.errors import ConfigError, InfraError, MissingDependencyError, SubjectError
 
 try:
@@ -60,8 +58,9 @@ from assay.agents.gateway._responses_front import (
     parse_responses,
     responses_response,
 )
-from assay.models import ChatModel, ModelOutput, StreamChunk, ssl_context
+from assay.models import ChatModel, ModelOutput, StreamChunk
 from assay.models.cost import is_loopback_url
+from assay.models.server_tokens import server_tokenizer
 
 __all__ = ["build_app"]
 
@@ -386,23 +385,14 @@ class _Gateway:
         return JSONResponse({"input_tokens": n}, headers={"x-assay-token-count": how})
 
     async def _tokenizer_count(self, text: str) -> int | None:
-        """The upstream's own count where it is a llama.cpp server on loopback (``/tokenize``); None otherwise."""
+        """The upstream's own count where it is a server on loopback with a tokenizer endpoint; None otherwise."""
         if getattr(self.upstream, "server", False) is None:  # a local model not started yet
             await self.upstream.preflight()  # type: ignore[attr-defined]
         server = getattr(self.upstream, "server", None)
         base = getattr(server, "base_url", None) or getattr(self.upstream, "base_url", None)
         if not isinstance(base, str) or not is_loopback_url(base):
             return None
-        root = base.removesuffix("/").removesuffix("/v1")
-        try:
-            async with httpx.AsyncClient(timeout=10.0, verify=ssl_context()) as client:
-                # add_special false: the text's own tokens, without the BOS a prompt starts with
-                resp = await client.post(f"{root}/tokenize", json={"content": text, "add_special": False})
-                if resp.status_code != 200:
-                    return None
-                return len(resp.json()["tokens"])
-        except (httpx.HTTPError, ValueError, KeyError, TypeError):
-            return None
+        return await server_tokenizer(base, getattr(self.upstream, "model", "") or "").count(text)
 
     async def models(self, request: Request) -> Response:
         name = self.upstream.name

@@ -35,11 +35,11 @@ from assay.evals.serving._results import LevelResult, read_level, write_level
 from assay.evals.serving._target import (
     CtxReading,
     Target,
-    TokenCounter,
     api_key,
     check_context,
     parse_model_spec,
     read_context_size,
+    token_counter,
 )
 from assay.evals.serving._triage import FIELDS
 from assay.evals.serving._workloads import (
@@ -54,6 +54,7 @@ from assay.exec import AttemptContext, Benchmark, Case, Outcome, Suite, validate
 from assay.runs import Attempt, ErrorInfo, MetricSpec, MetricValue, Scorecard, Status, SubjectConfig, Usage
 
 if TYPE_CHECKING:
+    from assay.models.server_tokens import ServerTokenizer
     from assay.report import Plot
 
 __all__ = ["ServingBenchmark"]
@@ -153,7 +154,7 @@ class ServingBenchmark(Benchmark):
         self.ctx: CtxReading | None = None
         self._server: Any = None
         self._client: StreamClient | None = None
-        self._counter: TokenCounter | None = None
+        self._counter: ServerTokenizer | None = None
         self._lock: asyncio.Lock | None = None
         self._sweep: dict[int, dict[str, float]] = {}
         self._saturated: dict[int, str] = {}
@@ -247,7 +248,7 @@ class ServingBenchmark(Benchmark):
             expected = self._server.ctx_size
             self.target = dataclasses.replace(self.target, model=self._server.model)
         self._client = StreamClient(base_url or "", api_key=None if self.target.embedded else api_key())
-        self._counter = TokenCounter(self._client, self.target.model)
+        self._counter = token_counter(self._client, self.target.model)
         self.ctx = await read_context_size(self._client, self.target.model, expected)
         check_context(self.ctx, expected)
 

@@ -19,8 +19,9 @@ from typing import Any
 
 from assay.evals.serving._client import StreamClient, StreamResult
 from assay.evals.serving._metrics import RequestTiming
-from assay.evals.serving._target import TokenCounter
+from assay.evals.serving._target import token_counter
 from assay.evals.serving._workloads import WorkItem, Workload
+from assay.models.server_tokens import ServerTokenizer
 
 __all__ = ["LevelRun", "LoadLevel", "arrival_gaps", "run_level"]
 
@@ -91,7 +92,7 @@ async def _timing(
     item: WorkItem,
     result: StreamResult,
     t0: float,
-    counter: TokenCounter,
+    counter: ServerTokenizer,
     workload: Workload,
     warmup: bool,
 ) -> RequestTiming:
@@ -140,11 +141,11 @@ async def run_level(
     *,
     seed: int = 0,
     request_timeout: float | None = 300.0,
-    counter: TokenCounter | None = None,
+    counter: ServerTokenizer | None = None,
     first_index: int = 0,
 ) -> LevelRun:
     """Run one level: warm-up requests (excluded), then the measured ones; returns their timings."""
-    counter = counter or TokenCounter(client, model)
+    counter = counter or token_counter(client, model)
     cap = level.concurrency
     raw: list[tuple[int, WorkItem, StreamResult, bool]] = []
 

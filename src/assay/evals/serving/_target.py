@@ -19,8 +19,9 @@ from typing import Any
 
 from assay.errors import ConfigError, InfraError
 from assay.evals.serving._client import StreamClient
+from assay.models.server_tokens import ServerTokenizer
 
-__all__ = ["CtxReading", "Target", "TokenCounter", "parse_model_spec", "read_context_size"]
+__all__ = ["CtxReading", "Target", "parse_model_spec", "read_context_size", "token_counter"]
 
 _MAX_CTX = re.compile(r"maximum context length is (\d+)|exceed context window of (\d+)")
 
@@ -148,55 +149,6 @@ def api_key() -> str | None:
     return os.environ.get("ASSAY_SERVING_API_KEY") or os.environ.get("OPENAI_API_KEY") or None
 
 
-class TokenCounter:
-    """Counts tokens with the server's own tokenizer endpoint, found once; None when it has none."""
-
-    def __init__(self, client: StreamClient, model: str) -> None:
-        self.client = client
-        self.model = model
-        self.kind: str | None = None
-        self._probed = False
-        self._bos: int | None = None
-
-    async def _probe(self) -> None:
-        self._probed = True
-        for kind in ("llama.cpp", "llama-cpp-python", "vllm"):
-            if await self._count(kind, "hello world") is not None:
-                self.kind = kind
-                return
-
-    async def _count(self, kind: str, text: str) -> int | None:
-        if kind == "llama.cpp":
-            status, body = await self.client.post_json("/tokenize", {"content": text, "add_special": False})
-            tokens = body.get("tokens") if status == 200 and isinstance(body, dict) else None
-            return len(tokens) if isinstance(tokens, list) else None
-        if kind == "llama-cpp-python":
-            status, body = await self.client.post_json(
-                "/extras/tokenize/count", {"input": text, "model": self.model}
-            )
-            count = body.get("count") if status == 200 and isinstance(body, dict) else None
-            # it adds BOS when the model has one: count the text alone
-            if isinstance(count, int) and text:
-                if self._bos is None:
-                    status, empty = await self.client.post_json(
-                        "/extras/tokenize/count", {"input": "", "model": self.model}
-                    )
-                    self._bos = empty.get("count", 0) if status == 200 and isinstance(empty, dict) else 0
-                return max(0, count - self._bos)
-            return count if isinstance(count, int) else None
-        status, body = await self.client.post_json(
-            "/tokenize", {"model": self.model, "prompt": text, "add_special_tokens": False}
-        )
-        count = body.get("count") if status == 200 and isinstance(body, dict) else None
-        return count if isinstance(count, int) else None
-
-    @property
-    def source(self) -> str | None:
-        return None if self.kind is None else f"tokenizer ({self.kind})"
-
-    async def count(self, text: str) -> int | None:
-        if not self._probed:
-            await self._probe()
-        if self.kind is None:
-            return None
-        return await self._count(self.kind, text)
+def token_counter(client: StreamClient, model: str) -> ServerTokenizer:
+    """The server's own tokenizer over the benchmark's client (``assay.models.server_tokens``)."""
+    return ServerTokenizer(client.post_json, model)
