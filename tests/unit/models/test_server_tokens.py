@@ -52,4 +52,3 @@ async def test_vllms_shape_is_read_and_a_server_that_was_down_is_asked_again() -
 
 def test_one_counter_per_server_whichever_url_names_it() -> None:
     assert server_tokenizer("http://127.0.0.1:9/v1") is server_tokenizer("http://127.0.0.1:9/")
-
