@@ -11,7 +11,7 @@ from assay.embed._e5 import E5SmallEmbedder
 from assay.embed._hash import HashEmbedder
 from assay.embed._local import LocalEmbedder
 from assay.embed._openai import OpenAICompatEmbedder
-from assay.embed._protocol import Embedder, embed_async, embed_queries
+from assay.embed._protocol import Embedder, embed_async, embed_queries, relatedness, unrelated_cosine
 from assay.embed._registry import DEFAULT_EMBEDDER, EMBEDDER_SPECS, get_embedder, register_embedder
 
 __all__ = [
@@ -29,4 +29,6 @@ __all__ = [
     "embed_queries",
     "get_embedder",
     "register_embedder",
+    "relatedness",
+    "unrelated_cosine",
 ]

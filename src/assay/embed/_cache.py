@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from assay.embed._protocol import Embedder, check_texts, embed_queries
+from assay.embed._protocol import Embedder, check_texts, embed_queries, unrelated_cosine
 from assay.embed.vector_store import CacheCounts, VectorCache, atomic_write, identity_of
 from assay.errors import ConfigError
 
@@ -202,6 +202,10 @@ class CachedEmbedder:
             self._lru.clear()
 
     # -- embedding ------------------------------------------------------------------------------------
+    @property
+    def unrelated_cosine(self) -> float:
+        return unrelated_cosine(self.inner)
+
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Query vectors straight from the inner embedder (one query a search: not cached)."""
         check_texts(texts)

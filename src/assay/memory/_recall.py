@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from assay.embed import embed_queries
+import numpy as np
+
+from assay.embed import embed_queries, relatedness
 from assay.memory._clock import from_ts
 from assay.memory._store import MemoryStore
 from assay.memory._types import Recalled
@@ -20,7 +22,9 @@ class RecallWeights:
     recency: float = 0.10
     confidence: float = 0.10
     half_life_days: float = 60.0
-    #: a candidate is shown only if its text matches: cosine at least this, or any FTS hit
+    #: a candidate is shown only if its text matches: relatedness at least this, or any FTS hit. Relatedness is
+    #: the cosine on one scale for every embedder (``assay.embed.relatedness``: unrelated texts at 0); the
+    #: vector weight above applies to it too
     min_vector: float = 0.25
     pool: int = 50
 
@@ -45,7 +49,9 @@ def recall(
     qvec = embed_queries(store.embedder, [query])[0]
     out: list[Recalled] = []
     for kind in kinds:
-        vec = store.vector_top(kind, qvec, weights.pool)
+        top = store.vector_top(kind, qvec, weights.pool)
+        related = relatedness(store.embedder, np.array(list(top.values()), dtype=np.float64))
+        vec = dict(zip(top, related.tolist(), strict=True))
         hits = (
             store.search_items_fts(query, weights.pool)
             if kind == "item"

@@ -29,6 +29,7 @@ class MemoryConfig:
     consolidate_after: timedelta = timedelta(days=7)
     prune_after: timedelta = timedelta(days=90)
     prune_below_confidence: float = 0.4
+    #: items this close are one fact said twice (relatedness, ``assay.embed.relatedness``: cosine for MiniLM)
     duplicate_cosine: float = 0.92
     weights: RecallWeights = field(default_factory=RecallWeights)
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from assay.embed import relatedness
 from assay.memory._clock import to_ts
 from assay.memory._turn import Evidence, MemoryConfig, Shown, TurnResult
 from assay.memory.extract import ExtractionError, consolidate_with_model
@@ -88,7 +89,8 @@ class UpkeepMixin:
             vecs = np.asarray(self.store.embedder.embed([it.content for it in chunk]), dtype=np.float32)
             ids, sims = self.store.vector_scores_many("item", vecs)
             for col, it in enumerate(chunk):
-                close = [int(i) for i in ids[sims[:, col] >= self.config.duplicate_cosine] if int(i) != it.id]
+                near = relatedness(self.store.embedder, sims[:, col]) >= self.config.duplicate_cosine
+                close = [int(i) for i in ids[near] if int(i) != it.id]
                 self._fold_duplicates(it, close, report)
 
     def _fold_duplicates(self, it: KnowledgeItem, close: list[int], report: UpkeepReport) -> None:

@@ -3,8 +3,10 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-from assay.embed import HashEmbedder
-from assay.memory import ItemDraft, ManualClock, MemoryStore, RecallWeights, recall
+import pytest
+
+from assay.embed import HashEmbedder, get_embedder
+from assay.memory import ItemDraft, ManualClock, MemoryStore, RecallWeights, init_memory, recall
 
 
 def _store(path: Path, clock: ManualClock) -> MemoryStore:
@@ -51,8 +53,37 @@ def test_recency_and_confidence_break_ties(db_path: Path, clock: ManualClock) ->
     store.close()
 
 
-def test_nothing_unrelated_is_recalled(db_path: Path, clock: ManualClock) -> None:
-    store = _store(db_path, clock)
-    store.add_item(ItemDraft("User's car is a Subaru Outback"))
+@pytest.mark.parametrize(
+    ("spec", "asked"),
+    [
+        ("hash", "which car is it?"),
+        ("local", "what vehicle do I drive?"),
+        ("e5-small", "what vehicle do I drive?"),
+    ],
+)
+def test_nothing_unrelated_is_recalled_and_the_related_is(
+    db_path: Path, clock: ManualClock, spec: str, asked: str
+) -> None:
+    # a query and an unrelated text have a cosine near 0.72 under E5: on the raw cosine every item passed the floor
+    store = MemoryStore(db_path, embedder=get_embedder(spec), clock=clock)
+    car = store.add_item(ItemDraft("User's car is a Subaru Outback"))
+    store.add_item(ItemDraft("User's sister plays the cello in an orchestra"))
     assert recall(store, "quantum chromodynamics lecture", k=5) == []
+    assert [h.id for h in recall(store, asked, k=1)] == [car]
     store.close()
+
+
+@pytest.mark.parametrize("spec", ["local", "e5-small"])
+async def test_upkeep_folds_a_fact_said_twice_and_keeps_a_different_one(
+    db_path: Path, clock: ManualClock, spec: str
+) -> None:
+    # E5 puts "dog" and "cat" at a cosine of 0.96: on the raw cosine the two pets were folded into one
+    mem = init_memory(db_path, embedder=get_embedder(spec), clock=clock)
+    dog = mem.store.add_item(ItemDraft("User's dog is called Biscuit"))
+    cat = mem.store.add_item(ItemDraft("User's cat is called Biscuit"))
+    clock.advance(timedelta(minutes=1))
+    again = mem.store.add_item(ItemDraft("The name of the user's dog is Biscuit"))
+    report = await mem.upkeep()
+    assert report.superseded == [(dog, again)]
+    assert {it.id for it in mem.store.current_items()} == {cat, again}
+    mem.store.close()
