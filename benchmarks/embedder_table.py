@@ -24,7 +24,8 @@ Rows, for each embedder (``--embedders``, default ``local,e5-small``):
 
 The code rows fetch the click and Jinja2 sdists once with pip into ``$ASSAY_HOME/repos`` (as the suites do).
 The README ("The parts under test, as tools") has the figures of ``--skip code,memory`` on 2026-12-03 (load 4 to
-5.5) with the code and memory rows of the full run on 2026-12-02 (40 minutes, load 4 to 15).
+5.5), the code rows of the full run on 2026-12-02 (40 minutes, load 4 to 15) and the memory row of
+``--skip speed,man,beir,code`` on 2026-12-03, after memory recall moved to ``assay.embed.relatedness``.
 """
 
 from __future__ import annotations
