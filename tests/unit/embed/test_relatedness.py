@@ -5,6 +5,8 @@ against a measurement on fixed unrelated texts, so a changed wheel or model is c
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -65,7 +67,7 @@ def test_unrelated_texts_sit_near_zero_and_answers_well_above_it(spec: str) -> N
     assert float(np.percentile(unrelated, 95)) < floor < 0.4 < float(answered.min())
 
 
-def test_a_cosine_is_kept_where_the_embedder_declares_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_cosine_is_kept_where_the_embedder_declares_nothing(tmp_path: Path) -> None:
     cos = np.array([-0.2, 0.0, 0.5, 1.0])
     assert np.array_equal(relatedness(get_embedder("hash"), cos), cos)
     assert np.array_equal(relatedness(get_embedder("local"), cos), cos)
