@@ -23,10 +23,7 @@ ROOT = Path(__file__).resolve().parents[3]
 BASELINES = ROOT / "tests" / "fixtures" / "baselines"
 RUN_BASELINES = sorted(d for d in BASELINES.iterdir() if (d / "meta.json").is_file())
 #: judge models whose committed calibration record is known to be stale, with why it was not re-run yet
-KNOWN_STALE_CONTROLS = {
-    "local/smollm2": "the labelled controls changed since the record; re-running the calibration with the "
-    "embedded model takes about 75 minutes on 2 cores (`assay ci plan --event pr` lists it as a controls job)",
-}
+KNOWN_STALE_CONTROLS: dict[str, str] = {}
 
 
 def test_every_baseline_folder_is_checked_here() -> None:
