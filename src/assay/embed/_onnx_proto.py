@@ -71,8 +71,11 @@ class GraphBuilder:
         self._nodes: list[bytes] = []
         self._inits: list[bytes] = []
         self._n = 0
+        #: initializers whose data stays out of the serialized model: hand them to onnxruntime with
+        #: ``SessionOptions.add_external_initializers`` (no copy of the weights in the model's bytes)
+        self.external: dict[str, np.ndarray] = {}
 
-    def const(self, name: str, array: np.ndarray) -> str:
+    def const(self, name: str, array: np.ndarray, *, external: bool = False) -> str:
         arr = np.ascontiguousarray(array)
         if arr.dtype == np.float32:
             dtype = _FLOAT
@@ -81,7 +84,12 @@ class GraphBuilder:
         else:
             raise TypeError(f"initializer {name}: unsupported dtype {arr.dtype}")
         dims = b"".join(_int(1, d) for d in arr.shape)
-        self._inits.append(dims + _int(2, dtype) + _str(8, name) + _bytes(9, arr.tobytes()))
+        if external:  # TensorProto.external_data {location: name}, data_location EXTERNAL
+            self.external[name] = arr
+            data = _bytes(13, _str(1, "location") + _str(2, name)) + _int(14, 1)
+        else:
+            data = _bytes(9, arr.tobytes())
+        self._inits.append(dims + _int(2, dtype) + _str(8, name) + data)
         return name
 
     def op(self, op_type: str, inputs: Sequence[str], **attrs: int | float | Sequence[int]) -> str:
