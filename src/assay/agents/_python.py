@@ -156,9 +156,9 @@ def _import_binds(target: str, workdir: Path) -> list[Path]:
     folder the target's top-level module or package was found in (its sibling modules come with it). Where that
     folder is the one the eval runs from or holds the workdir (a project's checkout: its answer keys, its
     results), only its Python modules and packages (folders holding ``.py`` files) are bound, not its data."""
-    import assay
+    from assay.agents.fence import ASSAY_PACKAGE
 
-    binds = [Path(sys.prefix), Path(assay.__file__).parent]
+    binds = [Path(sys.prefix), ASSAY_PACKAGE]
     top = target.partition(":")[0].split(".")[0]
     found = importlib.util.find_spec(top)
     origin = Path(found.origin) if found is not None and found.origin else None

@@ -37,12 +37,15 @@ from assay.agents._pidns import own_pids, pid_isolation
 from assay.errors import ConfigError
 
 __all__ = [
-    "FenceChoice", "GatewayRelay", "fence_argv", "fence_available", "fenced_command", "own_pids", "pid_isolation",
+    "ASSAY_PACKAGE", "FenceChoice", "GatewayRelay", "fence_argv", "fence_available", "fenced_command", "own_pids", "pid_isolation",
     "require_fence", "resolve_fence", "route_ports", "shared_relay", "unfenced_note",
 ]  # fmt: skip
 
 #: where the fence's own files appear inside the sandbox
 INSIDE_DIR = "/run/assay-fence"
+#: the folder of the installed ``assay`` package, bound read-only for a fenced child that imports assay (an
+#: editable install keeps it outside the venv)
+ASSAY_PACKAGE = Path(__file__).resolve().parents[1]
 #: HOME inside the sandbox when the caller gives none (a fresh tmpfs)
 INSIDE_HOME = "/home/agent"
 _ETC = (

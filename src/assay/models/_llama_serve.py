@@ -116,10 +116,10 @@ def make_handler(native: Any) -> type[BaseHTTPRequestHandler]:
                     request = None
                 if isinstance(request, dict):
                     if wants_tools(request):
-                        self._tool_chat(request, tool_chat)
+                        self._native_chat(request, tool_chat)
                         return
                     if wants_held_json(request):
-                        self._tool_chat(request, held_chat)
+                        self._native_chat(request, held_chat)
                         return
                     if request.get("stream"):
                         request["stream_options"] = {
@@ -172,7 +172,7 @@ def make_handler(native: Any) -> type[BaseHTTPRequestHandler]:
             finally:
                 conn.close()
 
-        def _tool_chat(self, request: dict[str, Any], serve: Any) -> None:
+        def _native_chat(self, request: dict[str, Any], serve: Any) -> None:
             """A chat served on llama.cpp's native endpoints (:func:`tool_chat` or :func:`held_chat`)."""
             for unused in ("functions", "function_call", "stream_options"):
                 request.pop(unused, None)

@@ -49,7 +49,7 @@ class ServerTokenizer:
             await self._probe()
         if self.kind is None:
             return None
-        return await self._count(self.kind, text)
+        return (await self._ask(self.kind, text))[0]
 
     async def _probe(self) -> None:
         reached = False
@@ -60,9 +60,6 @@ class ServerTokenizer:
                 self.kind, self._probed = kind, True
                 return
         self._probed = reached  # a server that was down is probed again on the next count
-
-    async def _count(self, kind: str, text: str) -> int | None:
-        return (await self._ask(kind, text))[0]
 
     async def _ask(self, kind: str, text: str) -> tuple[int | None, bool]:
         """(the count or None, whether the server answered at all)."""

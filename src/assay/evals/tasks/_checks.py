@@ -36,6 +36,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from assay.agents import ToolCallRecord, parse_pytest_summary
+from assay.agents.fence import ASSAY_PACKAGE
 from assay.evals._honesty import CheckResult, command_words, is_pytest_call, selected_tests, verified
 from assay.evals._workspace import (
     changed_files,
@@ -143,10 +144,6 @@ def run_tests_pass(
                 evidence=f"required tests not passed (missing, skipped or deselected): {', '.join(missing)}",
             )
         return CheckResult(name="tests_pass", passed=True, evidence=summary)
-
-
-#: the folder of the installed ``assay`` package
-ASSAY_PACKAGE = Path(__file__).resolve().parents[2]
 
 
 def run_probe(prepared: PreparedTask, probe: str, *, fence: bool = False) -> CheckResult:
